@@ -1,0 +1,60 @@
+// Package atomicfile writes files atomically: the content goes to a
+// temporary file in the destination directory, is synced, and is renamed
+// over the destination only when complete. An interrupted or failed write
+// never leaves a file at the destination that looks complete.
+package atomicfile
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Write creates (or replaces) path with the bytes that fill writes to its
+// writer. The data reaches path only if fill returns nil and every write,
+// sync and close succeeds; otherwise the temporary file is removed and path
+// is left as it was. perm is applied to the new file.
+func Write(path string, perm os.FileMode, fill func(w io.Writer) error) (err error) {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("atomicfile: create temporary for %s: %w", path, err)
+	}
+	tmpName := tmp.Name()
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmpName)
+		}
+	}()
+	bw := bufio.NewWriterSize(tmp, 1<<16)
+	if err = fill(bw); err != nil {
+		return fmt.Errorf("atomicfile: write %s: %w", path, err)
+	}
+	if err = bw.Flush(); err != nil {
+		return fmt.Errorf("atomicfile: write %s: %w", path, err)
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return fmt.Errorf("atomicfile: chmod %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("atomicfile: sync %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("atomicfile: close %s: %w", path, err)
+	}
+	if err = os.Rename(tmpName, path); err != nil {
+		return fmt.Errorf("atomicfile: rename into %s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteBytes writes data to path atomically with permission perm.
+func WriteBytes(path string, perm os.FileMode, data []byte) error {
+	return Write(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}

@@ -1,0 +1,3 @@
+module github.com/hpccgold/hpccgold
+
+go 1.26
