@@ -1,0 +1,437 @@
+package fixedpoint
+
+import "fmt"
+
+// Result formats of full-precision arithmetic. They follow ac_fixed's rt
+// rules (ac_fixed.h, struct rt), so every result holds the exact value:
+//
+//	Mul:     W = W1+W2, I = I1+I2, S = S1||S2
+//	Add:     I = max(I1 + (S2&&!S1), I2 + (S1&&!S2)) + 1, F = max(F1,F2), S = S1||S2
+//	Sub:     as Add but always signed
+//	Neg/Abs: W+1, I+1, signed
+//	DivAC:   W = W1 + max(F2,0) + S2, I = I1 + F2 + S2, S = S1||S2
+
+// MulFormat returns the format of Mul(x, y) for operands of formats a and b.
+func MulFormat(a, b Format) (Format, error) {
+	return resultFormat("Mul", a, b, a.W+b.W, a.I+b.I, a.Signed || b.Signed)
+}
+
+// AddFormat returns the format of Add(x, y) for operands of formats a and b.
+func AddFormat(a, b Format) (Format, error) {
+	i := max(a.I+b2i(b.Signed && !a.Signed), b.I+b2i(a.Signed && !b.Signed)) + 1
+	return resultFormat("Add", a, b, i+max(a.F(), b.F()), i, a.Signed || b.Signed)
+}
+
+// SubFormat returns the format of Sub(x, y) for operands of formats a and b.
+func SubFormat(a, b Format) (Format, error) {
+	i := max(a.I+b2i(b.Signed && !a.Signed), b.I+b2i(a.Signed && !b.Signed)) + 1
+	return resultFormat("Sub", a, b, i+max(a.F(), b.F()), i, true)
+}
+
+// NegFormat returns the format of Neg(x) and Abs(x) for x of format a.
+func NegFormat(a Format) (Format, error) {
+	return resultFormat("Neg", a, a, a.W+1, a.I+1, true)
+}
+
+// DivACFormat returns the format of DivAC(x, y) (ac_fixed's rt::div).
+func DivACFormat(a, b Format) (Format, error) {
+	s := b2i(b.Signed)
+	return resultFormat("DivAC", a, b, a.W+max(b.F(), 0)+s, a.I+b.F()+s, a.Signed || b.Signed)
+}
+
+func resultFormat(op string, a, b Format, w, i int, signed bool) (Format, error) {
+	if err := a.Validate(); err != nil {
+		return Format{}, fmt.Errorf("fixedpoint: %s x: %w", op, err)
+	}
+	if err := b.Validate(); err != nil {
+		return Format{}, fmt.Errorf("fixedpoint: %s y: %w", op, err)
+	}
+	f := Format{W: w, I: i, Signed: signed}
+	if err := f.Validate(); err != nil {
+		return Format{}, fmt.Errorf("fixedpoint: %s of %s and %s: result %s: %w", op, a, b, f, err)
+	}
+	return f, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Cast returns x quantized into `to` under q, then overflow-handled under o:
+// the assignment of sc_fixed/ac_fixed. It never fails for a valid `to`; an
+// invalid `to` gives the zero Value. Allocation-free for every width.
+func Cast(x Value, to Format, q Quantization, o Overflow) Value {
+	neg, mag := x.signMag()
+	return quantize(neg, mag, x.f.F(), to, q, o)
+}
+
+// MulCast returns the exact product x*y quantized once into `to` (no
+// intermediate rounding). Allocation-free when both raw magnitudes fit in 64
+// bits (always for W <= 64); wider operands take an exact big.Int path with
+// the same result.
+func MulCast(x, y Value, to Format, q Quantization, o Overflow) Value {
+	xn, xm := x.signMag()
+	yn, ym := y.signMag()
+	if xm.hi == 0 && ym.hi == 0 {
+		return quantize(xn != yn, mul64(xm.lo, ym.lo), x.f.F()+y.f.F(), to, q, o)
+	}
+	return mulCastBig(x, y, to, q, o)
+}
+
+func mulCastBig(x, y Value, to Format, q Quantization, o Overflow) Value {
+	m := x.RawBig()
+	m.Mul(m, y.RawBig())
+	return quantizeBig(m, x.f.F()+y.f.F(), to, q, o)
+}
+
+// AddCast returns the exact sum x+y quantized once into `to`.
+// Allocation-free when both raw magnitudes fit in 64 bits and the fraction
+// bit counts differ by at most 63.
+func AddCast(x, y Value, to Format, q Quantization, o Overflow) Value {
+	xn, xm := x.signMag()
+	yn, ym := y.signMag()
+	return addCast(xn, xm, x.f.F(), yn, ym, y.f.F(), to, q, o)
+}
+
+// SubCast returns the exact difference x-y quantized once into `to`.
+func SubCast(x, y Value, to Format, q Quantization, o Overflow) Value {
+	xn, xm := x.signMag()
+	yn, ym := y.signMag()
+	return addCast(xn, xm, x.f.F(), !yn, ym, y.f.F(), to, q, o)
+}
+
+func addCast(xn bool, xm u128, ex int, yn bool, ym u128, ey int, to Format, q Quantization, o Overflow) Value {
+	switch {
+	case ym.isZero():
+		return quantize(xn, xm, ex, to, q, o)
+	case xm.isZero():
+		return quantize(yn, ym, ey, to, q, o)
+	}
+	if d := ex - ey; xm.hi == 0 && ym.hi == 0 && d <= 63 && d >= -63 {
+		e := ex
+		if d >= 0 {
+			ym = ym.shl(uint(d))
+		} else {
+			xm = xm.shl(uint(-d))
+			e = ey
+		}
+		switch {
+		case xn == yn:
+			s, _ := xm.add(ym) // < 2^128: both < 2^127
+			return quantize(xn, s, e, to, q, o)
+		case xm.cmp(ym) >= 0:
+			return quantize(xn, xm.sub(ym), e, to, q, o)
+		default:
+			return quantize(yn, ym.sub(xm), e, to, q, o)
+		}
+	}
+	return addCastBig(xn, xm, ex, yn, ym, ey, to, q, o)
+}
+
+func addCastBig(xn bool, xm u128, ex int, yn bool, ym u128, ey int, to Format, q Quantization, o Overflow) Value {
+	e := max(ex, ey)
+	a := xm.big()
+	a.Lsh(a, uint(e-ex))
+	if xn {
+		a.Neg(a)
+	}
+	b := ym.big()
+	b.Lsh(b, uint(e-ey))
+	if yn {
+		b.Neg(b)
+	}
+	return quantizeBig(a.Add(a, b), e, to, q, o)
+}
+
+// Add returns x+y exactly, in AddFormat(x, y). It fails only for invalid
+// operands or a result wider than 128 bits.
+func Add(x, y Value) (Value, error) {
+	f, err := AddFormat(x.f, y.f)
+	if err != nil {
+		return Value{}, err
+	}
+	return AddCast(x, y, f, Trn, Wrap), nil
+}
+
+// Sub returns x-y exactly, in SubFormat(x, y).
+func Sub(x, y Value) (Value, error) {
+	f, err := SubFormat(x.f, y.f)
+	if err != nil {
+		return Value{}, err
+	}
+	return SubCast(x, y, f, Trn, Wrap), nil
+}
+
+// Mul returns x*y exactly, in MulFormat(x, y).
+func Mul(x, y Value) (Value, error) {
+	f, err := MulFormat(x.f, y.f)
+	if err != nil {
+		return Value{}, err
+	}
+	return MulCast(x, y, f, Trn, Wrap), nil
+}
+
+// Neg returns -x exactly, in NegFormat(x) (one bit wider, signed, so that
+// -MIN fits).
+func Neg(x Value) (Value, error) {
+	f, err := NegFormat(x.f)
+	if err != nil {
+		return Value{}, err
+	}
+	neg, mag := x.signMag()
+	return quantize(!neg, mag, x.f.F(), f, Trn, Wrap), nil
+}
+
+// Abs returns |x| exactly, in NegFormat(x) (as ac_fixed's abs()).
+func Abs(x Value) (Value, error) {
+	f, err := NegFormat(x.f)
+	if err != nil {
+		return Value{}, err
+	}
+	_, mag := x.signMag()
+	return quantize(false, mag, x.f.F(), f, Trn, Wrap), nil
+}
+
+// NegCast returns -x quantized into `to` (the SystemC expression
+// `to_type t = -x`): e.g. -MIN saturates under Sat.
+func NegCast(x Value, to Format, q Quantization, o Overflow) Value {
+	neg, mag := x.signMag()
+	return quantize(!neg && !mag.isZero(), mag, x.f.F(), to, q, o)
+}
+
+// Cmp compares the real values of x and y exactly, across any formats: -1 if
+// x < y, 0 if equal, +1 if x > y. Allocation-free.
+func Cmp(x, y Value) int {
+	xs, ys := x.Sign(), y.Sign()
+	if xs != ys || xs == 0 {
+		switch {
+		case xs < ys:
+			return -1
+		case xs > ys:
+			return 1
+		}
+		return 0
+	}
+	_, xm := x.signMag()
+	_, ym := y.signMag()
+	c := cmpMag(xm, x.f.F(), ym, y.f.F())
+	if xs < 0 {
+		return -c
+	}
+	return c
+}
+
+// cmpMag compares a*2^-ea with b*2^-eb for non-zero magnitudes a and b.
+func cmpMag(a u128, ea int, b u128, eb int) int {
+	ta, tb := a.bitLen()-ea, b.bitLen()-eb // position of the leading one
+	switch {
+	case ta < tb:
+		return -1
+	case ta > tb:
+		return 1
+	}
+	// Same leading position: aligning the smaller-exponent one keeps it
+	// within its partner's bit length (<= 128 bits).
+	if ea > eb {
+		b = b.shl(uint(ea - eb))
+	} else {
+		a = a.shl(uint(eb - ea))
+	}
+	return a.cmp(b)
+}
+
+// Equal reports whether x and y have the same real value (formats may
+// differ). Use == to compare format and bits.
+func Equal(x, y Value) bool { return Cmp(x, y) == 0 }
+
+// Min returns the smaller of x and y by real value, in its own format; x
+// when they are equal.
+func Min(x, y Value) Value {
+	if Cmp(y, x) < 0 {
+		return y
+	}
+	return x
+}
+
+// Max returns the larger of x and y by real value, in its own format; x
+// when they are equal.
+func Max(x, y Value) Value {
+	if Cmp(y, x) > 0 {
+		return y
+	}
+	return x
+}
+
+// checkShift validates a shift amount against x's width.
+func checkShift(op string, x Value, n int) error {
+	if err := x.f.Validate(); err != nil {
+		return fmt.Errorf("fixedpoint: %s x: %w", op, err)
+	}
+	if n < 0 || n > x.f.W {
+		return fmt.Errorf("fixedpoint: %s n=%d: must be in [0,%d] for %s: %w", op, n, x.f.W, x.f, ErrRange)
+	}
+	return nil
+}
+
+// Shl shifts the raw bits of x left by n in [0,W], keeping x's format: the
+// sc_fixed statement `x <<= n` with quantization Trn and overflow Wrap
+// (bits shifted out of the top are lost; the sign may change).
+func Shl(x Value, n int) (Value, error) {
+	if err := checkShift("Shl", x, n); err != nil {
+		return Value{}, err
+	}
+	return Value{f: x.f, r: x.r.shl(uint(n)).extend(uint(x.f.W), x.f.Signed)}, nil
+}
+
+// Shr shifts the raw bits of x right by n in [0,W], arithmetically (the sign
+// bit is replicated for signed formats), keeping x's format: `x >>= n`
+// with quantization Trn (floor) in sc_fixed.
+func Shr(x Value, n int) (Value, error) {
+	if err := checkShift("Shr", x, n); err != nil {
+		return Value{}, err
+	}
+	if x.f.Signed {
+		return Value{f: x.f, r: x.r.sar(uint(n))}, nil
+	}
+	return Value{f: x.f, r: x.r.shr(uint(n))}, nil
+}
+
+// ShrLogical shifts the raw W-bit pattern of x right by n in [0,W], filling
+// with zeros, keeping x's format (for signed formats a negative value becomes
+// positive when n >= 1).
+func ShrLogical(x Value, n int) (Value, error) {
+	if err := checkShift("ShrLogical", x, n); err != nil {
+		return Value{}, err
+	}
+	w := uint(x.f.W)
+	return Value{f: x.f, r: x.r.and(mask(w)).shr(uint(n)).extend(w, x.f.Signed)}, nil
+}
+
+// ScaleExp returns x * 2^n by moving the binary point: the format's I grows
+// by n, the raw bits are unchanged, nothing is lost. If I+n leaves
+// [-MaxIntBits, MaxIntBits] it returns the zero Value (invalid format), which
+// checked operations then reject.
+func ScaleExp(x Value, n int) Value {
+	f := x.f
+	if n < -2*MaxIntBits || n > 2*MaxIntBits {
+		return Value{}
+	}
+	f.I += n
+	if !f.valid() {
+		return Value{}
+	}
+	return Value{f: f, r: x.r}
+}
+
+// CLZ counts leading zeros of the raw W-bit pattern for unsigned formats and
+// redundant sign bits (leading bits equal to the sign bit, minus one) for
+// signed formats: the left shift that normalizes x. CLZ of 0 is W (unsigned)
+// or W-1 (signed); of an invalid Value, 0.
+func CLZ(x Value) int {
+	if !x.f.valid() {
+		return 0
+	}
+	if !x.f.Signed {
+		return x.f.W - x.r.bitLen()
+	}
+	r := x.r
+	if int64(r.hi) < 0 {
+		r = r.not()
+	}
+	return x.f.W - 1 - r.bitLen()
+}
+
+// Normalize shifts x left by CLZ(x) in its own format, so that the MSB of an
+// unsigned value is set (a signed value's bit W-2 differs from its sign
+// bit), and returns the shift. No bits are lost. Zero returns zero and W
+// (unsigned) or W-1 (signed).
+func Normalize(x Value) (Value, int) {
+	n := CLZ(x)
+	if !x.f.valid() {
+		return x, 0
+	}
+	return Value{f: x.f, r: x.r.shl(uint(n))}, n
+}
+
+// Div returns the exact quotient x/y quantized once into `to` under q and o:
+// SystemC semantics (the sc_fxval quotient assigned to an sc_fixed, with
+// unlimited division precision). It fails when y is 0 or a format is
+// invalid. Allocation-free when |raw x| scaled fits in 128 bits and |raw y|
+// scaled in 64; otherwise exact big.Int arithmetic.
+func Div(x, y Value, to Format, q Quantization, o Overflow) (Value, error) {
+	if err := x.f.Validate(); err != nil {
+		return Value{}, fmt.Errorf("fixedpoint: Div x: %w", err)
+	}
+	if err := y.f.Validate(); err != nil {
+		return Value{}, fmt.Errorf("fixedpoint: Div y: %w", err)
+	}
+	if err := to.Validate(); err != nil {
+		return Value{}, fmt.Errorf("fixedpoint: Div to: %w", err)
+	}
+	if y.IsZero() {
+		return Value{}, fmt.Errorf("fixedpoint: Div x=%s y=0 (%s): %w", x, y.f, ErrDivByZero)
+	}
+	xn, xm := x.signMag()
+	yn, ym := y.signMag()
+	// raw quotient = xm * 2^k / ym, k = Fto + Fy - Fx
+	k := to.F() + y.f.F() - x.f.F()
+	if mag, res, ok := quo128(xm, ym, k); ok {
+		return finish(xn != yn, mag, false, res, to, q, o), nil
+	}
+	mag, huge, res := quotientBig(xm.big(), ym.big(), k)
+	return finish(xn != yn, mag, huge, res, to, q, o), nil
+}
+
+// quo128 computes floor(a*2^k / b) and its residue when a*2^k fits in 128
+// bits and b*2^-k (k<0) fits in 64 bits; ok is false otherwise.
+func quo128(a, b u128, k int) (u128, residue, bool) {
+	if k >= 0 {
+		if k >= 128 || a.bitLen()+k > 128 {
+			return u128{}, 0, false
+		}
+		a = a.shl(uint(k))
+	} else {
+		if -k >= 64 || b.bitLen()-k > 64 {
+			return u128{}, 0, false
+		}
+		b = b.shl(uint(-k))
+	}
+	if b.hi != 0 {
+		return u128{}, 0, false
+	}
+	d := b.lo
+	qhi, r := a.hi/d, a.hi%d
+	qlo, r := bitsDiv64(r, a.lo, d)
+	res := resExact
+	if r != 0 {
+		switch h := d - r; { // compare r with d/2 as 2r vs d without overflow
+		case r < h:
+			res = resLow
+		case r == h:
+			res = resHalf
+		default:
+			res = resHigh
+		}
+	}
+	return u128{qhi, qlo}, res, true
+}
+
+// DivAC returns x/y as ac_fixed's operator/ computes it: the quotient
+// truncated toward zero into DivACFormat(x, y) (F = F1 + max(F2,0) - F2),
+// which always holds it. Assigning that to a narrower ac_fixed quantizes a
+// second time: Cast(DivAC(x,y), to, q, o). See docs/fixedpoint.md for where
+// this differs from Div (SystemC).
+func DivAC(x, y Value) (Value, error) {
+	f, err := DivACFormat(x.f, y.f)
+	if err != nil {
+		return Value{}, err
+	}
+	v, err := Div(x, y, f, TrnZero, Wrap)
+	if err != nil {
+		return Value{}, fmt.Errorf("fixedpoint: DivAC: %w", err)
+	}
+	return v, nil
+}

@@ -1,0 +1,360 @@
+package fixedpoint
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"math/bits"
+	"strings"
+)
+
+// Value is a fixed-point number: a Format plus a raw two's-complement (or
+// unsigned) integer r, representing r * 2^-F. Values are immutable, compare
+// with == (same format and same raw bits), and never allocate for any width.
+// The zero Value has the invalid zero Format; operations that return an
+// error reject it, Cast treats it as 0.
+type Value struct {
+	f Format
+	r u128 // raw W-bit pattern, sign-extended (signed) or zero-extended (unsigned) to 128 bits
+}
+
+// ErrRange is wrapped by errors about a raw integer or real number that a
+// format cannot hold.
+var ErrRange = errors.New("out of range")
+
+// ErrDivByZero is wrapped by the error of a division by zero.
+var ErrDivByZero = errors.New("division by zero")
+
+// minValue returns MIN of f (valid f).
+func (f Format) minValue() Value {
+	if !f.Signed {
+		return Value{f: f}
+	}
+	return Value{f: f, r: f.maxMag(true).neg()}
+}
+
+// maxValue returns MAX of f (valid f).
+func (f Format) maxValue() Value { return Value{f: f, r: f.maxMag(false)} }
+
+// Min returns the most negative value of f (0 when unsigned); the zero Value
+// when f is invalid.
+func (f Format) Min() Value {
+	if !f.valid() {
+		return Value{}
+	}
+	return f.minValue()
+}
+
+// Max returns the largest value of f; the zero Value when f is invalid.
+func (f Format) Max() Value {
+	if !f.valid() {
+		return Value{}
+	}
+	return f.maxValue()
+}
+
+// Zero returns 0 in f.
+func (f Format) Zero() Value { return Value{f: f} }
+
+// LSB returns the value of one unit in the last place (raw 1): 2^-F. It is
+// not representable when f is signed with W=1; then LSB returns 0 in f and
+// ok false.
+func (f Format) LSB() (v Value, ok bool) {
+	if !f.valid() || (f.Signed && f.W == 1) {
+		return Value{f: f}, false
+	}
+	return Value{f: f, r: u128{0, 1}}, true
+}
+
+// FromRaw returns the value with raw integer raw in f. It fails when f is
+// invalid or raw is outside [MinRaw, MaxRaw].
+func FromRaw(f Format, raw int64) (Value, error) {
+	if err := f.Validate(); err != nil {
+		return Value{}, err
+	}
+	r := u128{uint64(raw >> 63), uint64(raw)}
+	neg := raw < 0
+	mag := r
+	if neg {
+		mag = r.neg()
+	}
+	if mag.cmp(f.maxMag(neg)) > 0 {
+		return Value{}, fmt.Errorf("fixedpoint: FromRaw raw=%d: outside %s range [%s, %s]: %w", raw, f, f.MinRawBig(), f.MaxRawBig(), ErrRange)
+	}
+	return Value{f: f, r: r}, nil
+}
+
+// FromUint returns the value with non-negative raw integer raw in f (use it
+// for unsigned formats of 64 bits). It fails when raw > MaxRaw.
+func FromUint(f Format, raw uint64) (Value, error) {
+	if err := f.Validate(); err != nil {
+		return Value{}, err
+	}
+	r := u128{0, raw}
+	if r.cmp(f.maxMag(false)) > 0 {
+		return Value{}, fmt.Errorf("fixedpoint: FromUint raw=%d: above %s MaxRaw %s: %w", raw, f, f.MaxRawBig(), ErrRange)
+	}
+	return Value{f: f, r: r}, nil
+}
+
+// FromBits reads the low W bits of the 128-bit pattern hi:lo as a raw value
+// of f (bits above W are ignored; signed formats sign-extend bit W-1). Use it
+// to decode hardware words.
+func FromBits(f Format, hi, lo uint64) (Value, error) {
+	if err := f.Validate(); err != nil {
+		return Value{}, err
+	}
+	return Value{f: f, r: u128{hi, lo}.extend(uint(f.W), f.Signed)}, nil
+}
+
+// FromBits64 is FromBits with a 64-bit pattern (hi = 0).
+func FromBits64(f Format, bits uint64) (Value, error) { return FromBits(f, 0, bits) }
+
+// FromBig returns the value with raw integer raw in f; it fails when raw is
+// outside [MinRaw, MaxRaw].
+func FromBig(f Format, raw *big.Int) (Value, error) {
+	if err := f.Validate(); err != nil {
+		return Value{}, err
+	}
+	mag, huge := u128FromBig(raw)
+	neg := raw.Sign() < 0
+	if huge || mag.cmp(f.maxMag(neg)) > 0 {
+		return Value{}, fmt.Errorf("fixedpoint: FromBig raw=%s: outside %s range [%s, %s]: %w", raw, f, f.MinRawBig(), f.MaxRawBig(), ErrRange)
+	}
+	if neg {
+		mag = mag.neg()
+	}
+	return Value{f: f, r: mag}, nil
+}
+
+// FromInt returns the integer n in f, applying overflow mode o when n is
+// outside f's range. It fails when f is invalid or when n is not a multiple
+// of f's LSB (possible only when F < 0): integer constants are never rounded
+// silently.
+func FromInt(f Format, n int64, o Overflow) (Value, error) {
+	if err := f.Validate(); err != nil {
+		return Value{}, err
+	}
+	neg := n < 0
+	mag := uint64(n)
+	if neg {
+		mag = -mag
+	}
+	if fb := f.F(); fb < 0 && mag != 0 && (-fb >= 64 || bits.TrailingZeros64(mag) < -fb) {
+		return Value{}, fmt.Errorf("fixedpoint: FromInt n=%d: not a multiple of %s's LSB 2^%d: %w", n, f, -fb, ErrRange)
+	}
+	return quantize(neg, u128{0, mag}, 0, f, Trn, o), nil
+}
+
+// FromRat returns the exact rational r quantized into f under q and o.
+func FromRat(f Format, r *big.Rat, q Quantization, o Overflow) (Value, error) {
+	if err := f.Validate(); err != nil {
+		return Value{}, err
+	}
+	if r == nil {
+		return Value{}, fmt.Errorf("fixedpoint: FromRat r=nil")
+	}
+	var a big.Int
+	a.Abs(r.Num())
+	mag, huge, res := quotientBig(&a, r.Denom(), f.F())
+	return finish(r.Sign() < 0, mag, huge, res, f, q, o), nil
+}
+
+// FromFloat returns the float64 x (taken exactly) quantized into f under q
+// and o. It is for display, tests and reference models; datapaths use
+// FromRaw/FromBits. NaN and infinities are errors.
+func FromFloat(f Format, x float64, q Quantization, o Overflow) (Value, error) {
+	if err := f.Validate(); err != nil {
+		return Value{}, err
+	}
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return Value{}, fmt.Errorf("fixedpoint: FromFloat x=%v: not a finite number: %w", x, ErrRange)
+	}
+	frac, exp := math.Frexp(math.Abs(x)) // |x| = frac * 2^exp, frac in [0.5,1)
+	mant := uint64(math.Ldexp(frac, 53)) // exact: 53-bit integer
+	return quantize(math.Signbit(x) && x != 0, u128{0, mant}, 53-exp, f, q, o), nil
+}
+
+// Format returns v's format.
+func (v Value) Format() Format { return v.f }
+
+// Raw returns the low 64 bits of the raw integer, sign-extended: the raw
+// integer itself when W <= 64, except for unsigned W = 64 (use RawUint).
+func (v Value) Raw() int64 { return int64(v.r.lo) }
+
+// RawUint returns the raw bits as an unsigned integer: the low min(W,64)
+// bits of the raw pattern (two's complement for negative values).
+func (v Value) RawUint() uint64 {
+	if v.f.W >= 64 || v.f.W < 1 {
+		return v.r.lo
+	}
+	return v.r.lo & (1<<v.f.W - 1)
+}
+
+// Bits returns the raw W-bit pattern as hi:lo (bits above W are zero).
+func (v Value) Bits() (hi, lo uint64) {
+	if v.f.W < 1 {
+		return 0, 0
+	}
+	b := v.r.and(mask(uint(v.f.W)))
+	return b.hi, b.lo
+}
+
+// RawBig returns the raw integer.
+func (v Value) RawBig() *big.Int {
+	neg, mag := v.signMag()
+	z := mag.big()
+	if neg {
+		z.Neg(z)
+	}
+	return z
+}
+
+// Rat returns the exact real value raw * 2^-F.
+func (v Value) Rat() *big.Rat {
+	r := new(big.Rat).SetInt(v.RawBig())
+	p := new(big.Int).Lsh(big.NewInt(1), uint(abs(v.f.F())))
+	if v.f.F() >= 0 {
+		return r.Quo(r, new(big.Rat).SetInt(p))
+	}
+	return r.Mul(r, new(big.Rat).SetInt(p))
+}
+
+// Float64 returns the nearest float64 to v (display and reference models
+// only).
+func (v Value) Float64() float64 {
+	neg, mag := v.signMag()
+	if mag.hi == 0 && mag.lo < 1<<53 {
+		x := math.Ldexp(float64(mag.lo), -v.f.F())
+		if neg {
+			x = -x
+		}
+		return x
+	}
+	x, _ := v.Rat().Float64()
+	return x
+}
+
+// Sign returns -1, 0 or +1.
+func (v Value) Sign() int {
+	neg, mag := v.signMag()
+	switch {
+	case neg:
+		return -1
+	case mag.isZero():
+		return 0
+	}
+	return 1
+}
+
+// IsZero reports whether v's real value is 0.
+func (v Value) IsZero() bool { return v.r.isZero() }
+
+// String returns the exact real value in decimal, e.g. "-1.5" or "0.0625";
+// every binary fraction has a finite decimal expansion, so nothing is
+// rounded.
+func (v Value) String() string {
+	neg, mag := v.signMag()
+	n := mag.big()
+	fb := v.f.F()
+	var s string
+	if fb <= 0 {
+		s = n.Lsh(n, uint(-fb)).String()
+	} else {
+		// mag * 2^-F = mag * 5^F / 10^F
+		n.Mul(n, new(big.Int).Exp(big.NewInt(5), big.NewInt(int64(fb)), nil))
+		digits := n.String()
+		if len(digits) <= fb {
+			digits = strings.Repeat("0", fb-len(digits)+1) + digits
+		}
+		ip, fp := digits[:len(digits)-fb], strings.TrimRight(digits[len(digits)-fb:], "0")
+		s = ip
+		if fp != "" {
+			s += "." + fp
+		}
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// Hex returns the raw W-bit pattern as ceil(W/4) lowercase hex digits, most
+// significant first, without prefix: the form $readmemh reads.
+func (v Value) Hex() string {
+	hi, lo := v.Bits()
+	n := (v.f.W + 3) / 4
+	if n < 1 {
+		n = 1
+	}
+	s := fmt.Sprintf("%016x%016x", hi, lo)
+	return s[32-n:]
+}
+
+// Notation returns "<format>:0x<hex>", e.g. "s16.8:0xfe80", which
+// ParseValue reads back.
+func (v Value) Notation() string { return v.f.String() + ":0x" + v.Hex() }
+
+// GoString returns Notation, so %#v prints the bits.
+func (v Value) GoString() string { return v.Notation() }
+
+// ParseValue reads a value in one of three notations:
+//
+//	s16.8:0xfe80   raw bit pattern in hex (at most W bits; sign from bit W-1)
+//	s16.8:-384     raw integer in decimal (must be in range)
+//	s16.8=-1.5     exact real value in decimal (must be representable)
+func ParseValue(s string) (Value, error) {
+	i := strings.IndexAny(s, ":=")
+	if i < 0 {
+		return Value{}, fmt.Errorf("fixedpoint: value %q: want <format>:<raw> or <format>=<real>", s)
+	}
+	f, err := ParseFormat(s[:i])
+	if err != nil {
+		return Value{}, fmt.Errorf("fixedpoint: value %q: %w", s, err)
+	}
+	body := s[i+1:]
+	if s[i] == '=' {
+		r, ok := new(big.Rat).SetString(body)
+		if !ok || strings.ContainsAny(body, "/eEpP") {
+			return Value{}, fmt.Errorf("fixedpoint: value %q: real %q: want a decimal number", s, body)
+		}
+		v, _ := FromRat(f, r, Trn, Wrap)
+		if v.Rat().Cmp(r) != 0 {
+			return Value{}, fmt.Errorf("fixedpoint: value %q: %s is not exactly representable in %s: %w", s, body, f, ErrRange)
+		}
+		return v, nil
+	}
+	if h, ok := strings.CutPrefix(body, "0x"); ok {
+		n, ok := new(big.Int).SetString(h, 16)
+		if !ok || strings.HasPrefix(h, "-") || strings.HasPrefix(h, "+") || n.BitLen() > f.W {
+			return Value{}, fmt.Errorf("fixedpoint: value %q: hex %q: want at most %d bits of hex digits", s, h, f.W)
+		}
+		lo, _ := u128FromBig(n)
+		return Value{f: f, r: lo.extend(uint(f.W), f.Signed)}, nil
+	}
+	n, ok := new(big.Int).SetString(body, 10)
+	if !ok {
+		return Value{}, fmt.Errorf("fixedpoint: value %q: raw %q: want a decimal integer or 0x hex", s, body)
+	}
+	v, err := FromBig(f, n)
+	if err != nil {
+		return Value{}, fmt.Errorf("fixedpoint: value %q: %w", s, err)
+	}
+	return v, nil
+}
+
+// signMag returns the sign and magnitude of the raw integer.
+func (v Value) signMag() (neg bool, mag u128) {
+	if v.f.Signed && int64(v.r.hi) < 0 {
+		return true, v.r.neg()
+	}
+	return false, v.r
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
