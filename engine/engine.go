@@ -1,0 +1,429 @@
+package engine
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Component is a cycle-stepped block of a model. It owns its state and talks
+// to other components only through the queues of this package.
+//
+// Contract (what lets the engine skip cycles without changing results):
+//   - Tick(now) executes cycle now and returns true when it changed any state
+//     (including any Push or Pop on a queue). Returning false promises that
+//     nothing changed, so that ticking it again with the same inputs in a
+//     later cycle, before NextWake, would also change nothing.
+//   - NextWake(now), asked after a Tick that returned false, returns the
+//     earliest cycle > now at which Tick could make progress through the
+//     passage of time alone (a timer expiring, a pacer earning a token), and
+//     false when only new input can wake it. Input arriving (a push into one
+//     of its input queues, a slot freed in a full output FIFO) wakes it
+//     without NextWake. A wake earlier than needed costs one spurious Tick; a
+//     wake later than needed changes results, which the NoSkip cross-check
+//     (Stats.UnexpectedProgress) detects.
+type Component interface {
+	Tick(now Cycle) bool
+	NextWake(now Cycle) (Cycle, bool)
+}
+
+// ID names a component registered with an [Engine]; IDs are 0, 1, 2, ... in
+// registration order, which is also the order of ticking within a cycle.
+type ID int32
+
+// NoID marks a queue end that is not a registered component (a test driver
+// outside the engine). Queues never wake NoID.
+const NoID ID = -1
+
+// Config sets up an [Engine].
+type Config struct {
+	// Freq is the clock frequency, used for time conversions by the model
+	// ([Engine.Freq]). Required.
+	Freq Freq
+	// NoSkip ticks every component in every cycle instead of only the
+	// components that are due, and never jumps over idle cycles. Results are
+	// identical either way; NoSkip exists to prove it and to find components
+	// that break the [Component] contract (Stats.UnexpectedProgress).
+	NoSkip bool
+}
+
+// Validate reports the first invalid field, naming it and its value.
+func (c Config) Validate() error {
+	if err := c.Freq.Validate(); err != nil {
+		return fmt.Errorf("engine: Config.Freq: %w", err)
+	}
+	return nil
+}
+
+// Stats counts what the engine did; all counters are 64-bit and start at 0
+// when the engine is created.
+type Stats struct {
+	// Cycles is the number of cycles the clock advanced, executed or skipped.
+	Cycles uint64
+	// BusyCycles is the number of cycles executed (at least one Tick). With
+	// NoSkip every cycle is executed.
+	BusyCycles uint64
+	// Ticks is the number of Tick calls; Progress the number that returned
+	// true.
+	Ticks, Progress uint64
+	// Wakes is the number of components made due by a timer (NextWake or a
+	// TimedQueue delivery); spurious wakes (due to a superseded NextWake) are
+	// included.
+	Wakes uint64
+	// UnexpectedProgress counts, in NoSkip mode only, Ticks that returned
+	// true in a cycle in which the component was not due: with skipping on,
+	// it would not have been ticked, so results would differ. A correct model
+	// keeps it at 0.
+	UnexpectedProgress uint64
+}
+
+// Engine is the cycle engine: it holds the current cycle and the registered
+// components, ticks the components that are due in each cycle in ascending ID
+// order, and jumps over cycles in which no component is due.
+type Engine struct {
+	cfg   Config
+	now   Cycle
+	comps []Component
+	names []string
+	// cur holds the components due in the cycle being executed (or, between
+	// cycles, in cycle now); next those due in the cycle after it.
+	cur, next dueSet
+	// armed[id] is the cycle of the latest timer armed from NextWake, Never
+	// when it fired or none is armed.
+	armed   []Cycle
+	timers  timerHeap
+	stats   Stats
+	stop    bool
+	running bool
+	hook    func(now Cycle)
+}
+
+// New returns an engine at cycle 0 with no components.
+func New(cfg Config) (*Engine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Engine{cfg: cfg}, nil
+}
+
+// Freq returns the clock frequency.
+func (e *Engine) Freq() Freq { return e.cfg.Freq }
+
+// NoSkip reports whether the engine ticks every component in every cycle.
+func (e *Engine) NoSkip() bool { return e.cfg.NoSkip }
+
+// Now returns the current cycle: during Tick, the cycle being executed;
+// between runs, the next cycle to execute.
+func (e *Engine) Now() Cycle { return e.now }
+
+// Stats returns the counters.
+func (e *Engine) Stats() Stats { return e.stats }
+
+// Name returns the name given to [Engine.Add] for id, or "" for an unknown id.
+func (e *Engine) Name(id ID) string {
+	if id < 0 || int(id) >= len(e.names) {
+		return ""
+	}
+	return e.names[id]
+}
+
+// Len returns the number of registered components.
+func (e *Engine) Len() int { return len(e.comps) }
+
+// Add registers c under name and returns its ID. A component is due in the
+// current cycle when added, so that it can start its work.
+func (e *Engine) Add(name string, c Component) (ID, error) {
+	if c == nil {
+		return NoID, fmt.Errorf("engine: Add %q: nil component", name)
+	}
+	if e.running {
+		return NoID, fmt.Errorf("engine: Add %q: called during a cycle", name)
+	}
+	if len(e.comps) >= 1<<31-1 {
+		return NoID, fmt.Errorf("engine: Add %q: too many components", name)
+	}
+	id := ID(len(e.comps))
+	e.comps = append(e.comps, c)
+	e.names = append(e.names, name)
+	e.armed = append(e.armed, Never)
+	e.cur.grow(len(e.comps))
+	e.next.grow(len(e.comps))
+	e.cur.add(id)
+	return id, nil
+}
+
+// Connect attaches q to its producer and consumer so that it wakes them
+// (see [FIFO] and [TimedQueue]). Either end may be NoID (a driver outside the
+// engine); a queue can be connected once.
+func (e *Engine) Connect(q Queue, producer, consumer ID) error {
+	for _, x := range [...]struct {
+		what string
+		id   ID
+	}{{"producer", producer}, {"consumer", consumer}} {
+		if x.id != NoID && (x.id < 0 || int(x.id) >= len(e.comps)) {
+			return fmt.Errorf("engine: Connect %q: %s=%d: not a registered component", q.Name(), x.what, x.id)
+		}
+	}
+	return q.bind(e, producer, consumer)
+}
+
+// SetCycleHook sets fn to be called after each executed cycle with that
+// cycle's number (after every due component ticked). Skipped cycles do not
+// call it: nothing changed in them. Use it to sample waveforms. nil removes
+// the hook.
+func (e *Engine) SetCycleHook(fn func(now Cycle)) { e.hook = fn }
+
+// Stop asks a running [Engine.Run] or [Engine.RunUntilIdle] to return after
+// the current cycle. It is meant to be called from a Tick (a test bench that
+// saw its last packet).
+func (e *Engine) Stop() { e.stop = true }
+
+// Wake makes component id due in cycle at (at least the cycle after the
+// current one when called during a cycle, the current one otherwise). Use it
+// for input that does not arrive through a queue of this package.
+func (e *Engine) Wake(id ID, at Cycle) error {
+	if id < 0 || int(id) >= len(e.comps) {
+		return fmt.Errorf("engine: Wake: id=%d: not a registered component", id)
+	}
+	if !e.running && at <= e.now {
+		e.cur.add(id)
+		return nil
+	}
+	e.wakeAt(id, at, e.now)
+	return nil
+}
+
+// Idle reports whether no component is due and no wake is pending: the
+// model will never make progress again without outside input.
+func (e *Engine) Idle() bool { return e.cur.empty() && len(e.timers) == 0 }
+
+// Run executes cycles until Now() == until (cycles now..until-1), skipping
+// idle ones, or until Stop is called. It returns the cycle reached.
+func (e *Engine) Run(until Cycle) Cycle {
+	e.run(until, false)
+	return e.now
+}
+
+// RunUntilIdle executes cycles until the model is idle ([Engine.Idle]), Stop
+// is called, or Now() reaches limit. It reports whether the model is idle;
+// then Now() is the cycle after the last executed one.
+func (e *Engine) RunUntilIdle(limit Cycle) bool {
+	return e.run(limit, true)
+}
+
+func (e *Engine) run(until Cycle, untilIdle bool) bool {
+	e.stop = false
+	for e.now < until && !e.stop {
+		if e.cur.empty() {
+			if len(e.timers) == 0 {
+				if untilIdle {
+					return true
+				}
+				if !e.cfg.NoSkip {
+					e.advance(until)
+					return false
+				}
+			} else if t := e.timers[0].at; !e.cfg.NoSkip && t > e.now {
+				if t >= until {
+					e.advance(until)
+					return false
+				}
+				e.advance(t)
+			}
+		}
+		e.cycle()
+	}
+	return untilIdle && e.Idle()
+}
+
+func (e *Engine) advance(to Cycle) {
+	e.stats.Cycles += uint64(to - e.now)
+	e.now = to
+}
+
+// cycle executes cycle e.now and advances to e.now+1.
+func (e *Engine) cycle() {
+	now := e.now
+	for len(e.timers) > 0 && e.timers[0].at <= now {
+		t := e.timers.pop()
+		if e.armed[t.id] == t.at {
+			e.armed[t.id] = Never
+		}
+		if !e.cur.has(t.id) {
+			e.stats.Wakes++
+			e.cur.add(t.id)
+		}
+	}
+	e.running = true
+	if e.cfg.NoSkip {
+		e.tickAll(now)
+	} else {
+		e.tickDue(now)
+	}
+	e.running = false
+	e.cur, e.next = e.next, e.cur
+	e.stats.BusyCycles++
+	e.stats.Cycles++
+	e.now = now + 1
+	if e.hook != nil {
+		e.hook(now)
+	}
+}
+
+// tickDue ticks the components in e.cur in ascending ID order, emptying
+// e.cur. This is the engine's inner loop; it keeps counters in locals and
+// marks a component that made progress due next cycle directly by its bit.
+func (e *Engine) tickDue(now Cycle) {
+	cur, next, comps := &e.cur, &e.next, e.comps
+	var ticks, progress uint64
+	for si, sw := range cur.summary {
+		if sw == 0 {
+			continue
+		}
+		cur.summary[si] = 0
+		for sw != 0 {
+			b := bits.TrailingZeros64(sw)
+			sw &= sw - 1
+			wi := si<<6 | b
+			w := cur.leaf[wi]
+			cur.leaf[wi] = 0
+			var again uint64 // members of this word that made progress
+			for w != 0 {
+				k := bits.TrailingZeros64(w)
+				w &= w - 1
+				id := wi<<6 | k
+				ticks++
+				if comps[id].Tick(now) {
+					again |= 1 << k
+				} else {
+					e.sleep(ID(id), now)
+				}
+			}
+			if again != 0 {
+				progress += uint64(bits.OnesCount64(again))
+				next.leaf[wi] |= again
+				next.summary[si] |= 1 << b
+			}
+		}
+	}
+	e.stats.Ticks += ticks
+	e.stats.Progress += progress
+}
+
+// sleep arms the timer of a component that made no progress from its
+// NextWake.
+func (e *Engine) sleep(id ID, now Cycle) {
+	if w, ok := e.comps[id].NextWake(now); ok && e.armed[id] != w {
+		if w <= now {
+			w = now + 1
+		}
+		e.armed[id] = w
+		e.timers.push(timer{at: w, id: id})
+	}
+}
+
+func (e *Engine) tickOne(id ID, now Cycle) {
+	e.stats.Ticks++
+	c := e.comps[id]
+	if c.Tick(now) {
+		e.stats.Progress++
+		e.next.add(id)
+		return
+	}
+	e.sleep(id, now)
+}
+
+func (e *Engine) tickAll(now Cycle) {
+	for i, c := range e.comps {
+		id := ID(i)
+		if e.cur.has(id) {
+			e.tickOne(id, now)
+			continue
+		}
+		e.stats.Ticks++
+		if c.Tick(now) {
+			e.stats.Progress++
+			e.stats.UnexpectedProgress++
+			e.next.add(id)
+		}
+	}
+	e.cur.clear()
+}
+
+// tickNext makes id due in cycle now+1 (called by queues and after
+// progress). Outside a cycle (a test driver pushing between runs) it arms a
+// timer instead, since the list being built then is that of cycle e.now.
+func (e *Engine) tickNext(id ID, now Cycle) {
+	if e.running && now == e.now {
+		e.next.add(id)
+		return
+	}
+	e.tickNextLater(id, now)
+}
+
+//go:noinline
+func (e *Engine) tickNextLater(id ID, now Cycle) { e.timers.push(timer{at: now + 1, id: id}) }
+
+// wakeAt arms a timer making id due in cycle at (raised to now+1 if earlier).
+func (e *Engine) wakeAt(id ID, at, now Cycle) {
+	if at <= now+1 {
+		e.tickNext(id, now)
+		return
+	}
+	e.timers.push(timer{at: at, id: id})
+}
+
+func errAlreadyConnected(name string) error {
+	return fmt.Errorf("engine: queue %q: already connected", name)
+}
+
+type timer struct {
+	at Cycle
+	id ID
+}
+
+// timerHeap is a binary min-heap of timers ordered by (at, id).
+type timerHeap []timer
+
+func (h timerHeap) less(i, j int) bool {
+	return h[i].at < h[j].at || (h[i].at == h[j].at && h[i].id < h[j].id)
+}
+
+func (h *timerHeap) push(t timer) {
+	*h = append(*h, t)
+	s := *h
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *timerHeap) pop() timer {
+	s := *h
+	t := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	s = s[:last]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= len(s) {
+			break
+		}
+		m := l
+		if r := l + 1; r < len(s) && s.less(r, l) {
+			m = r
+		}
+		if !s.less(m, i) {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return t
+}
