@@ -1,0 +1,490 @@
+package vectors
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/bits"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/hpccgold/hpccgold/buildinfo"
+	"github.com/hpccgold/hpccgold/fieldtable"
+)
+
+// Shard selects part i of n (0 <= i < n) of a vector set. The zero Shard is
+// the whole set.
+type Shard struct {
+	Index int // i, 0-based
+	Count int // n; 0 or 1 means unsharded
+}
+
+// ParseShard parses "i/n" with 0 <= i < n.
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 {
+		return Shard{}, fmt.Errorf("vectors: shard %q: want i/n with 0 <= i < n (for example 0/4)", s)
+	}
+	sh := Shard{Index: i, Count: n}
+	return sh, sh.validate()
+}
+
+func (s Shard) validate() error {
+	n := max(s.Count, 1)
+	if s.Count < 0 || s.Index < 0 || s.Index >= n {
+		return fmt.Errorf("vectors: shard %d/%d: need 0 <= i < n", s.Index, s.Count)
+	}
+	return nil
+}
+
+// Range returns the global indices [first, last) shard s holds of a set of
+// total vectors: first = total*i/n, last = total*(i+1)/n.
+func (s Shard) Range(total int64) (first, last int64) {
+	n := int64(max(s.Count, 1))
+	i := int64(s.Index)
+	return total * i / n, total * (i + 1) / n
+}
+
+// MaxCount bounds Options.Count (2^40 vectors), so index arithmetic never
+// overflows.
+const MaxCount = 1 << 40
+
+// Options selects which vectors to generate.
+type Options struct {
+	// Level is 1 (every level-1 directed class) or 2 (adds the level-2
+	// bit-pattern classes); 0 means 1.
+	Level int
+	// Classes restricts the directed classes to these names (each must exist
+	// and be at most Level); empty means every class up to Level.
+	Classes []string
+	// Seed seeds the constrained-random vectors.
+	Seed uint64
+	// Count is the number of constrained-random vectors after the directed
+	// ones, 0..MaxCount.
+	Count int64
+	// Shard selects part of the set.
+	Shard Shard
+	// Workers is the number of goroutines evaluating vectors; 0 means
+	// runtime.GOMAXPROCS(0). The output does not depend on it.
+	Workers int
+	// NoJSONL skips vectors.jsonl (it dominates write time for wide tables).
+	NoJSONL bool
+	// Progress, if not nil, is called from the calling goroutine after each
+	// block with the vectors done and the vectors to do in this shard.
+	Progress func(done, total int64)
+}
+
+// blockSize is the number of vectors one worker evaluates at a time.
+const blockSize = 4096
+
+// plan is a validated generation request with its directed vectors enumerated.
+type plan struct {
+	m          Model
+	opts       Options
+	lay        *layout
+	classes    []Class
+	points     []CoverPoint
+	nbins      int
+	configJSON []byte
+	iw, ow     int // words per input, output
+
+	dirIn    []uint64 // directed inputs, D*iw
+	dirLabel []int32  // class of each directed input
+	classN   []int64  // per class (and random last): vectors in the unsharded set
+	classAt  []int64  // per class (and random last): first global index
+	total    int64
+	first    int64
+	last     int64
+}
+
+func newPlan(m Model, opts Options) (*plan, error) {
+	if err := validateModel(m); err != nil {
+		return nil, err
+	}
+	if opts.Level == 0 {
+		opts.Level = 1
+	}
+	if opts.Level != 1 && opts.Level != 2 {
+		return nil, fmt.Errorf("vectors: Level=%d: must be 1 or 2", opts.Level)
+	}
+	if opts.Count < 0 || opts.Count > MaxCount {
+		return nil, fmt.Errorf("vectors: Count=%d: must be in [0,%d]", opts.Count, int64(MaxCount))
+	}
+	if err := opts.Shard.validate(); err != nil {
+		return nil, err
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	lay, err := newLayout(m.Input(), m.Output())
+	if err != nil {
+		return nil, fmt.Errorf("vectors: model %s: %w", m.Name(), err)
+	}
+	cfg, err := json.Marshal(m.Config())
+	if err != nil {
+		return nil, fmt.Errorf("vectors: model %s: marshal config: %w", m.Name(), err)
+	}
+	p := &plan{m: m, opts: opts, lay: lay, classes: m.Classes(), points: m.CoverPoints(), configJSON: cfg,
+		iw: lay.in.Words(), ow: lay.out.Words()}
+	_, p.nbins = PointOffsets(p.points)
+
+	// Which classes are requested.
+	want := make([]bool, len(p.classes))
+	if len(opts.Classes) == 0 {
+		for c, cl := range p.classes {
+			want[c] = cl.Level <= opts.Level
+		}
+	} else {
+		for _, name := range opts.Classes {
+			c := classIndex(p.classes, name)
+			if c < 0 {
+				return nil, fmt.Errorf("vectors: model %s: requested class %q does not exist", m.Name(), name)
+			}
+			if p.classes[c].Level > opts.Level {
+				return nil, fmt.Errorf("vectors: model %s: requested class %s is level %d; generate with level %d", m.Name(), name, p.classes[c].Level, p.classes[c].Level)
+			}
+			want[c] = true
+		}
+	}
+
+	// Enumerate the directed vectors.
+	p.classN = make([]int64, len(p.classes)+1)
+	last := -1
+	err = m.Directed(opts.Level, func(c int, in []uint64) error {
+		if c < 0 || c >= len(p.classes) {
+			return fmt.Errorf("vectors: model %s: Directed emitted class index %d of %d", m.Name(), c, len(p.classes))
+		}
+		if c < last {
+			return fmt.Errorf("vectors: model %s: Directed emitted class %s after %s: classes must come in order", m.Name(), p.classes[c].Name, p.classes[last].Name)
+		}
+		last = c
+		if p.classes[c].Level > opts.Level {
+			return fmt.Errorf("vectors: model %s: Directed emitted level-%d class %s at level %d", m.Name(), p.classes[c].Level, p.classes[c].Name, opts.Level)
+		}
+		if len(in) != p.iw {
+			return fmt.Errorf("vectors: model %s: class %s: input has %d words, want %d", m.Name(), p.classes[c].Name, len(in), p.iw)
+		}
+		if !want[c] {
+			return nil
+		}
+		if err := checkTop(lay.in, in); err != nil {
+			return fmt.Errorf("vectors: model %s: class %s: %w", m.Name(), p.classes[c].Name, err)
+		}
+		p.dirIn = append(p.dirIn, in...)
+		p.dirLabel = append(p.dirLabel, int32(c))
+		p.classN[c]++
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for c, cl := range p.classes {
+		if want[c] && p.classN[c] == 0 {
+			return nil, fmt.Errorf("vectors: model %s: class %s (level %d) cannot be produced: the generator made no vector for it", m.Name(), cl.Name, cl.Level)
+		}
+	}
+	p.classN[len(p.classes)] = opts.Count
+	p.classAt = make([]int64, len(p.classN))
+	var at int64
+	for c, n := range p.classN {
+		p.classAt[c] = at
+		at += n
+	}
+	p.total = at
+	p.first, p.last = opts.Shard.Range(p.total)
+	return p, nil
+}
+
+func classIndex(cs []Class, name string) int {
+	for i, c := range cs {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// checkTop reports bits set above a table's width in a packed word.
+func checkTop(t fieldtable.Table, w []uint64) error {
+	if r := t.Width % 64; r != 0 && w[len(w)-1]>>uint(r) != 0 {
+		return fmt.Errorf("table %s: bits set above its %d-bit width", t.Name, t.Width)
+	}
+	return nil
+}
+
+func (p *plan) className(c int) string {
+	if c == len(p.classes) {
+		return RandomClass
+	}
+	return p.classes[c].Name
+}
+
+// worker is one goroutine's evaluator and coverage accumulators.
+type worker struct {
+	ev            Evaluator
+	hits          *Hits
+	rng           Rand
+	classHits     []int64
+	inOr, inAnd   []uint64
+	outOr, outAnd []uint64
+}
+
+func (p *plan) newWorker() (*worker, error) {
+	ev, err := p.m.NewEvaluator()
+	if err != nil {
+		return nil, fmt.Errorf("vectors: model %s: %w", p.m.Name(), err)
+	}
+	w := &worker{ev: ev, hits: NewHits(len(p.classes), p.nbins), classHits: make([]int64, len(p.classes)),
+		inOr: make([]uint64, p.iw), inAnd: make([]uint64, p.iw), outOr: make([]uint64, p.ow), outAnd: make([]uint64, p.ow)}
+	for i := range w.inAnd {
+		w.inAnd[i] = ^uint64(0)
+	}
+	for i := range w.outAnd {
+		w.outAnd[i] = ^uint64(0)
+	}
+	return w, nil
+}
+
+// block is a run of consecutive vectors processed by one worker.
+type block struct {
+	first         int64 // global index of the first vector
+	n             int
+	in, out       []uint64
+	stim, exp, jl []byte // formatted lines, when text is wanted
+	err           error
+	done          chan struct{}
+}
+
+// label returns the class index of global vector i.
+func (p *plan) label(i int64) int {
+	if d := int64(len(p.dirLabel)); i < d {
+		return int(p.dirLabel[i])
+	}
+	return len(p.classes)
+}
+
+// input fills in with global vector i's stimulus.
+func (p *plan) input(w *worker, i int64, in []uint64) error {
+	if d := int64(len(p.dirLabel)); i < d {
+		copy(in, p.dirIn[i*int64(p.iw):(i+1)*int64(p.iw)])
+		return nil
+	}
+	for k := range in {
+		in[k] = 0
+	}
+	w.rng.Reset(p.opts.Seed, uint64(i-int64(len(p.dirLabel))))
+	if err := p.m.Random(&w.rng, in); err != nil {
+		return err
+	}
+	return checkTop(p.lay.in, in)
+}
+
+// evalOne evaluates vector i (its input already in in) and accumulates coverage.
+func (p *plan) evalOne(w *worker, i int64, in, out []uint64) error {
+	for k := range out {
+		out[k] = 0
+	}
+	w.hits.resetClasses()
+	if err := w.ev.Eval(in, out, w.hits); err != nil {
+		return err
+	}
+	if err := checkTop(p.lay.out, out); err != nil {
+		return err
+	}
+	if c := p.label(i); c < len(p.classes) && p.classes[c].Detected && !w.hits.Has(c) {
+		return fmt.Errorf("the evaluator does not detect class %s in a vector generated for it", p.classes[c].Name)
+	}
+	w.hits.forEachClass(func(c int) { w.classHits[c]++ })
+	for k, v := range in {
+		w.inOr[k] |= v
+		w.inAnd[k] &= v
+	}
+	for k, v := range out {
+		w.outOr[k] |= v
+		w.outAnd[k] &= v
+	}
+	return nil
+}
+
+// compute fills block b: inputs, evaluation, coverage, and (if text) its lines.
+func (p *plan) compute(w *worker, b *block, text, jsonl bool) error {
+	for k := 0; k < b.n; k++ {
+		i := b.first + int64(k)
+		in := b.in[k*p.iw : (k+1)*p.iw]
+		out := b.out[k*p.ow : (k+1)*p.ow]
+		if err := p.input(w, i, in); err != nil {
+			return fmt.Errorf("vectors: model %s: vector %d (class %s): input: %w", p.m.Name(), i, p.className(p.label(i)), err)
+		}
+		if err := p.evalOne(w, i, in, out); err != nil {
+			return fmt.Errorf("vectors: model %s: vector %d (class %s): %w", p.m.Name(), i, p.className(p.label(i)), err)
+		}
+	}
+	if text {
+		p.formatBlock(b, jsonl)
+	}
+	return nil
+}
+
+// formatBlock renders block b's lines into b.stim, b.exp and (if jsonl) b.jl.
+func (p *plan) formatBlock(b *block, jsonl bool) {
+	b.stim, b.exp, b.jl = b.stim[:0], b.exp[:0], b.jl[:0]
+	for k := 0; k < b.n; k++ {
+		in := b.in[k*p.iw : (k+1)*p.iw]
+		out := b.out[k*p.ow : (k+1)*p.ow]
+		b.stim = append(p.lay.in.AppendHex(b.stim, in), '\n')
+		b.exp = append(p.lay.out.AppendHex(b.exp, out), '\n')
+		if jsonl {
+			i := b.first + int64(k)
+			b.jl = appendJSONLine(b.jl, i, p.className(p.label(i)), p.lay, in, out)
+		}
+	}
+}
+
+// run evaluates vectors [p.first, p.last) on p.opts.Workers goroutines in
+// blocks and hands each finished block to consume in index order. mk returns
+// the block's buffers. It returns the merged coverage accumulators.
+func (p *plan) run(text bool, mk func(first int64, n int) *block, consume func(b *block) error) (*worker, error) {
+	nw := p.opts.Workers
+	ws := make([]*worker, nw)
+	for k := range ws {
+		w, err := p.newWorker()
+		if err != nil {
+			return nil, err
+		}
+		ws[k] = w
+	}
+	jobs := make(chan *block, 2*nw)
+	order := make(chan *block, 2*nw)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // producer
+		defer wg.Done()
+		defer close(jobs)
+		defer close(order)
+		for first := p.first; first < p.last; first += blockSize {
+			b := mk(first, int(min(blockSize, p.last-first)))
+			b.done = make(chan struct{})
+			select {
+			case order <- b:
+			case <-stop:
+				return
+			}
+			select {
+			case jobs <- b:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	for _, w := range ws {
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			for b := range jobs {
+				b.err = p.compute(w, b, text, !p.opts.NoJSONL)
+				close(b.done)
+			}
+		}(w)
+	}
+	var err error
+	done := int64(0)
+	for b := range order {
+		<-b.done
+		if err = b.err; err == nil {
+			err = consume(b)
+		}
+		if err != nil {
+			close(stop)
+			break
+		}
+		done += int64(b.n)
+		if p.opts.Progress != nil {
+			p.opts.Progress(done, p.last-p.first)
+		}
+	}
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	acc := ws[0]
+	for _, w := range ws[1:] {
+		for c, n := range w.classHits {
+			acc.classHits[c] += n
+		}
+		for b, n := range w.hits.Bins {
+			acc.hits.Bins[b] += n
+		}
+		for k := range acc.inOr {
+			acc.inOr[k] |= w.inOr[k]
+			acc.inAnd[k] &= w.inAnd[k]
+		}
+		for k := range acc.outOr {
+			acc.outOr[k] |= w.outOr[k]
+			acc.outAnd[k] &= w.outAnd[k]
+		}
+	}
+	return acc, nil
+}
+
+// manifest builds the manifest (without Files) from the plan and coverage.
+func (p *plan) manifest(acc *worker) Manifest {
+	m := Manifest{
+		Tool:        buildinfo.String(),
+		Model:       p.m.Name(),
+		Config:      json.RawMessage(p.configJSON),
+		Level:       p.opts.Level,
+		Seed:        p.opts.Seed,
+		RandomCount: p.opts.Count,
+		ClassFilter: p.opts.Classes,
+		Total:       p.total,
+		Shard:       ShardInfo{Index: p.opts.Shard.Index, Count: max(p.opts.Shard.Count, 1), First: p.first},
+		Count:       p.last - p.first,
+	}
+	for c := 0; c <= len(p.classes); c++ {
+		cc := ClassCount{Name: p.className(c), Total: p.classN[c], First: p.classAt[c]}
+		if c < len(p.classes) {
+			cl := p.classes[c]
+			cc.Doc, cc.Level, cc.Detected = cl.Doc, cl.Level, cl.Detected
+			if cl.Detected {
+				cc.Hits = acc.classHits[c]
+			}
+		} else {
+			cc.Doc = "constrained-random vectors from the seed"
+		}
+		lo, hi := max(p.first, cc.First), min(p.last, cc.First+cc.Total)
+		cc.Count = max(hi-lo, 0)
+		m.Classes = append(m.Classes, cc)
+	}
+	m.Coverage = Coverage{
+		InputBits:  bitCoverage(p.lay.in, acc.inOr, acc.inAnd),
+		OutputBits: bitCoverage(p.lay.out, acc.outOr, acc.outAnd),
+	}
+	offs, _ := PointOffsets(p.points)
+	for k, pt := range p.points {
+		pc := PointCoverage{Name: pt.Name, Doc: pt.Doc, Bins: pt.Bins, Labels: pt.Labels,
+			Counts: append([]uint64(nil), acc.hits.Bins[offs[k]:offs[k]+pt.Bins]...)}
+		for _, n := range pc.Counts {
+			if n != 0 {
+				pc.Hit++
+			}
+		}
+		m.Coverage.Points = append(m.Coverage.Points, pc)
+	}
+	return m
+}
+
+// bitCoverage computes per-field toggles from the OR and AND of all words.
+func bitCoverage(t fieldtable.Table, or, and []uint64) BitCoverage {
+	bc := BitCoverage{Width: t.Width}
+	for _, f := range t.Fields {
+		tog := fieldtable.GetBits(or, f.Offset, f.Width) &^ fieldtable.GetBits(and, f.Offset, f.Width)
+		n := bits.OnesCount64(tog)
+		bc.Toggled += n
+		bc.Fields = append(bc.Fields, FieldToggle{Field: f.Name, Width: f.Width, Toggled: n, Mask: string(appendFieldHex(nil, f.Width, tog))})
+	}
+	return bc
+}

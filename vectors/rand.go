@@ -1,0 +1,88 @@
+package vectors
+
+import "math/bits"
+
+// Rand is the deterministic pseudo-random source of constrained-random
+// vectors: SplitMix64 (Steele, Lea, Flood, "Fast splittable pseudorandom
+// number generators", OOPSLA 2014), implemented here so the sequence never
+// changes with the Go release. Each random vector j draws from its own stream
+// NewRand(seed, j), so any shard can start at any index without generating
+// the vectors before it.
+type Rand struct{ s uint64 }
+
+const golden64 = 0x9e3779b97f4a7c15
+
+func mix64(z uint64) uint64 {
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// NewRand returns the stream for random vector index j of seed:
+// state = mix64(seed) + mix64(j + 1) * golden64 (wrapping).
+func NewRand(seed, j uint64) *Rand {
+	r := &Rand{}
+	r.Reset(seed, j)
+	return r
+}
+
+// Reset re-seeds r as NewRand(seed, j) would, without allocating.
+func (r *Rand) Reset(seed, j uint64) { r.s = mix64(seed) + mix64(j+1)*golden64 }
+
+// Uint64 returns 64 uniformly distributed bits.
+func (r *Rand) Uint64() uint64 {
+	r.s += golden64
+	return mix64(r.s)
+}
+
+// Bits returns n uniformly distributed low bits (n in 0..64).
+func (r *Rand) Bits(n int) uint64 {
+	if n <= 0 {
+		return 0
+	}
+	return r.Uint64() >> uint(64-n)
+}
+
+// Below returns a uniform value in [0, n) (0 when n == 0), by Lemire's
+// multiply-shift with rejection (unbiased).
+func (r *Rand) Below(n uint64) uint64 {
+	if n == 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(r.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(r.Uint64(), n)
+		}
+	}
+	return hi
+}
+
+// Range returns a uniform value in [lo, hi] (inclusive; lo when hi <= lo).
+func (r *Rand) Range(lo, hi uint64) uint64 {
+	if hi <= lo {
+		return lo
+	}
+	if lo == 0 && hi == ^uint64(0) {
+		return r.Uint64()
+	}
+	return lo + r.Below(hi-lo+1)
+}
+
+// Chance returns true with probability num/den.
+func (r *Rand) Chance(num, den uint64) bool { return r.Below(den) < num }
+
+// LogUniform returns a value in [0, max] whose bit length is uniform: it picks
+// a length L in [0, bitlen(max)], then a uniform value of at most L bits
+// clipped to max. Constrained-random generators use it so small and large
+// magnitudes are equally likely, as TestFloat does for exponents.
+func (r *Rand) LogUniform(max uint64) uint64 {
+	l := bits.Len64(max)
+	n := int(r.Below(uint64(l) + 1))
+	v := r.Bits(n)
+	if v > max {
+		v = max
+	}
+	return v
+}

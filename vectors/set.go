@@ -1,0 +1,248 @@
+package vectors
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/hpccgold/hpccgold/atomicfile"
+	"github.com/hpccgold/hpccgold/buildinfo"
+	"github.com/hpccgold/hpccgold/fieldtable"
+)
+
+// Set is a vector set held in memory: what Generate returns for co-simulation
+// harnesses that drive a DUT directly, and what Write puts on disk.
+type Set struct {
+	// Manifest describes the set; its Files are filled in by Write.
+	Manifest Manifest
+	plan     *plan
+	in, out  []uint64
+}
+
+// maxMemWords bounds the packed words Generate holds in memory (8 GiB);
+// larger sets must be streamed with GenerateDir.
+const maxMemWords = 1 << 30
+
+// Generate evaluates the vectors opts selects from model m and keeps them in
+// memory. It fails if a requested class cannot be produced, if the evaluator
+// rejects an input, or if a vector generated for a detected class does not
+// hit it.
+func Generate(m Model, opts Options) (*Set, error) {
+	p, err := newPlan(m, opts)
+	if err != nil {
+		return nil, err
+	}
+	n := p.last - p.first
+	if n*int64(p.iw+p.ow) > maxMemWords {
+		return nil, fmt.Errorf("vectors: %d vectors of %d words do not fit in memory; use GenerateDir", n, p.iw+p.ow)
+	}
+	s := &Set{plan: p, in: make([]uint64, n*int64(p.iw)), out: make([]uint64, n*int64(p.ow))}
+	acc, err := p.run(false, func(first int64, cnt int) *block {
+		off := int(first - p.first)
+		return &block{first: first, n: cnt, in: s.in[off*p.iw : (off+cnt)*p.iw], out: s.out[off*p.ow : (off+cnt)*p.ow]}
+	}, func(*block) error { return nil })
+	if err != nil {
+		return nil, err
+	}
+	s.Manifest = p.manifest(acc)
+	return s, nil
+}
+
+// Len is the number of vectors in the set.
+func (s *Set) Len() int { return int(s.plan.last - s.plan.first) }
+
+// InputTable is the stimulus layout.
+func (s *Set) InputTable() fieldtable.Table { return s.plan.lay.in }
+
+// OutputTable is the expected-output layout.
+func (s *Set) OutputTable() fieldtable.Table { return s.plan.lay.out }
+
+// Input returns vector k's packed input (k in [0, Len()); not a copy).
+func (s *Set) Input(k int) []uint64 { return s.in[k*s.plan.iw : (k+1)*s.plan.iw] }
+
+// Output returns vector k's packed golden output (not a copy).
+func (s *Set) Output(k int) []uint64 { return s.out[k*s.plan.ow : (k+1)*s.plan.ow] }
+
+// Index returns vector k's global index in the unsharded set.
+func (s *Set) Index(k int) int64 { return s.plan.first + int64(k) }
+
+// Class returns the name of the class vector k was generated for.
+func (s *Set) Class(k int) string { return s.plan.className(s.plan.label(s.Index(k))) }
+
+// Write writes the set's files into dir (created if needed), each atomically,
+// manifest.json last; it fills s.Manifest.Files. The files are byte-identical
+// to what GenerateDir writes for the same model and options.
+func (s *Set) Write(dir string) error {
+	p := s.plan
+	return writeDir(dir, p, func(emit func(*block) error) (*Manifest, error) {
+		b := &block{}
+		for first := p.first; first < p.last; first += blockSize {
+			off := int(first - p.first)
+			cnt := int(min(blockSize, p.last-first))
+			b.first, b.n = first, cnt
+			b.in, b.out = s.in[off*p.iw:(off+cnt)*p.iw], s.out[off*p.ow:(off+cnt)*p.ow]
+			p.formatBlock(b, !p.opts.NoJSONL)
+			if err := emit(b); err != nil {
+				return nil, err
+			}
+		}
+		return &s.Manifest, nil
+	})
+}
+
+// GenerateDir generates the vectors opts selects from model m straight into
+// files in dir, streaming (memory does not grow with Count), and returns the
+// manifest it wrote. Failures are those of Generate; on failure no file of
+// the set is left looking complete (the old manifest is removed first).
+func GenerateDir(dir string, m Model, opts Options) (*Manifest, error) {
+	p, err := newPlan(m, opts)
+	if err != nil {
+		return nil, err
+	}
+	var man *Manifest
+	err = writeDir(dir, p, func(emit func(*block) error) (*Manifest, error) {
+		acc, err := p.run(true, func(first int64, n int) *block {
+			return &block{first: first, n: n, in: make([]uint64, n*p.iw), out: make([]uint64, n*p.ow)}
+		}, emit)
+		if err != nil {
+			return nil, err
+		}
+		m := p.manifest(acc)
+		man = &m
+		return man, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return man, nil
+}
+
+// hashWriter writes to w and hashes what it wrote.
+type hashWriter struct {
+	w     io.Writer
+	h     hash.Hash
+	n     int64
+	lines int64
+}
+
+func newHashWriter(w io.Writer) *hashWriter { return &hashWriter{w: w, h: sha256.New()} }
+
+func (hw *hashWriter) write(b []byte) error {
+	hw.h.Write(b)
+	hw.n += int64(len(b))
+	hw.lines += int64(bytes.Count(b, []byte{'\n'}))
+	_, err := hw.w.Write(b)
+	return err
+}
+
+func (hw *hashWriter) sum(name string) FileHash {
+	return FileHash{Name: name, Bytes: hw.n, Lines: hw.lines, SHA256: hex.EncodeToString(hw.h.Sum(nil))}
+}
+
+// writeSmall writes one small file atomically and returns its hash.
+func writeSmall(dir, name string, data []byte) (FileHash, error) {
+	var fh FileHash
+	err := atomicfile.Write(filepath.Join(dir, name), 0o644, func(w io.Writer) error {
+		hw := newHashWriter(w)
+		if err := hw.write(data); err != nil {
+			return err
+		}
+		fh = hw.sum(name)
+		return nil
+	})
+	return fh, err
+}
+
+// writeDir writes a set's files: layout.json and fields.vh, then
+// stimulus.hex, expected.hex and vectors.jsonl in one pass over the blocks
+// that feed hands to emit, then manifest.json with every file's hash.
+func writeDir(dir string, p *plan, feed func(emit func(*block) error) (*Manifest, error)) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("vectors: %w", err)
+	}
+	// A manifest from an earlier run must not vouch for files of this one.
+	stale := []string{ManifestFile}
+	if p.opts.NoJSONL {
+		stale = append(stale, JSONLFile)
+	}
+	for _, name := range stale {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("vectors: remove stale %w", err)
+		}
+	}
+	lf, err := marshalLayout(p)
+	if err != nil {
+		return err
+	}
+	layoutHash, err := writeSmall(dir, LayoutFile, lf)
+	if err != nil {
+		return fmt.Errorf("vectors: %w", err)
+	}
+	vhHash, err := writeSmall(dir, FieldsVHFile, fieldsVH(p.m.Name(), buildinfo.String(), p.lay))
+	if err != nil {
+		return fmt.Errorf("vectors: %w", err)
+	}
+
+	var stim, exp, jl *hashWriter
+	var man *Manifest
+	var bodyErr error
+	body := func() error {
+		man, bodyErr = feed(func(b *block) error {
+			if err := stim.write(b.stim); err != nil {
+				return err
+			}
+			if err := exp.write(b.exp); err != nil {
+				return err
+			}
+			if jl != nil {
+				return jl.write(b.jl)
+			}
+			return nil
+		})
+		return bodyErr
+	}
+	err = atomicfile.Write(filepath.Join(dir, StimulusFile), 0o644, func(ws io.Writer) error {
+		stim = newHashWriter(ws)
+		return atomicfile.Write(filepath.Join(dir, ExpectedFile), 0o644, func(we io.Writer) error {
+			exp = newHashWriter(we)
+			if p.opts.NoJSONL {
+				return body()
+			}
+			return atomicfile.Write(filepath.Join(dir, JSONLFile), 0o644, func(wj io.Writer) error {
+				jl = newHashWriter(wj)
+				return body()
+			})
+		})
+	})
+	if bodyErr != nil {
+		return bodyErr
+	}
+	if err != nil {
+		return fmt.Errorf("vectors: %w", err)
+	}
+	man.Files = []FileHash{stim.sum(StimulusFile), exp.sum(ExpectedFile)}
+	if jl != nil {
+		man.Files = append(man.Files, jl.sum(JSONLFile))
+	}
+	man.Files = append(man.Files, vhHash, layoutHash)
+	mb, err := marshalManifest(man)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteBytes(filepath.Join(dir, ManifestFile), 0o644, mb); err != nil {
+		return fmt.Errorf("vectors: %w", err)
+	}
+	return nil
+}
+
+// marshalLayout renders layout.json.
+func marshalLayout(p *plan) ([]byte, error) {
+	return marshalLayoutFile(layoutFile{Model: p.m.Name(), Input: p.lay.in, Output: p.lay.out})
+}
