@@ -122,8 +122,12 @@ func (f Format) String() string {
 }
 
 // MinRaw returns the smallest raw integer of f: -2^(W-1) signed, 0 unsigned.
-// ok is false when it does not fit in an int64 (signed W > 64); use MinRawBig.
+// ok is false when it does not fit in an int64 (signed W > 64; use
+// MinRawBig) or f is invalid.
 func (f Format) MinRaw() (raw int64, ok bool) {
+	if !f.valid() {
+		return 0, false
+	}
 	if !f.Signed {
 		return 0, true
 	}
@@ -137,6 +141,9 @@ func (f Format) MinRaw() (raw int64, ok bool) {
 // unsigned. ok is false when it does not fit in an int64; use MaxRawUint or
 // MaxRawBig.
 func (f Format) MaxRaw() (raw int64, ok bool) {
+	if !f.valid() {
+		return 0, false
+	}
 	if f.Signed {
 		if f.W > 64 {
 			return 0, false
@@ -152,20 +159,26 @@ func (f Format) MaxRaw() (raw int64, ok bool) {
 // MaxRawUint returns the largest raw integer of f as a uint64; ok is false
 // when it needs more than 64 bits.
 func (f Format) MaxRawUint() (raw uint64, ok bool) {
+	if !f.valid() {
+		return 0, false
+	}
 	m := f.maxMag(false)
 	return m.lo, m.hi == 0
 }
 
-// MinRawBig returns the smallest raw integer of f.
+// MinRawBig returns the smallest raw integer of f (0 for an invalid f).
 func (f Format) MinRawBig() *big.Int {
-	if !f.Signed {
+	if !f.valid() || !f.Signed {
 		return new(big.Int)
 	}
 	return new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(1), uint(f.W-1)))
 }
 
-// MaxRawBig returns the largest raw integer of f.
+// MaxRawBig returns the largest raw integer of f (0 for an invalid f).
 func (f Format) MaxRawBig() *big.Int {
+	if !f.valid() {
+		return new(big.Int)
+	}
 	return f.maxMag(false).big()
 }
 
