@@ -1,0 +1,422 @@
+package hpcc
+
+import (
+	"fmt"
+	"math/big"
+
+	"github.com/hpccgold/hpccgold/fixedpoint"
+	"github.com/hpccgold/hpccgold/telemetry"
+)
+
+// HopState is the stored telemetry of one hop (the draft's L[i]) as the
+// flow table keeps it: only what the next event needs to difference
+// against.
+type HopState struct {
+	// Ts is the egress timestamp: IFA stores the normalized egress time
+	// (rx + residence) as sec<<30 | ns (20 + 30 bits); Compact stores its
+	// 24-bit ns timestamp.
+	Ts uint64
+	// TxBytes is the txBytes counter as carried (IFA 32 bits in bytes,
+	// Compact 20 bits in 128-byte units).
+	TxBytes uint32
+	// Qlen is the queue length as carried (IFA 24 bits in bytes, Compact 17
+	// bits in 80-byte units).
+	Qlen uint32
+	// ID is the link identity DeviceID<<16 | EgressPort (36 bits) for IFA with
+	// TrackHopIdentity, otherwise 0.
+	ID uint64
+}
+
+// State is one flow's entry in the hardware flow table: raw bit patterns
+// whose widths and formats the configuration fixes (see Datapath.Signals
+// and the field tables). The zero State is a flow that has seen no
+// telemetry.
+type State struct {
+	Valid      bool   // 1 bit: the flow has seen telemetry
+	NHops      uint8  // NHopsBits: hop count of the stored telemetry
+	W          uint64 // Formats.W: window, bytes
+	Wc         uint64 // Formats.W: reference window, bytes
+	U          uint64 // Formats.U: normalized inflight (EWMA)
+	IncStage   uint8  // IncStageBits: additive-increase stages
+	LastUpdate uint64 // LastUpdateBits: lastUpdateSeq (sender) or lastUpdateTime (receiver, ns)
+	Hops       [MaxHopsLimit]HopState
+}
+
+// Output is what the datapath reports for one event besides the next state.
+type Output struct {
+	W, Wc, U uint64 // copies of the next state's W, Wc (Formats.W) and U (Formats.U)
+	IncStage uint8  // copy of the next state's incStage
+	Rate     uint64 // Formats.Rate: pacing rate R = W/T in bytes per ns (line 27)
+	First    bool   // first event of the flow: telemetry recorded, nothing measured
+	MI       bool   // line 12 condition: multiplicative step (U >= eta or incStage >= maxStage)
+	UpdateWc bool   // Wc and incStage committed (sender: seq > lastUpdateSeq; receiver: > T since last)
+	Notify   bool   // receiver: send a notification carrying W (line 31)
+	SelHop   uint8  // hop index whose u' was the maximum, NoHop if none
+	HopValid uint8  // bit i: hop i produced a measurement
+}
+
+// Datapath is the golden fixed-point HPCC++ per-event update built from a
+// Config: the bit-exact model the RTL must match. It is immutable and safe
+// for concurrent use; Update allocates nothing.
+type Datapath struct {
+	cfg     Config
+	enc     telemetry.Encoding
+	maxHops int
+
+	nhMask, seqMask, timeMask, nMask uint64
+	txBits                           uint
+	qMask, txMask                    uint32
+	codeMask                         uint8
+	incMask                          uint8
+
+	// formats
+	fU, fW, fRate, fEta, fTerm, fTx, fRD, fRU, fEoU, fRN fixedpoint.Format
+	fDts, fDB, fQ, fTau, fEwA, fEwS, fN                  fixedpoint.Format
+
+	// constants
+	eta, wai, wmin, wmax, winit, uinit, invT, tT, kWai fixedpoint.Value
+	zeroU, oneDts                                      fixedpoint.Value
+	kq, kr                                             [16]fixedpoint.Value
+	speedOK                                            [16]bool
+	tables                                             []Table
+
+	recipDts, recipU, recipN *fixedpoint.Reciprocal
+
+	inTx, outTx transaction
+}
+
+// NewDatapath validates cfg and builds the datapath: formats, constants,
+// the per-speed-code tables and the reciprocal units.
+func NewDatapath(cfg Config) (*Datapath, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	d := &Datapath{cfg: cfg, enc: cfg.Encoding, maxHops: cfg.MaxHops}
+	e := cfg.Encoding
+	d.nhMask = mask64(cfg.NHopsBits())
+	d.seqMask = mask64(cfg.SeqBits)
+	d.timeMask = mask64(cfg.TimeBits)
+	d.nMask = mask64(cfg.FlowCountBits)
+	d.txBits = uint(e.TxBytesBits())
+	d.txMask = uint32(mask64(e.TxBytesBits()))
+	d.qMask = uint32(mask64(e.QlenBits()))
+	d.codeMask = uint8(mask64(e.SpeedBits()))
+	d.incMask = uint8(mask64(cfg.IncStageBits()))
+
+	fm := cfg.Formats
+	d.fU, d.fW, d.fRate, d.fEta = fm.U.Format, fm.W.Format, fm.Rate.Format, fm.Eta.Format
+	d.fTerm, d.fTx, d.fRD, d.fRU, d.fEoU, d.fRN = fm.Term.Format, fm.TxRate.Format, fm.RecipDts.Format, fm.RecipU.Format, fm.EtaOverU.Format, fm.RecipN.Format
+	var err error
+	mk := func(w, i int) fixedpoint.Format {
+		f, e2 := fixedpoint.NewFormat(w, i, false)
+		if e2 != nil && err == nil {
+			err = e2
+		}
+		return f
+	}
+	d.fDts = mk(cfg.DtsInBits(), cfg.DtsInBits())
+	d.fDB = mk(e.TxBytesBits(), e.TxBytesBits())
+	d.fQ = mk(e.QlenBits(), e.QlenBits())
+	d.fTau = mk(cfg.TauBits(), cfg.TauBits())
+	d.fN = mk(cfg.FlowCountBits, cfg.FlowCountBits)
+	if err != nil {
+		return nil, fmt.Errorf("hpcc: datapath formats: %w", err)
+	}
+	// Exact EWMA intermediates: (T - tau) * U and tau * u, and their sum.
+	if d.fEwA, err = fixedpoint.MulFormat(d.fTau, d.fU); err != nil {
+		return nil, fmt.Errorf("hpcc: EWMA product format: %w", err)
+	}
+	if d.fEwS, err = fixedpoint.AddFormat(d.fEwA, d.fEwA); err != nil {
+		return nil, fmt.Errorf("hpcc: EWMA sum format: %w", err)
+	}
+	if d.fEwS.W > 64 {
+		return nil, fmt.Errorf("hpcc: EWMA sum format %s wider than 64 bits: narrow Formats.U or MaxBaseRTTNs", d.fEwS)
+	}
+
+	// Parameters quantized into their formats (round half up, saturate).
+	konst := func(name string, f fixedpoint.Format, r *big.Rat) fixedpoint.Value {
+		v, e2 := fixedpoint.FromRat(f, r, fixedpoint.Rnd, fixedpoint.Sat)
+		if e2 != nil && err == nil {
+			err = fmt.Errorf("hpcc: constant %s: %w", name, e2)
+		}
+		return v
+	}
+	d.eta = konst("eta", d.fEta, ratOf(cfg.Eta))
+	d.wai = konst("w_ai", d.fW, ratOf(cfg.WAIBytes))
+	d.wmin = konst("w_min", d.fW, ratOf(cfg.WMinBytes))
+	d.wmax = konst("w_max", d.fW, ratOf(cfg.WMaxBytes))
+	d.winit = konst("w_init", d.fW, ratOf(cfg.WInitBytes))
+	d.uinit = konst("u_init", d.fU, ratOf(cfg.UInit))
+	d.tT = konst("t", d.fTau, big.NewRat(int64(cfg.BaseRTTNs), 1))
+	d.zeroU = d.fU.Zero()
+	d.oneDts = konst("one", d.fDts, big.NewRat(1, 1))
+	if err != nil {
+		return nil, err
+	}
+
+	// Tables (ROMs) and derived constants.
+	codes := e.SpeedCodes()
+	kqT, kqV, err := buildTable("kq", "qlen unit / (B*T) per speed code (1/qlen-unit)", cfg.TableEntryBits, cfg.kqReals())
+	if err != nil {
+		return nil, err
+	}
+	krT, krV, err := buildTable("kr", "txBytes unit / B per speed code (ns per txBytes-unit)", cfg.TableEntryBits, cfg.krReals())
+	if err != nil {
+		return nil, err
+	}
+	invTT, invTV, err := buildTable("inv_t", "1/T (1/ns)", cfg.TableEntryBits, []*big.Rat{cfg.invTReal()})
+	if err != nil {
+		return nil, err
+	}
+	d.invT = invTV[0]
+	d.tables = []Table{kqT, krT, invTT}
+	if cfg.DynamicWAI {
+		kT, kV, err := buildTable("k_wai", "W_init*(1-eta), bytes (dynamic W_ai numerator)", cfg.TableEntryBits, []*big.Rat{cfg.kWaiReal()})
+		if err != nil {
+			return nil, err
+		}
+		d.kWai = kV[0]
+		d.tables = append(d.tables, kT)
+	}
+	zq, zr := fixedpoint.Value{}, fixedpoint.Value{}
+	zq = kqT.Format.Zero()
+	zr = krT.Format.Zero()
+	for c := 0; c < 16; c++ {
+		d.kq[c], d.kr[c] = zq, zr
+		if c < codes {
+			d.kq[c], d.kr[c] = kqV[c], krV[c]
+			d.speedOK[c] = kqT.Reals[c].Sign() > 0
+		}
+	}
+
+	// Reciprocal units.
+	recip := func(name string, in, out fixedpoint.Format, p RecipParams) *fixedpoint.Reciprocal {
+		r, e2 := fixedpoint.NewReciprocal(fixedpoint.ReciprocalConfig{
+			In: in, TableBits: min(p.TableBits, in.W-1), Entry: fixedpoint.Format{W: p.EntryBits, I: 0},
+			NRSteps: p.NRSteps, Out: out, Q: fixedpoint.Rnd, O: fixedpoint.Sat,
+		})
+		if e2 != nil && err == nil {
+			err = fmt.Errorf("hpcc: %s unit: %w", name, e2)
+		}
+		return r
+	}
+	d.recipDts = recip("recip_dts", d.fDts, d.fRD, cfg.RecipDts)
+	d.recipU = recip("recip_u", d.fU, d.fRU, cfg.RecipU)
+	if cfg.DynamicWAI {
+		d.recipN = recip("recip_n", d.fN, d.fRN, cfg.RecipN)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := d.buildTransactions(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Config returns the datapath's configuration.
+func (d *Datapath) Config() Config { return d.cfg }
+
+// InitialState returns the flow-table entry of a new flow. It is the zero
+// State: the first event loads W = Wc = W_init, U = U_init, incStage = 0.
+func (d *Datapath) InitialState() State { return State{} }
+
+// record converts a wire hop into what the flow table stores (HopState),
+// masking every field to its wire width. IFA: the egress time rx + residence
+// is normalized with a constant-compare chain: t = RxNs + ResidenceNs
+// (33 bits, < 9*10^9 for any input bits), carry = #{k in 1..8 : t >= k*10^9},
+// ns = t - carry*10^9 (< 10^9), sec = (RxSec + carry) mod 2^20.
+func (d *Datapath) record(h *telemetry.Hop) HopState {
+	r := HopState{TxBytes: h.TxBytes & d.txMask, Qlen: h.Qlen & d.qMask}
+	if d.enc == telemetry.Compact {
+		r.Ts = uint64(h.Ts) & (1<<telemetry.CompactTsBits - 1)
+		return r
+	}
+	t := uint64(h.RxNs) + uint64(h.ResidenceNs)
+	var carry uint64
+	for k := uint64(1); k <= 8; k++ { // eight comparators; carry is their count
+		if t >= k*telemetry.NsPerSecond {
+			carry++
+		}
+	}
+	ns := t - carry*telemetry.NsPerSecond
+	sec := (uint64(h.RxSec) + carry) & (1<<telemetry.IFARxSecBits - 1)
+	r.Ts = sec<<telemetry.IFAEgressNsBits | ns
+	if d.cfg.HopIDBits() > 0 {
+		r.ID = uint64(h.DeviceID&(1<<telemetry.IFADeviceIDBits-1))<<telemetry.IFAPortBits | uint64(h.EgressPort)
+	}
+	return r
+}
+
+// deltaTs is the egress-time difference cur - prev of two stored
+// timestamps. Compact: (cur - prev) mod 2^24. IFA, with (s, n) = (ts>>30,
+// ts & (2^30-1)): borrow = cur.n < prev.n; dsec = (cur.s - prev.s - borrow)
+// mod 2^20; dns = (cur.n - prev.n + borrow*10^9) mod 2^31; dts = dsec*10^9 +
+// dns (51 bits). For ns fields below 10^9 this equals
+// fixedpoint.TimestampDiffNs with 20-bit seconds; other bit patterns give
+// this defined value.
+func (d *Datapath) deltaTs(cur, prev uint64) uint64 {
+	if d.enc == telemetry.Compact {
+		return fixedpoint.WrapDiff(cur, prev, telemetry.CompactTsBits)
+	}
+	const nsMask = 1<<telemetry.IFAEgressNsBits - 1
+	cs, cn := cur>>telemetry.IFAEgressNsBits, cur&nsMask
+	ps, pn := prev>>telemetry.IFAEgressNsBits, prev&nsMask
+	var borrow uint64
+	if cn < pn {
+		borrow = 1
+	}
+	dsec := fixedpoint.WrapDiff(cs, ps+borrow, telemetry.IFARxSecBits)
+	dns := fixedpoint.WrapDiff(cn+borrow*telemetry.NsPerSecond, pn, 31)
+	return dsec*telemetry.NsPerSecond + dns
+}
+
+// bits64 reads raw bits into a format (bits above its width are dropped, as
+// a hardware port of that width would). The formats are validated at
+// construction, so the error cannot occur.
+func bits64(f fixedpoint.Format, raw uint64) fixedpoint.Value {
+	v, _ := fixedpoint.FromBits64(f, raw)
+	return v
+}
+
+// Update is the per-event HPCC++ update (NewAck or NewINT with
+// MeasureInflight and ComputeWind), computed as the hardware does: a fixed,
+// unrolled hop loop of MaxHops slots, every slot always computed and its
+// result selected by its valid bit, no floating point, reciprocals through
+// the fixedpoint reciprocal units. Inputs are masked to their field widths.
+// The operation sequence and every signal's format are in docs/datapath.md.
+func (d *Datapath) Update(st State, in Input) (State, Output) {
+	const (
+		rnd  = fixedpoint.Rnd
+		sat  = fixedpoint.Sat
+		trn  = fixedpoint.Trn
+		wrap = fixedpoint.Wrap
+	)
+	c := &d.cfg
+	nh := uint64(in.NHops) & d.nhMask
+	stNH := uint64(st.NHops) & d.nhMask
+	pathOK := nh == stNH && nh <= uint64(d.maxHops)
+	uReg := bits64(d.fU, st.U)
+	wcReg := bits64(d.fW, st.Wc)
+	inc := st.IncStage & d.incMask
+
+	var next State
+	out := Output{SelHop: NoHop}
+
+	// MeasureInflight, lines 3-7: one slot per hop, max-select chain.
+	uAcc := d.zeroU
+	dtsSel := d.fDts.Zero()
+	for i := 0; i < d.maxHops; i++ {
+		h := &in.Hops[i]
+		prev := &st.Hops[i]
+		rec := d.record(h)
+		inPath := uint64(i) < nh
+		code := h.SpeedCode & d.codeMask
+		dts := d.deltaTs(rec.Ts, prev.Ts)
+		ok := pathOK && inPath && d.speedOK[code] && rec.ID == prev.ID && dts != 0 && dts <= c.MaxDeltaTsNs
+
+		// Line 4: txRate = dTxBytes / dts via the 1/dts unit. An invalid
+		// slot feeds 1 to the unit (mux) so its input stays in range.
+		dtsV := d.oneDts
+		if ok {
+			dtsV = bits64(d.fDts, dts)
+		}
+		rd, _ := d.recipDts.Recip(dtsV)
+		dB := bits64(d.fDB, fixedpoint.WrapDiff(uint64(rec.TxBytes), uint64(prev.TxBytes), d.txBits))
+		x := fixedpoint.MulCast(dB, rd, d.fTx, rnd, sat)
+		// Line 5: u' = min(qlen, last qlen) * KQ[code] + txRate * KR[code].
+		q := bits64(d.fQ, uint64(min(rec.Qlen, prev.Qlen&d.qMask)))
+		qTerm := fixedpoint.MulCast(q, d.kq[code], d.fTerm, rnd, sat)
+		rTerm := fixedpoint.MulCast(x, d.kr[code], d.fTerm, rnd, sat)
+		up := fixedpoint.AddCast(qTerm, rTerm, d.fU, rnd, sat)
+		if !ok {
+			up = d.zeroU
+		}
+		// Lines 6-7: strictly greater, so ties keep the earlier hop.
+		if fixedpoint.Cmp(up, uAcc) > 0 {
+			uAcc, dtsSel, out.SelHop = up, dtsV, uint8(i)
+		}
+		if ok {
+			out.HopValid |= 1 << uint(i)
+		}
+		if inPath {
+			next.Hops[i] = rec // line 27: L = ack.L
+		}
+	}
+
+	// Line 8: tau = min(tau, T).
+	tau := fixedpoint.Cast(fixedpoint.Min(dtsSel, d.tT), d.fTau, trn, sat)
+	// Line 9: U = ((T - tau)*U + tau*u) * (1/T), products and sum exact.
+	tmt := fixedpoint.SubCast(d.tT, tau, d.fTau, trn, wrap)
+	a := fixedpoint.MulCast(tmt, uReg, d.fEwA, trn, wrap)
+	b := fixedpoint.MulCast(tau, uAcc, d.fEwA, trn, wrap)
+	s := fixedpoint.AddCast(a, b, d.fEwS, trn, wrap)
+	uNew := fixedpoint.MulCast(s, d.invT, d.fU, rnd, sat)
+
+	// Line 22 (sender) / line 29 (receiver): commit Wc this event?
+	var updateWc bool
+	if c.Mode == Sender {
+		updateWc = seqAfter(in.Seq&d.seqMask, st.LastUpdate&d.seqMask, c.SeqBits)
+	} else {
+		updateWc = timeElapsed(in.NowNs&d.timeMask, st.LastUpdate&d.timeMask, c.TimeBits) > uint64(c.BaseRTTNs)
+	}
+
+	// ComputeWind, lines 11-20.
+	wai := d.wai
+	if c.DynamicWAI {
+		n := uint64(in.NFlows) & d.nMask
+		if n == 0 {
+			n = 1
+		}
+		rn, _ := d.recipN.Recip(bits64(d.fN, n))
+		wai = fixedpoint.MulCast(d.kWai, rn, d.fW, rnd, sat)
+	}
+	mi := fixedpoint.Cmp(uNew, d.eta) >= 0 || int(inc) >= c.MaxStage
+	ru, _ := d.recipU.Recip(uNew)                         // 1/U
+	k := fixedpoint.MulCast(ru, d.eta, d.fEoU, rnd, sat)  // eta/U
+	wMul := fixedpoint.MulCast(wcReg, k, d.fW, rnd, sat)  // Wc/(U/eta)
+	wMI := fixedpoint.AddCast(wMul, wai, d.fW, rnd, sat)  // line 13
+	wAI := fixedpoint.AddCast(wcReg, wai, d.fW, rnd, sat) // line 17
+	w := wAI
+	if mi {
+		w = wMI
+	}
+	w = fixedpoint.Min(fixedpoint.Max(w, d.wmin), d.wmax) // W in [W_min, W_max]
+
+	next.Valid = true
+	next.NHops = uint8(nh)
+	next.W = w.RawUint()
+	next.U = uNew.RawUint()
+	next.Wc, next.IncStage, next.LastUpdate = st.Wc, inc, st.LastUpdate
+	if updateWc {
+		next.Wc = next.W // lines 15, 19
+		if mi {
+			next.IncStage = 0
+		} else {
+			next.IncStage = inc + 1
+		}
+		if c.Mode == Sender {
+			next.LastUpdate = in.SndNxt & d.seqMask // line 24
+		} else {
+			next.LastUpdate = in.NowNs & d.timeMask // line 32
+		}
+	}
+	out.MI, out.UpdateWc = mi, updateWc
+	out.Notify = updateWc && c.Mode == Receiver
+
+	if !st.Valid {
+		// First event: record L, load the initial registers, open the first
+		// round (lastUpdateSeq = snd_nxt / lastUpdateTime = now).
+		next.W, next.Wc, next.U, next.IncStage = d.winit.RawUint(), d.winit.RawUint(), d.uinit.RawUint(), 0
+		if c.Mode == Sender {
+			next.LastUpdate = in.SndNxt & d.seqMask
+		} else {
+			next.LastUpdate = in.NowNs & d.timeMask
+		}
+		out = Output{First: true, SelHop: NoHop}
+	}
+	// Line 27: R = W/T.
+	rate := fixedpoint.MulCast(bits64(d.fW, next.W), d.invT, d.fRate, rnd, sat)
+	out.W, out.Wc, out.U, out.IncStage, out.Rate = next.W, next.Wc, next.U, next.IncStage, rate.RawUint()
+	return next, out
+}

@@ -1,0 +1,296 @@
+package hpcc
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/hpccgold/hpccgold/fieldtable"
+	"github.com/hpccgold/hpccgold/telemetry"
+)
+
+// binding ties one field of a transaction table to a Go value.
+type binding struct {
+	spec fieldtable.Spec
+	get  func(st *State, in *Input, out *Output) uint64
+	set  func(st *State, in *Input, out *Output, v uint64)
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// stateBindings are the flow-table fields, named prefix+name (st_ before,
+// ns_ after the update).
+func (d *Datapath) stateBindings(prefix, when string) []binding {
+	c := d.cfg
+	fm := c.Formats
+	lu := "lastUpdateSeq (serial number)"
+	if c.Mode == Receiver {
+		lu = "lastUpdateTime, ns (wrapping)"
+	}
+	bs := []binding{
+		{fieldtable.Spec{Name: prefix + "valid", Width: 1, Format: "bool", Doc: when + ": flow has seen telemetry"},
+			func(s *State, _ *Input, _ *Output) uint64 { return b2u(s.Valid) },
+			func(s *State, _ *Input, _ *Output, v uint64) { s.Valid = v != 0 }},
+		{fieldtable.Spec{Name: prefix + "nhops", Width: c.NHopsBits(), Format: "uint", Doc: when + ": hop count of the stored telemetry"},
+			func(s *State, _ *Input, _ *Output) uint64 { return uint64(s.NHops) },
+			func(s *State, _ *Input, _ *Output, v uint64) { s.NHops = uint8(v) }},
+		{fieldtable.Spec{Name: prefix + "w", Width: fm.W.W, Format: fm.W.String(), Doc: when + ": window W, bytes"},
+			func(s *State, _ *Input, _ *Output) uint64 { return s.W },
+			func(s *State, _ *Input, _ *Output, v uint64) { s.W = v }},
+		{fieldtable.Spec{Name: prefix + "wc", Width: fm.W.W, Format: fm.W.String(), Doc: when + ": reference window Wc, bytes"},
+			func(s *State, _ *Input, _ *Output) uint64 { return s.Wc },
+			func(s *State, _ *Input, _ *Output, v uint64) { s.Wc = v }},
+		{fieldtable.Spec{Name: prefix + "u", Width: fm.U.W, Format: fm.U.String(), Doc: when + ": normalized inflight U (EWMA)"},
+			func(s *State, _ *Input, _ *Output) uint64 { return s.U },
+			func(s *State, _ *Input, _ *Output, v uint64) { s.U = v }},
+		{fieldtable.Spec{Name: prefix + "inc_stage", Width: c.IncStageBits(), Format: "uint", Doc: when + ": incStage"},
+			func(s *State, _ *Input, _ *Output) uint64 { return uint64(s.IncStage) },
+			func(s *State, _ *Input, _ *Output, v uint64) { s.IncStage = uint8(v) }},
+		{fieldtable.Spec{Name: prefix + "last_update", Width: c.LastUpdateBits(), Format: "uint", Doc: when + ": " + lu},
+			func(s *State, _ *Input, _ *Output) uint64 { return s.LastUpdate },
+			func(s *State, _ *Input, _ *Output, v uint64) { s.LastUpdate = v }},
+	}
+	tsDoc := "egress time sec<<30|ns (IFA)"
+	if c.Encoding == telemetry.Compact {
+		tsDoc = "egress timestamp, ns (24-bit wrapping)"
+	}
+	for i := 0; i < c.MaxHops; i++ {
+		i := i
+		p := prefix + "hop" + strconv.Itoa(i) + "_"
+		h := when + ": hop " + strconv.Itoa(i) + " "
+		bs = append(bs,
+			binding{fieldtable.Spec{Name: p + "ts", Width: c.HopTsBits(), Format: "uint", Doc: h + tsDoc},
+				func(s *State, _ *Input, _ *Output) uint64 { return s.Hops[i].Ts },
+				func(s *State, _ *Input, _ *Output, v uint64) { s.Hops[i].Ts = v }},
+			binding{fieldtable.Spec{Name: p + "tx_bytes", Width: c.Encoding.TxBytesBits(), Format: "uint", Doc: h + "txBytes counter as carried"},
+				func(s *State, _ *Input, _ *Output) uint64 { return uint64(s.Hops[i].TxBytes) },
+				func(s *State, _ *Input, _ *Output, v uint64) { s.Hops[i].TxBytes = uint32(v) }},
+			binding{fieldtable.Spec{Name: p + "qlen", Width: c.Encoding.QlenBits(), Format: "uint", Doc: h + "queue length as carried"},
+				func(s *State, _ *Input, _ *Output) uint64 { return uint64(s.Hops[i].Qlen) },
+				func(s *State, _ *Input, _ *Output, v uint64) { s.Hops[i].Qlen = uint32(v) }},
+		)
+		if c.HopIDBits() > 0 {
+			bs = append(bs, binding{fieldtable.Spec{Name: p + "id", Width: c.HopIDBits(), Format: "uint", Doc: h + "link identity deviceID<<16|egressPort"},
+				func(s *State, _ *Input, _ *Output) uint64 { return s.Hops[i].ID },
+				func(s *State, _ *Input, _ *Output, v uint64) { s.Hops[i].ID = v }})
+		}
+	}
+	return bs
+}
+
+// eventBindings are the event fields (in_ prefix): mode-dependent scalars,
+// the hop count and the per-hop wire fields the datapath reads.
+func (d *Datapath) eventBindings() []binding {
+	c := d.cfg
+	var bs []binding
+	if c.Mode == Sender {
+		bs = append(bs,
+			binding{fieldtable.Spec{Name: "in_seq", Width: c.SeqBits, Format: "uint", Doc: "ACK sequence number"},
+				func(_ *State, in *Input, _ *Output) uint64 { return in.Seq },
+				func(_ *State, in *Input, _ *Output, v uint64) { in.Seq = v }},
+			binding{fieldtable.Spec{Name: "in_snd_nxt", Width: c.SeqBits, Format: "uint", Doc: "sender snd_nxt"},
+				func(_ *State, in *Input, _ *Output) uint64 { return in.SndNxt },
+				func(_ *State, in *Input, _ *Output, v uint64) { in.SndNxt = v }})
+	} else {
+		bs = append(bs, binding{fieldtable.Spec{Name: "in_now", Width: c.TimeBits, Format: "uint", Doc: "event time, ns (wrapping)"},
+			func(_ *State, in *Input, _ *Output) uint64 { return in.NowNs },
+			func(_ *State, in *Input, _ *Output, v uint64) { in.NowNs = v }})
+		if c.DynamicWAI {
+			bs = append(bs, binding{fieldtable.Spec{Name: "in_nflows", Width: c.FlowCountBits, Format: "uint", Doc: "receiver-measured concurrent flows N (0 read as 1)"},
+				func(_ *State, in *Input, _ *Output) uint64 { return uint64(in.NFlows) },
+				func(_ *State, in *Input, _ *Output, v uint64) { in.NFlows = uint32(v) }})
+		}
+	}
+	bs = append(bs, binding{fieldtable.Spec{Name: "in_nhops", Width: c.NHopsBits(), Format: "uint", Doc: "hop count of this event's telemetry"},
+		func(_ *State, in *Input, _ *Output) uint64 { return uint64(in.NHops) },
+		func(_ *State, in *Input, _ *Output, v uint64) { in.NHops = uint8(v) }})
+	e := c.Encoding
+	for i := 0; i < c.MaxHops; i++ {
+		i := i
+		p := "in_hop" + strconv.Itoa(i) + "_"
+		h := "hop " + strconv.Itoa(i) + " "
+		field := func(name string, width int, doc string, get func(*telemetry.Hop) uint64, set func(*telemetry.Hop, uint64)) binding {
+			return binding{fieldtable.Spec{Name: p + name, Width: width, Format: "uint", Doc: h + doc},
+				func(_ *State, in *Input, _ *Output) uint64 { return get(&in.Hops[i]) },
+				func(_ *State, in *Input, _ *Output, v uint64) { set(&in.Hops[i], v) }}
+		}
+		bs = append(bs, field("speed", e.SpeedBits(), "speed code",
+			func(h *telemetry.Hop) uint64 { return uint64(h.SpeedCode) }, func(h *telemetry.Hop, v uint64) { h.SpeedCode = uint8(v) }))
+		if e == telemetry.Compact {
+			bs = append(bs, field("ts", telemetry.CompactTsBits, "egress timestamp, ns",
+				func(h *telemetry.Hop) uint64 { return uint64(h.Ts) }, func(h *telemetry.Hop, v uint64) { h.Ts = uint32(v) }))
+		} else {
+			bs = append(bs,
+				field("rx_sec", telemetry.IFARxSecBits, "rxTimestampSec",
+					func(h *telemetry.Hop) uint64 { return uint64(h.RxSec) }, func(h *telemetry.Hop, v uint64) { h.RxSec = uint32(v) }),
+				field("rx_ns", telemetry.IFARxNsBits, "rxTimeStampNs",
+					func(h *telemetry.Hop) uint64 { return uint64(h.RxNs) }, func(h *telemetry.Hop, v uint64) { h.RxNs = uint32(v) }),
+				field("residence", telemetry.IFAResidenceBits, "residenceTime, ns",
+					func(h *telemetry.Hop) uint64 { return uint64(h.ResidenceNs) }, func(h *telemetry.Hop, v uint64) { h.ResidenceNs = uint32(v) }))
+		}
+		bs = append(bs,
+			field("tx_bytes", e.TxBytesBits(), "txBytes counter",
+				func(h *telemetry.Hop) uint64 { return uint64(h.TxBytes) }, func(h *telemetry.Hop, v uint64) { h.TxBytes = uint32(v) }),
+			field("qlen", e.QlenBits(), "queue length",
+				func(h *telemetry.Hop) uint64 { return uint64(h.Qlen) }, func(h *telemetry.Hop, v uint64) { h.Qlen = uint32(v) }))
+		if c.HopIDBits() > 0 {
+			bs = append(bs,
+				field("device_id", telemetry.IFADeviceIDBits, "deviceID",
+					func(h *telemetry.Hop) uint64 { return uint64(h.DeviceID) }, func(h *telemetry.Hop, v uint64) { h.DeviceID = uint32(v) }),
+				field("egress_port", telemetry.IFAPortBits, "egressPort",
+					func(h *telemetry.Hop) uint64 { return uint64(h.EgressPort) }, func(h *telemetry.Hop, v uint64) { h.EgressPort = uint16(v) }))
+		}
+	}
+	return bs
+}
+
+// outputBindings are the output-only fields (out_ prefix).
+func (d *Datapath) outputBindings() []binding {
+	c := d.cfg
+	nh := uint64(c.MaxHops)
+	return []binding{
+		{fieldtable.Spec{Name: "out_rate", Width: c.Formats.Rate.W, Format: c.Formats.Rate.String(), Doc: "pacing rate R = W/T, bytes per ns"},
+			func(_ *State, _ *Input, o *Output) uint64 { return o.Rate },
+			func(_ *State, _ *Input, o *Output, v uint64) { o.Rate = v }},
+		{fieldtable.Spec{Name: "out_first", Width: 1, Format: "bool", Doc: "first event of the flow"},
+			func(_ *State, _ *Input, o *Output) uint64 { return b2u(o.First) },
+			func(_ *State, _ *Input, o *Output, v uint64) { o.First = v != 0 }},
+		{fieldtable.Spec{Name: "out_mi", Width: 1, Format: "bool", Doc: "multiplicative step (line 12)"},
+			func(_ *State, _ *Input, o *Output) uint64 { return b2u(o.MI) },
+			func(_ *State, _ *Input, o *Output, v uint64) { o.MI = v != 0 }},
+		{fieldtable.Spec{Name: "out_update_wc", Width: 1, Format: "bool", Doc: "Wc and incStage committed"},
+			func(_ *State, _ *Input, o *Output) uint64 { return b2u(o.UpdateWc) },
+			func(_ *State, _ *Input, o *Output, v uint64) { o.UpdateWc = v != 0 }},
+		{fieldtable.Spec{Name: "out_notify", Width: 1, Format: "bool", Doc: "receiver: send a notification with W"},
+			func(_ *State, _ *Input, o *Output) uint64 { return b2u(o.Notify) },
+			func(_ *State, _ *Input, o *Output, v uint64) { o.Notify = v != 0 }},
+		{fieldtable.Spec{Name: "out_sel_hop", Width: bitsFor(nh), Format: "uint", Doc: fmt.Sprintf("hop of the maximum u' (%d = none)", nh)},
+			func(_ *State, _ *Input, o *Output) uint64 {
+				if o.SelHop == NoHop {
+					return nh
+				}
+				return uint64(o.SelHop)
+			},
+			func(_ *State, _ *Input, o *Output, v uint64) {
+				o.SelHop = uint8(v)
+				if v == nh {
+					o.SelHop = NoHop
+				}
+			}},
+		{fieldtable.Spec{Name: "out_hop_valid", Width: c.MaxHops, Format: "uint", Doc: "bit i: hop i produced a measurement"},
+			func(_ *State, _ *Input, o *Output) uint64 { return uint64(o.HopValid) },
+			func(_ *State, _ *Input, o *Output, v uint64) { o.HopValid = uint8(v) }},
+	}
+}
+
+// transaction is a laid-out table with its bindings.
+type transaction struct {
+	table    fieldtable.Table
+	bindings []binding
+}
+
+func newTransaction(name string, bs []binding) (transaction, error) {
+	specs := make([]fieldtable.Spec, len(bs))
+	for i, b := range bs {
+		specs[i] = b.spec
+	}
+	t, err := fieldtable.New(name, specs)
+	if err != nil {
+		return transaction{}, fmt.Errorf("hpcc: %w", err)
+	}
+	return transaction{table: t, bindings: bs}, nil
+}
+
+func (d *Datapath) buildTransactions() error {
+	var err error
+	in := append(d.stateBindings("st_", "before"), d.eventBindings()...)
+	if d.inTx, err = newTransaction("hpcc_update_in", in); err != nil {
+		return err
+	}
+	out := append(d.stateBindings("ns_", "after"), d.outputBindings()...)
+	d.outTx, err = newTransaction("hpcc_update_out", out)
+	return err
+}
+
+// InputTable is the layout of one update's inputs: the flow state before
+// (st_*), the event scalars (in_seq, in_snd_nxt or in_now, in_nflows,
+// in_nhops) and the per-hop wire fields (in_hop<i>_*). It is the source of
+// the stimulus vector files and of the RTL input ports.
+func (d *Datapath) InputTable() fieldtable.Table { return d.inTx.table }
+
+// OutputTable is the layout of one update's outputs: the flow state after
+// (ns_*) and the output-only fields (out_rate, out_first, out_mi,
+// out_update_wc, out_notify, out_sel_hop, out_hop_valid). Output's W, Wc, U
+// and IncStage are the ns_ fields.
+func (d *Datapath) OutputTable() fieldtable.Table { return d.outTx.table }
+
+func (t transaction) pack(st *State, in *Input, out *Output, word []uint64) error {
+	if len(word) < t.table.Words() {
+		return fmt.Errorf("hpcc: %s: word has %d uint64s, need %d", t.table.Name, len(word), t.table.Words())
+	}
+	for i := range word[:t.table.Words()] {
+		word[i] = 0
+	}
+	for i, b := range t.bindings {
+		if err := fieldtable.Put(word, t.table.Fields[i], b.get(st, in, out)); err != nil {
+			return fmt.Errorf("hpcc: %s: %w", t.table.Name, err)
+		}
+	}
+	return nil
+}
+
+func (t transaction) unpack(st *State, in *Input, out *Output, word []uint64) error {
+	if len(word) < t.table.Words() {
+		return fmt.Errorf("hpcc: %s: word has %d uint64s, need %d", t.table.Name, len(word), t.table.Words())
+	}
+	for i, b := range t.bindings {
+		b.set(st, in, out, fieldtable.Get(word, t.table.Fields[i]))
+	}
+	return nil
+}
+
+// PackInput writes the state before and the event into word (at least
+// InputTable().Words() long). A value too wide for its field is an error
+// naming the field.
+func (d *Datapath) PackInput(st State, in Input, word []uint64) error {
+	return d.inTx.pack(&st, &in, nil, word)
+}
+
+// UnpackInput reads the state before and the event from word. Fields not
+// in the table (IFA Ins and IngressPort, the other mode's scalars) are zero.
+func (d *Datapath) UnpackInput(word []uint64) (State, Input, error) {
+	var st State
+	var in Input
+	err := d.inTx.unpack(&st, &in, nil, word)
+	return st, in, err
+}
+
+// PackOutput writes the state after and the outputs into word (at least
+// OutputTable().Words() long).
+func (d *Datapath) PackOutput(next State, out Output, word []uint64) error {
+	return d.outTx.pack(&next, nil, &out, word)
+}
+
+// UnpackOutput reads the state after and the outputs from word; Output's W,
+// Wc, U and IncStage are filled from the state.
+func (d *Datapath) UnpackOutput(word []uint64) (State, Output, error) {
+	var st State
+	var out Output
+	err := d.outTx.unpack(&st, nil, &out, word)
+	out.W, out.Wc, out.U, out.IncStage = st.W, st.Wc, st.U, st.IncStage
+	return st, out, err
+}
+
+// FlowStateBits is the number of bits one flow occupies in the flow table
+// (the st_ fields of InputTable).
+func (d *Datapath) FlowStateBits() int {
+	n := 0
+	for _, b := range d.stateBindings("st_", "") {
+		n += b.spec.Width
+	}
+	return n
+}
