@@ -34,10 +34,10 @@ const MaxDividerSteps = 256
 // quantized once; tests check that exhaustively for small formats.
 //
 // Zero divisor: the restoring array sets every quotient bit, which the
-// output stage treats as an infinite magnitude: the result is Quo's MAX when
-// x >= 0 and Quo's MIN when x < 0 (0 for an unsigned Quo), for every O, and
-// the error is nil. ZeroDivisor tells callers which case happened so they
-// can count it.
+// output stage treats as an infinite magnitude and saturates whatever O is:
+// the result is Quo's MAX when x >= 0, and when x < 0 Quo's MIN (-MAX if O
+// is SatSym; 0 for an unsigned Quo). The error is nil; ZeroDivisor tells
+// callers the case happened so they can count it.
 type Divider struct {
 	Num, Den, Quo Format       // operand and quotient formats
 	Q             Quantization // quotient quantization (NewDivider: Trn)
@@ -104,10 +104,13 @@ func (d *Divider) Div(x, y Value) (Value, error) {
 	yn, bm := y.signMag()
 	a, b := am.lo, bm.lo // <= 64 bits each
 	if b == 0 {
-		if xn {
-			return d.Quo.minValue(), nil
+		switch {
+		case !xn:
+			return d.Quo.maxValue(), nil
+		case d.O == SatSym && d.Quo.Signed:
+			return Value{f: d.Quo, r: d.Quo.maxMag(false).neg()}, nil
 		}
-		return d.Quo.maxValue(), nil
+		return d.Quo.minValue(), nil
 	}
 	sticky := false
 	j := d.j

@@ -270,7 +270,7 @@ const (
 	Wrap    Overflow = iota // keep the low W bits (two's complement wrap-around): SC_WRAP, AC_WRAP
 	Sat                     // clamp to MAX or MIN: SC_SAT, AC_SAT
 	SatZero                 // any overflow gives 0: SC_SAT_ZERO, AC_SAT_ZERO
-	SatSym                  // clamp to MAX or -MAX (signed; unsigned clamps to MAX or 0): SC_SAT_SYM, AC_SAT_SYM
+	SatSym                  // range [-MAX, MAX]: clamp to MAX or -MAX, MIN itself becomes -MAX (unsigned: as Sat): SC_SAT_SYM, AC_SAT_SYM
 	numOverflow
 )
 

@@ -45,6 +45,9 @@ func oracleCast(r *big.Rat, f Format, q Quantization, o Overflow) *big.Int {
 		n.Add(n, big.NewInt(1))
 	}
 	lo, hi := f.MinRawBig(), f.MaxRawBig()
+	if o == SatSym && f.Signed {
+		lo = new(big.Int).Neg(hi) // SC_SAT_SYM's range is symmetric: MIN is an overflow (checked against SystemC)
+	}
 	if n.Cmp(lo) >= 0 && n.Cmp(hi) <= 0 {
 		return n
 	}

@@ -114,7 +114,11 @@ func finish(neg bool, qv u128, huge bool, res residue, to Format, q Quantization
 		qv, c = qv.add1()
 		huge = huge || c != 0
 	}
-	if !huge && qv.cmp(to.maxMag(neg)) <= 0 {
+	lim := to.maxMag(neg)
+	if neg && o == SatSym && to.Signed {
+		lim = to.maxMag(false) // SystemC: the symmetric range [-MAX, MAX]; MIN itself saturates to -MAX
+	}
+	if !huge && qv.cmp(lim) <= 0 {
 		if neg {
 			qv = qv.neg()
 		}
