@@ -241,8 +241,8 @@ func DefaultConfigFor(e telemetry.Encoding) Config {
 			Rate:     F("u32.8"),
 			Eta:      F("u24.0"),
 			Term:     F("u40.16"),
-			RecipU:   F("u48.24"),
-			EtaOverU: F("u48.24"),
+			RecipU:   F("u56.24"),
+			EtaOverU: F("u56.24"),
 			RecipN:   F("u32.1"),
 		},
 		TableEntryBits: 32,
@@ -254,13 +254,13 @@ func DefaultConfigFor(e telemetry.Encoding) Config {
 	if e == telemetry.Compact {
 		// txBytes wraps every 2^27 bytes: 2.68 ms at 400 Gbps.
 		c.MaxDeltaTsNs = 1<<21 - 1
-		c.Formats.TxRate = F("u44.20")
+		c.Formats.TxRate = F("u52.20")
 		c.Formats.RecipDts = F("u46.1")
 	} else {
 		// txBytes wraps every 2^32 bytes: 85.9 ms at 400 Gbps.
 		c.MaxDeltaTsNs = 1<<26 - 1
 		c.TrackHopIdentity = true
-		c.Formats.TxRate = F("u44.20")
+		c.Formats.TxRate = F("u52.20")
 		c.Formats.RecipDts = F("u51.1")
 	}
 	return c

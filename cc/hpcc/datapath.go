@@ -75,7 +75,7 @@ type Datapath struct {
 
 	// constants
 	eta, wai, wmin, wmax, winit, uinit, invT, tT, kWai fixedpoint.Value
-	zeroU, oneDts                                      fixedpoint.Value
+	zeroU, oneDts, oneEoU                              fixedpoint.Value
 	kq, kr                                             [16]fixedpoint.Value
 	speedOK                                            [16]bool
 	tables                                             []Table
@@ -150,6 +150,7 @@ func NewDatapath(cfg Config) (*Datapath, error) {
 	d.tT = konst("t", d.fTau, big.NewRat(int64(cfg.BaseRTTNs), 1))
 	d.zeroU = d.fU.Zero()
 	d.oneDts = konst("one", d.fDts, big.NewRat(1, 1))
+	d.oneEoU = konst("one", d.fEoU, big.NewRat(1, 1))
 	if err != nil {
 		return nil, err
 	}
@@ -371,9 +372,15 @@ func (d *Datapath) Update(st State, in Input) (State, Output) {
 		rn, _ := d.recipN.Recip(bits64(d.fN, n))
 		wai = fixedpoint.MulCast(d.kWai, rn, d.fW, rnd, sat)
 	}
-	mi := fixedpoint.Cmp(uNew, d.eta) >= 0 || int(inc) >= c.MaxStage
-	ru, _ := d.recipU.Recip(uNew)                         // 1/U
-	k := fixedpoint.MulCast(ru, d.eta, d.fEoU, rnd, sat)  // eta/U
+	uGE := fixedpoint.Cmp(uNew, d.eta) >= 0
+	mi := uGE || int(inc) >= c.MaxStage
+	ru, _ := d.recipU.Recip(uNew)                        // 1/U
+	k := fixedpoint.MulCast(ru, d.eta, d.fEoU, rnd, sat) // eta/U
+	if uGE {
+		// Guard: eta/U <= 1 exactly when U >= eta; the reciprocal's
+		// rounding must not turn a decrease into an increase.
+		k = fixedpoint.Min(k, d.oneEoU)
+	}
 	wMul := fixedpoint.MulCast(wcReg, k, d.fW, rnd, sat)  // Wc/(U/eta)
 	wMI := fixedpoint.AddCast(wMul, wai, d.fW, rnd, sat)  // line 13
 	wAI := fixedpoint.AddCast(wcReg, wai, d.fW, rnd, sat) // line 17
