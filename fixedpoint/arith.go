@@ -65,7 +65,10 @@ func b2i(b bool) int {
 // invalid `to` gives the zero Value. Allocation-free for every width.
 func Cast(x Value, to Format, q Quantization, o Overflow) Value {
 	neg, mag := x.signMag()
-	return quantize(neg, mag, x.f.F(), to, q, o)
+	if v, ok := quantize64(neg, mag.hi, mag.lo, x.p.frac()-to.F(), to, q, o); ok {
+		return v
+	}
+	return quantize(neg, mag, x.p.frac(), to, q, o)
 }
 
 // MulCast returns the exact product x*y quantized once into `to` (no
@@ -75,8 +78,13 @@ func Cast(x Value, to Format, q Quantization, o Overflow) Value {
 func MulCast(x, y Value, to Format, q Quantization, o Overflow) Value {
 	xn, xm := x.signMag()
 	yn, ym := y.signMag()
-	if xm.hi == 0 && ym.hi == 0 {
-		return quantize(xn != yn, mul64(xm.lo, ym.lo), x.f.F()+y.f.F(), to, q, o)
+	if xm.hi|ym.hi == 0 {
+		p := mul64(xm.lo, ym.lo)
+		e := x.p.frac() + y.p.frac()
+		if v, ok := quantize64(xn != yn, p.hi, p.lo, e-to.F(), to, q, o); ok {
+			return v
+		}
+		return quantize(xn != yn, p, e, to, q, o)
 	}
 	return mulCastBig(x, y, to, q, o)
 }
@@ -84,7 +92,7 @@ func MulCast(x, y Value, to Format, q Quantization, o Overflow) Value {
 func mulCastBig(x, y Value, to Format, q Quantization, o Overflow) Value {
 	m := x.RawBig()
 	m.Mul(m, y.RawBig())
-	return quantizeBig(m, x.f.F()+y.f.F(), to, q, o)
+	return quantizeBig(m, x.fm().F()+y.fm().F(), to, q, o)
 }
 
 // AddCast returns the exact sum x+y quantized once into `to`.
@@ -93,14 +101,14 @@ func mulCastBig(x, y Value, to Format, q Quantization, o Overflow) Value {
 func AddCast(x, y Value, to Format, q Quantization, o Overflow) Value {
 	xn, xm := x.signMag()
 	yn, ym := y.signMag()
-	return addCast(xn, xm, x.f.F(), yn, ym, y.f.F(), to, q, o)
+	return addCast(xn, xm, x.fm().F(), yn, ym, y.fm().F(), to, q, o)
 }
 
 // SubCast returns the exact difference x-y quantized once into `to`.
 func SubCast(x, y Value, to Format, q Quantization, o Overflow) Value {
 	xn, xm := x.signMag()
 	yn, ym := y.signMag()
-	return addCast(xn, xm, x.f.F(), !yn, ym, y.f.F(), to, q, o)
+	return addCast(xn, xm, x.fm().F(), !yn, ym, y.fm().F(), to, q, o)
 }
 
 func addCast(xn bool, xm u128, ex int, yn bool, ym u128, ey int, to Format, q Quantization, o Overflow) Value {
@@ -118,15 +126,19 @@ func addCast(xn bool, xm u128, ex int, yn bool, ym u128, ey int, to Format, q Qu
 			xm = xm.shl(uint(-d))
 			e = ey
 		}
+		neg, m := xn, xm
 		switch {
 		case xn == yn:
-			s, _ := xm.add(ym) // < 2^128: both < 2^127
-			return quantize(xn, s, e, to, q, o)
+			m, _ = xm.add(ym) // < 2^128: both < 2^127
 		case xm.cmp(ym) >= 0:
-			return quantize(xn, xm.sub(ym), e, to, q, o)
+			m = xm.sub(ym)
 		default:
-			return quantize(yn, ym.sub(xm), e, to, q, o)
+			neg, m = yn, ym.sub(xm)
 		}
+		if v, ok := quantize64(neg, m.hi, m.lo, e-to.F(), to, q, o); ok {
+			return v
+		}
+		return quantize(neg, m, e, to, q, o)
 	}
 	return addCastBig(xn, xm, ex, yn, ym, ey, to, q, o)
 }
@@ -149,7 +161,7 @@ func addCastBig(xn bool, xm u128, ex int, yn bool, ym u128, ey int, to Format, q
 // Add returns x+y exactly, in AddFormat(x, y). It fails only for invalid
 // operands or a result wider than 128 bits.
 func Add(x, y Value) (Value, error) {
-	f, err := AddFormat(x.f, y.f)
+	f, err := AddFormat(x.fm(), y.fm())
 	if err != nil {
 		return Value{}, err
 	}
@@ -158,7 +170,7 @@ func Add(x, y Value) (Value, error) {
 
 // Sub returns x-y exactly, in SubFormat(x, y).
 func Sub(x, y Value) (Value, error) {
-	f, err := SubFormat(x.f, y.f)
+	f, err := SubFormat(x.fm(), y.fm())
 	if err != nil {
 		return Value{}, err
 	}
@@ -167,7 +179,7 @@ func Sub(x, y Value) (Value, error) {
 
 // Mul returns x*y exactly, in MulFormat(x, y).
 func Mul(x, y Value) (Value, error) {
-	f, err := MulFormat(x.f, y.f)
+	f, err := MulFormat(x.fm(), y.fm())
 	if err != nil {
 		return Value{}, err
 	}
@@ -177,29 +189,29 @@ func Mul(x, y Value) (Value, error) {
 // Neg returns -x exactly, in NegFormat(x) (one bit wider, signed, so that
 // -MIN fits).
 func Neg(x Value) (Value, error) {
-	f, err := NegFormat(x.f)
+	f, err := NegFormat(x.fm())
 	if err != nil {
 		return Value{}, err
 	}
 	neg, mag := x.signMag()
-	return quantize(!neg, mag, x.f.F(), f, Trn, Wrap), nil
+	return quantize(!neg, mag, x.fm().F(), f, Trn, Wrap), nil
 }
 
 // Abs returns |x| exactly, in NegFormat(x) (as ac_fixed's abs()).
 func Abs(x Value) (Value, error) {
-	f, err := NegFormat(x.f)
+	f, err := NegFormat(x.fm())
 	if err != nil {
 		return Value{}, err
 	}
 	_, mag := x.signMag()
-	return quantize(false, mag, x.f.F(), f, Trn, Wrap), nil
+	return quantize(false, mag, x.fm().F(), f, Trn, Wrap), nil
 }
 
 // NegCast returns -x quantized into `to` (the SystemC expression
 // `to_type t = -x`): e.g. -MIN saturates under Sat.
 func NegCast(x Value, to Format, q Quantization, o Overflow) Value {
 	neg, mag := x.signMag()
-	return quantize(!neg && !mag.isZero(), mag, x.f.F(), to, q, o)
+	return quantize(!neg && !mag.isZero(), mag, x.fm().F(), to, q, o)
 }
 
 // Cmp compares the real values of x and y exactly, across any formats: -1 if
@@ -217,7 +229,7 @@ func Cmp(x, y Value) int {
 	}
 	_, xm := x.signMag()
 	_, ym := y.signMag()
-	c := cmpMag(xm, x.f.F(), ym, y.f.F())
+	c := cmpMag(xm, x.fm().F(), ym, y.fm().F())
 	if xs < 0 {
 		return -c
 	}
@@ -267,11 +279,11 @@ func Max(x, y Value) Value {
 
 // checkShift validates a shift amount against x's width.
 func checkShift(op string, x Value, n int) error {
-	if err := x.f.Validate(); err != nil {
+	if err := x.fm().Validate(); err != nil {
 		return fmt.Errorf("fixedpoint: %s x: %w", op, err)
 	}
-	if n < 0 || n > x.f.W {
-		return fmt.Errorf("fixedpoint: %s n=%d: must be in [0,%d] for %s: %w", op, n, x.f.W, x.f, ErrRange)
+	if n < 0 || n > x.fm().W {
+		return fmt.Errorf("fixedpoint: %s n=%d: must be in [0,%d] for %s: %w", op, n, x.fm().W, x.fm(), ErrRange)
 	}
 	return nil
 }
@@ -283,7 +295,7 @@ func Shl(x Value, n int) (Value, error) {
 	if err := checkShift("Shl", x, n); err != nil {
 		return Value{}, err
 	}
-	return Value{f: x.f, r: x.r.shl(uint(n)).extend(uint(x.f.W), x.f.Signed)}, nil
+	return mkValue(x.fm(), x.raw().shl(uint(n)).extend(uint(x.fm().W), x.fm().Signed)), nil
 }
 
 // Shr shifts the raw bits of x right by n in [0,W], arithmetically (the sign
@@ -293,10 +305,10 @@ func Shr(x Value, n int) (Value, error) {
 	if err := checkShift("Shr", x, n); err != nil {
 		return Value{}, err
 	}
-	if x.f.Signed {
-		return Value{f: x.f, r: x.r.sar(uint(n))}, nil
+	if x.fm().Signed {
+		return mkValue(x.fm(), x.raw().sar(uint(n))), nil
 	}
-	return Value{f: x.f, r: x.r.shr(uint(n))}, nil
+	return mkValue(x.fm(), x.raw().shr(uint(n))), nil
 }
 
 // ShrLogical shifts the raw W-bit pattern of x right by n in [0,W], filling
@@ -306,8 +318,8 @@ func ShrLogical(x Value, n int) (Value, error) {
 	if err := checkShift("ShrLogical", x, n); err != nil {
 		return Value{}, err
 	}
-	w := uint(x.f.W)
-	return Value{f: x.f, r: x.r.and(mask(w)).shr(uint(n)).extend(w, x.f.Signed)}, nil
+	w := uint(x.fm().W)
+	return mkValue(x.fm(), x.raw().and(mask(w)).shr(uint(n)).extend(w, x.fm().Signed)), nil
 }
 
 // ScaleExp returns x * 2^n by moving the binary point: the format's I grows
@@ -315,7 +327,7 @@ func ShrLogical(x Value, n int) (Value, error) {
 // [-MaxIntBits, MaxIntBits] it returns the zero Value (invalid format), which
 // checked operations then reject.
 func ScaleExp(x Value, n int) Value {
-	f := x.f
+	f := x.fm()
 	if n < -2*MaxIntBits || n > 2*MaxIntBits {
 		return Value{}
 	}
@@ -323,7 +335,7 @@ func ScaleExp(x Value, n int) Value {
 	if !f.valid() {
 		return Value{}
 	}
-	return Value{f: f, r: x.r}
+	return mkValue(f, x.raw())
 }
 
 // CLZ counts leading zeros of the raw W-bit pattern for unsigned formats and
@@ -331,17 +343,17 @@ func ScaleExp(x Value, n int) Value {
 // signed formats: the left shift that normalizes x. CLZ of 0 is W (unsigned)
 // or W-1 (signed); of an invalid Value, 0.
 func CLZ(x Value) int {
-	if !x.f.valid() {
+	if !x.fm().valid() {
 		return 0
 	}
-	if !x.f.Signed {
-		return x.f.W - x.r.bitLen()
+	if !x.fm().Signed {
+		return x.fm().W - x.raw().bitLen()
 	}
-	r := x.r
+	r := x.raw()
 	if int64(r.hi) < 0 {
 		r = r.not()
 	}
-	return x.f.W - 1 - r.bitLen()
+	return x.fm().W - 1 - r.bitLen()
 }
 
 // Normalize shifts x left by CLZ(x) in its own format, so that the MSB of an
@@ -350,10 +362,10 @@ func CLZ(x Value) int {
 // (unsigned) or W-1 (signed).
 func Normalize(x Value) (Value, int) {
 	n := CLZ(x)
-	if !x.f.valid() {
+	if !x.fm().valid() {
 		return x, 0
 	}
-	return Value{f: x.f, r: x.r.shl(uint(n))}, n
+	return mkValue(x.fm(), x.raw().shl(uint(n))), n
 }
 
 // Div returns the exact quotient x/y quantized once into `to` under q and o:
@@ -362,22 +374,22 @@ func Normalize(x Value) (Value, int) {
 // invalid. Allocation-free when |raw x| scaled fits in 128 bits and |raw y|
 // scaled in 64; otherwise exact big.Int arithmetic.
 func Div(x, y Value, to Format, q Quantization, o Overflow) (Value, error) {
-	if err := x.f.Validate(); err != nil {
+	if err := x.fm().Validate(); err != nil {
 		return Value{}, fmt.Errorf("fixedpoint: Div x: %w", err)
 	}
-	if err := y.f.Validate(); err != nil {
+	if err := y.fm().Validate(); err != nil {
 		return Value{}, fmt.Errorf("fixedpoint: Div y: %w", err)
 	}
 	if err := to.Validate(); err != nil {
 		return Value{}, fmt.Errorf("fixedpoint: Div to: %w", err)
 	}
 	if y.IsZero() {
-		return Value{}, fmt.Errorf("fixedpoint: Div x=%s y=0 (%s): %w", x, y.f, ErrDivByZero)
+		return Value{}, fmt.Errorf("fixedpoint: Div x=%s y=0 (%s): %w", x, y.fm(), ErrDivByZero)
 	}
 	xn, xm := x.signMag()
 	yn, ym := y.signMag()
 	// raw quotient = xm * 2^k / ym, k = Fto + Fy - Fx
-	k := to.F() + y.f.F() - x.f.F()
+	k := to.F() + y.fm().F() - x.fm().F()
 	if mag, res, ok := quo128(xm, ym, k); ok {
 		return finish(xn != yn, mag, false, res, to, q, o), nil
 	}
@@ -425,7 +437,7 @@ func quo128(a, b u128, k int) (u128, residue, bool) {
 // second time: Cast(DivAC(x,y), to, q, o). See docs/fixedpoint.md for where
 // this differs from Div (SystemC).
 func DivAC(x, y Value) (Value, error) {
-	f, err := DivACFormat(x.f, y.f)
+	f, err := DivACFormat(x.fm(), y.fm())
 	if err != nil {
 		return Value{}, err
 	}

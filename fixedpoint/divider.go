@@ -94,11 +94,11 @@ func ZeroDivisor(y Value) bool { return y.IsZero() }
 // operand has the wrong format; a zero divisor gives the defined output
 // (see Divider).
 func (d *Divider) Div(x, y Value) (Value, error) {
-	if x.f != d.Num {
-		return Value{}, fmt.Errorf("fixedpoint: Divider.Div x format %s: want Num %s", x.f, d.Num)
+	if x.fm() != d.Num {
+		return Value{}, fmt.Errorf("fixedpoint: Divider.Div x format %s: want Num %s", x.fm(), d.Num)
 	}
-	if y.f != d.Den {
-		return Value{}, fmt.Errorf("fixedpoint: Divider.Div y format %s: want Den %s", y.f, d.Den)
+	if y.fm() != d.Den {
+		return Value{}, fmt.Errorf("fixedpoint: Divider.Div y format %s: want Den %s", y.fm(), d.Den)
 	}
 	xn, am := x.signMag()
 	yn, bm := y.signMag()
@@ -108,7 +108,7 @@ func (d *Divider) Div(x, y Value) (Value, error) {
 		case !xn:
 			return d.Quo.maxValue(), nil
 		case d.O == SatSym && d.Quo.Signed:
-			return Value{f: d.Quo, r: d.Quo.maxMag(false).neg()}, nil
+			return mkValue(d.Quo, d.Quo.maxMag(false).neg()), nil
 		}
 		return d.Quo.minValue(), nil
 	}

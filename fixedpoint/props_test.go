@@ -181,10 +181,10 @@ func TestPropFastSlowPaths(t *testing.T) {
 		}
 		xn, xm := x.signMag()
 		yn, ym := y.signMag()
-		if a, b := AddCast(x, y, to, q, o), addCastBig(xn, xm, x.f.F(), yn, ym, y.f.F(), to, q, o); a != b {
+		if a, b := AddCast(x, y, to, q, o), addCastBig(xn, xm, x.fm().F(), yn, ym, y.fm().F(), to, q, o); a != b {
 			return fmt.Sprintf("AddCast %s != addCastBig %s", a.Notation(), b.Notation())
 		}
-		if a, b := Cast(x, to, q, o), quantizeBig(x.RawBig(), x.f.F(), to, q, o); a != b {
+		if a, b := Cast(x, to, q, o), quantizeBig(x.RawBig(), x.fm().F(), to, q, o); a != b {
 			return fmt.Sprintf("Cast %s != quantizeBig %s", a.Notation(), b.Notation())
 		}
 		return ""
@@ -208,11 +208,11 @@ func TestPropExactOps(t *testing.T) {
 			want  *big.Rat
 		}
 		for _, e := range []exactOp{
-			{"Add", func() (Value, error) { return Add(x, y) }, func() (Format, error) { return AddFormat(x.f, y.f) }, new(big.Rat).Add(xr, yr)},
-			{"Sub", func() (Value, error) { return Sub(x, y) }, func() (Format, error) { return SubFormat(x.f, y.f) }, new(big.Rat).Sub(xr, yr)},
-			{"Mul", func() (Value, error) { return Mul(x, y) }, func() (Format, error) { return MulFormat(x.f, y.f) }, new(big.Rat).Mul(xr, yr)},
-			{"Neg", func() (Value, error) { return Neg(x) }, func() (Format, error) { return NegFormat(x.f) }, new(big.Rat).Neg(xr)},
-			{"Abs", func() (Value, error) { return Abs(x) }, func() (Format, error) { return NegFormat(x.f) }, new(big.Rat).Abs(xr)},
+			{"Add", func() (Value, error) { return Add(x, y) }, func() (Format, error) { return AddFormat(x.fm(), y.fm()) }, new(big.Rat).Add(xr, yr)},
+			{"Sub", func() (Value, error) { return Sub(x, y) }, func() (Format, error) { return SubFormat(x.fm(), y.fm()) }, new(big.Rat).Sub(xr, yr)},
+			{"Mul", func() (Value, error) { return Mul(x, y) }, func() (Format, error) { return MulFormat(x.fm(), y.fm()) }, new(big.Rat).Mul(xr, yr)},
+			{"Neg", func() (Value, error) { return Neg(x) }, func() (Format, error) { return NegFormat(x.fm()) }, new(big.Rat).Neg(xr)},
+			{"Abs", func() (Value, error) { return Abs(x) }, func() (Format, error) { return NegFormat(x.fm()) }, new(big.Rat).Abs(xr)},
 		} {
 			f, ferr := e.fmtFn()
 			v, err := e.fn()
@@ -234,10 +234,10 @@ func TestPropExactOps(t *testing.T) {
 			return fmt.Sprintf("Min/Max = %s, %s", mn.Notation(), mx.Notation())
 		}
 		if !y.IsZero() {
-			f, ferr := DivACFormat(x.f, y.f)
+			f, ferr := DivACFormat(x.fm(), y.fm())
 			v, err := DivAC(x, y)
 			if ferr == nil {
-				num := new(big.Int).Lsh(x.RawBig(), uint(max(y.f.F(), 0)))
+				num := new(big.Int).Lsh(x.RawBig(), uint(max(y.fm().F(), 0)))
 				want := new(big.Int).Quo(num, y.RawBig()) // truncates toward zero
 				if err != nil || v.Format() != f || v.RawBig().Cmp(want) != 0 {
 					return fmt.Sprintf("DivAC = %s, %v; want raw %s in %s", v.Notation(), err, want, f)
@@ -271,7 +271,7 @@ func TestPropShifts(t *testing.T) {
 	props := gopter.NewProperties(propParams())
 	props.Property("shifts", prop.ForAll(func(vc ValCase, n int) string {
 		x := vc.value()
-		f := x.f
+		f := x.fm()
 		n = n % (f.W + 1)
 		raw := x.RawBig()
 		mod := new(big.Int).Lsh(big.NewInt(1), uint(f.W))
@@ -309,7 +309,7 @@ func TestPropShifts(t *testing.T) {
 		if CLZ(x) != want || s != want || nv.RawBig().Cmp(new(big.Int).Lsh(raw, uint(s))) != 0 {
 			return fmt.Sprintf("CLZ(%s) = %d, Normalize = %s, %d; want %d", x.Notation(), CLZ(x), nv.Notation(), s, want)
 		}
-		if sc := ScaleExp(x, n-3); sc.f.valid() && sc.Rat().Cmp(new(big.Rat).Mul(x.Rat(), ratPow2(n-3))) != 0 {
+		if sc := ScaleExp(x, n-3); sc.fm().valid() && sc.Rat().Cmp(new(big.Rat).Mul(x.Rat(), ratPow2(n-3))) != 0 {
 			return fmt.Sprintf("ScaleExp(%s, %d) = %s", x.Notation(), n-3, sc.Notation())
 		}
 		return ""
@@ -327,11 +327,11 @@ func TestPropNotation(t *testing.T) {
 		if back, err := ParseValue(x.Notation()); err != nil || back != x {
 			return fmt.Sprintf("ParseValue(%q) = %s, %v", x.Notation(), back.Notation(), err)
 		}
-		dec := x.f.String() + "=" + x.String()
+		dec := x.fm().String() + "=" + x.String()
 		if back, err := ParseValue(dec); err != nil || back != x {
 			return fmt.Sprintf("ParseValue(%q) = %s, %v", dec, back.Notation(), err)
 		}
-		if raw := x.f.String() + ":" + x.RawBig().String(); true {
+		if raw := x.fm().String() + ":" + x.RawBig().String(); true {
 			if back, err := ParseValue(raw); err != nil || back != x {
 				return fmt.Sprintf("ParseValue(%q) = %s, %v", raw, back.Notation(), err)
 			}

@@ -122,7 +122,7 @@ func finish(neg bool, qv u128, huge bool, res residue, to Format, q Quantization
 		if neg {
 			qv = qv.neg()
 		}
-		return Value{f: to, r: qv}
+		return mkValue(to, qv)
 	}
 	switch o {
 	case Sat:
@@ -131,13 +131,13 @@ func finish(neg bool, qv u128, huge bool, res residue, to Format, q Quantization
 		}
 		return to.maxValue()
 	case SatZero:
-		return Value{f: to}
+		return mkValue(to, u128{})
 	case SatSym:
 		if neg {
 			if to.Signed {
-				return Value{f: to, r: to.maxMag(false).neg()}
+				return mkValue(to, to.maxMag(false).neg())
 			}
-			return Value{f: to}
+			return mkValue(to, u128{})
 		}
 		return to.maxValue()
 	}
@@ -145,7 +145,7 @@ func finish(neg bool, qv u128, huge bool, res residue, to Format, q Quantization
 	if neg {
 		qv = qv.neg()
 	}
-	return Value{f: to, r: qv.extend(uint(to.W), to.Signed)}
+	return mkValue(to, qv.extend(uint(to.W), to.Signed))
 }
 
 // quantizeBig is the arbitrary-width slow path: the real number m * 2^-e

@@ -112,7 +112,7 @@ func NewReciprocal(c ReciprocalConfig) (*Reciprocal, error) {
 		den.SetInt64(int64(2*i + 1))
 		den.Add(den, num)
 		v, _ := FromRat(c.Entry, new(big.Rat).SetFrac(num, den), Rnd, Sat)
-		r.table[i] = v.r.lo
+		r.table[i] = v.raw().lo
 	}
 	if c.NRSteps > 0 {
 		r.two = quantize(false, u128{0, 2}, 0, c.Work, Trn, Sat)
@@ -130,14 +130,14 @@ func (r *Reciprocal) Table() []uint64 { return append([]uint64(nil), r.table...)
 // Recip returns about 1/x (see Reciprocal). It fails only when x's format
 // is not In.
 func (r *Reciprocal) Recip(x Value) (Value, error) {
-	if x.f != r.c.In {
-		return Value{}, fmt.Errorf("fixedpoint: Reciprocal.Recip x format %s: want In %s", x.f, r.c.In)
+	if x.fm() != r.c.In {
+		return Value{}, fmt.Errorf("fixedpoint: Reciprocal.Recip x format %s: want In %s", x.fm(), r.c.In)
 	}
-	if x.r.lo == 0 {
+	if x.raw().lo == 0 {
 		return r.c.Out.maxValue(), nil
 	}
-	y, p := r.mantissaRecip(x.r.lo)
-	return quantize(false, y.r, y.f.F()-(r.c.In.F()-p), r.c.Out, r.c.Q, r.c.O), nil
+	y, p := r.mantissaRecip(x.raw().lo)
+	return quantize(false, y.raw(), y.fm().F()-(r.c.In.F()-p), r.c.Out, r.c.Q, r.c.O), nil
 }
 
 // mantissaRecip runs steps 1-3 on the non-zero raw input X: it returns y
@@ -145,15 +145,15 @@ func (r *Reciprocal) Recip(x Value) (Value, error) {
 func (r *Reciprocal) mantissaRecip(X uint64) (Value, int) {
 	w := r.c.In.W
 	p := bits.Len64(X) - 1
-	m := Value{f: r.mant, r: u128{0, X << uint(w-1-p)}}
+	m := mkValue(r.mant, u128{0, X << uint(w-1-p)})
 	return r.refine(m), p
 }
 
 // refine runs steps 2-3 on the normalized mantissa m.
 func (r *Reciprocal) refine(m Value) Value {
 	w, k := r.c.In.W, r.c.TableBits
-	idx := m.r.lo >> uint(w-1-k) & (1<<k - 1)
-	y := Value{f: r.c.Entry, r: u128{0, r.table[idx]}}
+	idx := m.raw().lo >> uint(w-1-k) & (1<<k - 1)
+	y := mkValue(r.c.Entry, u128{0, r.table[idx]})
 	for s := 0; s < r.c.NRSteps; s++ {
 		e := MulCast(m, y, r.c.Work, Trn, Sat)
 		t := SubCast(r.two, e, r.c.Work, Trn, Sat)
@@ -165,8 +165,8 @@ func (r *Reciprocal) refine(m Value) Value {
 // relErr returns |1 - m*y| for mantissa m and approximation y, rounded up
 // to a float64.
 func relErr(m, y Value) float64 {
-	prod := mul64(m.r.lo, y.r.lo) // exact m.raw*y.raw, < 2^128
-	e := m.f.F() + y.f.F()        // 1 == 2^e in prod's scale (e < 128)
+	prod := mul64(m.raw().lo, y.raw().lo) // exact m.raw*y.raw, < 2^128
+	e := m.fm().F() + y.fm().F()          // 1 == 2^e in prod's scale (e < 128)
 	one := pow2(uint(e))
 	var d u128
 	if prod.cmp(one) >= 0 {
@@ -196,7 +196,7 @@ func (r *Reciprocal) MaxRelError() (eps float64, exact bool) {
 		worst := 0.0
 		n := uint64(1) << uint(w-1)
 		for f := uint64(0); f < n; f++ {
-			m := Value{f: r.mant, r: u128{0, n | f}}
+			m := mkValue(r.mant, u128{0, n | f})
 			worst = math.Max(worst, relErr(m, r.refine(m)))
 		}
 		return worst, true
@@ -229,10 +229,10 @@ func (r *Reciprocal) analyticBound() float64 {
 	b := 0.0
 	span := uint64(1) << uint(w-1-k)
 	for i := uint64(0); i < uint64(len(r.table)); i++ {
-		y := Value{f: r.c.Entry, r: u128{0, r.table[i]}}
+		y := mkValue(r.c.Entry, u128{0, r.table[i]})
 		lo := uint64(1)<<uint(w-1) | i*span
 		for _, mr := range []uint64{lo, lo + span - 1} {
-			b = math.Max(b, relErr(Value{f: r.mant, r: u128{0, mr}}, y))
+			b = math.Max(b, relErr(mkValue(r.mant, u128{0, mr}), y))
 		}
 	}
 	if r.c.NRSteps > 0 {

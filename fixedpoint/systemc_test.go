@@ -66,10 +66,10 @@ type scCase struct {
 func (c scCase) line() string {
 	b2 := func(v Value) string {
 		s := 0
-		if v.f.Signed {
+		if v.fm().Signed {
 			s = 1
 		}
-		return fmt.Sprintf("%d %d %d %x", v.f.W, v.f.I, s, v.RawUint())
+		return fmt.Sprintf("%d %d %d %x", v.fm().W, v.fm().I, s, v.RawUint())
 	}
 	s := 0
 	if c.to.Signed {

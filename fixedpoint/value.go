@@ -15,9 +15,37 @@ import (
 // The zero Value has the invalid zero Format; operations that return an
 // error reject it, Cast treats it as 0.
 type Value struct {
-	f Format
-	r u128 // raw W-bit pattern, sign-extended (signed) or zero-extended (unsigned) to 128 bits
+	lo, hi uint64 // raw W-bit pattern, sign-extended (signed) or zero-extended (unsigned) to 128 bits
+	p      pfmt   // the format, packed so a Value travels in three registers
 }
+
+// pfmt is a Format packed into 32 bits: W in bits 0-7, Signed in bit 8, I
+// (as int16) in bits 16-31. The zero pfmt is the zero (invalid) Format.
+type pfmt uint32
+
+func pack(f Format) pfmt {
+	s := pfmt(0)
+	if f.Signed {
+		s = 1 << 8
+	}
+	return pfmt(uint8(f.W)) | s | pfmt(uint16(int16(f.I)))<<16
+}
+
+func (p pfmt) format() Format {
+	return Format{W: int(uint8(p)), I: int(int16(p >> 16)), Signed: p&(1<<8) != 0}
+}
+
+// mkValue builds a Value; f must be valid or the zero Format.
+func mkValue(f Format, r u128) Value { return Value{lo: r.lo, hi: r.hi, p: pack(f)} }
+
+// frac returns the fraction bits W-I of the packed format.
+func (p pfmt) frac() int { return int(uint8(p)) - int(int16(p>>16)) }
+
+// fm returns v's format.
+func (v Value) fm() Format { return v.p.format() }
+
+// raw returns v's raw 128-bit pattern.
+func (v Value) raw() u128 { return u128{v.hi, v.lo} }
 
 // ErrRange is wrapped by errors about a raw integer or real number that a
 // format cannot hold.
@@ -29,13 +57,13 @@ var ErrDivByZero = errors.New("division by zero")
 // minValue returns MIN of f (valid f).
 func (f Format) minValue() Value {
 	if !f.Signed {
-		return Value{f: f}
+		return mkValue(f, u128{})
 	}
-	return Value{f: f, r: f.maxMag(true).neg()}
+	return mkValue(f, f.maxMag(true).neg())
 }
 
 // maxValue returns MAX of f (valid f).
-func (f Format) maxValue() Value { return Value{f: f, r: f.maxMag(false)} }
+func (f Format) maxValue() Value { return mkValue(f, f.maxMag(false)) }
 
 // Min returns the most negative value of f (0 when unsigned); the zero Value
 // when f is invalid.
@@ -55,16 +83,16 @@ func (f Format) Max() Value {
 }
 
 // Zero returns 0 in f.
-func (f Format) Zero() Value { return Value{f: f} }
+func (f Format) Zero() Value { return mkValue(f, u128{}) }
 
 // LSB returns the value of one unit in the last place (raw 1): 2^-F. It is
 // not representable when f is signed with W=1; then LSB returns 0 in f and
 // ok false.
 func (f Format) LSB() (v Value, ok bool) {
 	if !f.valid() || (f.Signed && f.W == 1) {
-		return Value{f: f}, false
+		return mkValue(f, u128{}), false
 	}
-	return Value{f: f, r: u128{0, 1}}, true
+	return mkValue(f, u128{0, 1}), true
 }
 
 // FromRaw returns the value with raw integer raw in f. It fails when f is
@@ -82,7 +110,7 @@ func FromRaw(f Format, raw int64) (Value, error) {
 	if mag.cmp(f.maxMag(neg)) > 0 {
 		return Value{}, fmt.Errorf("fixedpoint: FromRaw raw=%d: outside %s range [%s, %s]: %w", raw, f, f.MinRawBig(), f.MaxRawBig(), ErrRange)
 	}
-	return Value{f: f, r: r}, nil
+	return mkValue(f, r), nil
 }
 
 // FromUint returns the value with non-negative raw integer raw in f (use it
@@ -95,7 +123,7 @@ func FromUint(f Format, raw uint64) (Value, error) {
 	if r.cmp(f.maxMag(false)) > 0 {
 		return Value{}, fmt.Errorf("fixedpoint: FromUint raw=%d: above %s MaxRaw %s: %w", raw, f, f.MaxRawBig(), ErrRange)
 	}
-	return Value{f: f, r: r}, nil
+	return mkValue(f, r), nil
 }
 
 // FromBits reads the low W bits of the 128-bit pattern hi:lo as a raw value
@@ -105,7 +133,7 @@ func FromBits(f Format, hi, lo uint64) (Value, error) {
 	if err := f.Validate(); err != nil {
 		return Value{}, err
 	}
-	return Value{f: f, r: u128{hi, lo}.extend(uint(f.W), f.Signed)}, nil
+	return mkValue(f, u128{hi, lo}.extend(uint(f.W), f.Signed)), nil
 }
 
 // FromBits64 is FromBits with a 64-bit pattern (hi = 0).
@@ -125,7 +153,7 @@ func FromBig(f Format, raw *big.Int) (Value, error) {
 	if neg {
 		mag = mag.neg()
 	}
-	return Value{f: f, r: mag}, nil
+	return mkValue(f, mag), nil
 }
 
 // FromInt returns the integer n in f, applying overflow mode o when n is
@@ -177,27 +205,27 @@ func FromFloat(f Format, x float64, q Quantization, o Overflow) (Value, error) {
 }
 
 // Format returns v's format.
-func (v Value) Format() Format { return v.f }
+func (v Value) Format() Format { return v.fm() }
 
 // Raw returns the low 64 bits of the raw integer, sign-extended: the raw
 // integer itself when W <= 64, except for unsigned W = 64 (use RawUint).
-func (v Value) Raw() int64 { return int64(v.r.lo) }
+func (v Value) Raw() int64 { return int64(v.raw().lo) }
 
 // RawUint returns the raw bits as an unsigned integer: the low min(W,64)
 // bits of the raw pattern (two's complement for negative values).
 func (v Value) RawUint() uint64 {
-	if v.f.W >= 64 || v.f.W < 1 {
-		return v.r.lo
+	if v.fm().W >= 64 || v.fm().W < 1 {
+		return v.raw().lo
 	}
-	return v.r.lo & (1<<v.f.W - 1)
+	return v.raw().lo & (1<<v.fm().W - 1)
 }
 
 // Bits returns the raw W-bit pattern as hi:lo (bits above W are zero).
 func (v Value) Bits() (hi, lo uint64) {
-	if v.f.W < 1 {
+	if v.fm().W < 1 {
 		return 0, 0
 	}
-	b := v.r.and(mask(uint(v.f.W)))
+	b := v.raw().and(mask(uint(v.fm().W)))
 	return b.hi, b.lo
 }
 
@@ -214,8 +242,8 @@ func (v Value) RawBig() *big.Int {
 // Rat returns the exact real value raw * 2^-F.
 func (v Value) Rat() *big.Rat {
 	r := new(big.Rat).SetInt(v.RawBig())
-	p := new(big.Int).Lsh(big.NewInt(1), uint(abs(v.f.F())))
-	if v.f.F() >= 0 {
+	p := new(big.Int).Lsh(big.NewInt(1), uint(abs(v.fm().F())))
+	if v.fm().F() >= 0 {
 		return r.Quo(r, new(big.Rat).SetInt(p))
 	}
 	return r.Mul(r, new(big.Rat).SetInt(p))
@@ -226,7 +254,7 @@ func (v Value) Rat() *big.Rat {
 func (v Value) Float64() float64 {
 	neg, mag := v.signMag()
 	if mag.hi == 0 && mag.lo < 1<<53 {
-		x := math.Ldexp(float64(mag.lo), -v.f.F())
+		x := math.Ldexp(float64(mag.lo), -v.fm().F())
 		if neg {
 			x = -x
 		}
@@ -249,7 +277,7 @@ func (v Value) Sign() int {
 }
 
 // IsZero reports whether v's real value is 0.
-func (v Value) IsZero() bool { return v.r.isZero() }
+func (v Value) IsZero() bool { return v.raw().isZero() }
 
 // String returns the exact real value in decimal, e.g. "-1.5" or "0.0625";
 // every binary fraction has a finite decimal expansion, so nothing is
@@ -257,7 +285,7 @@ func (v Value) IsZero() bool { return v.r.isZero() }
 func (v Value) String() string {
 	neg, mag := v.signMag()
 	n := mag.big()
-	fb := v.f.F()
+	fb := v.fm().F()
 	var s string
 	if fb <= 0 {
 		s = n.Lsh(n, uint(-fb)).String()
@@ -284,7 +312,7 @@ func (v Value) String() string {
 // significant first, without prefix: the form $readmemh reads.
 func (v Value) Hex() string {
 	hi, lo := v.Bits()
-	n := (v.f.W + 3) / 4
+	n := (v.fm().W + 3) / 4
 	if n < 1 {
 		n = 1
 	}
@@ -294,7 +322,7 @@ func (v Value) Hex() string {
 
 // Notation returns "<format>:0x<hex>", e.g. "s16.8:0xfe80", which
 // ParseValue reads back.
-func (v Value) Notation() string { return v.f.String() + ":0x" + v.Hex() }
+func (v Value) Notation() string { return v.fm().String() + ":0x" + v.Hex() }
 
 // GoString returns Notation, so %#v prints the bits.
 func (v Value) GoString() string { return v.Notation() }
@@ -331,7 +359,7 @@ func ParseValue(s string) (Value, error) {
 			return Value{}, fmt.Errorf("fixedpoint: value %q: hex %q: want at most %d bits of hex digits", s, h, f.W)
 		}
 		lo, _ := u128FromBig(n)
-		return Value{f: f, r: lo.extend(uint(f.W), f.Signed)}, nil
+		return mkValue(f, lo.extend(uint(f.W), f.Signed)), nil
 	}
 	n, ok := new(big.Int).SetString(body, 10)
 	if !ok {
@@ -346,10 +374,10 @@ func ParseValue(s string) (Value, error) {
 
 // signMag returns the sign and magnitude of the raw integer.
 func (v Value) signMag() (neg bool, mag u128) {
-	if v.f.Signed && int64(v.r.hi) < 0 {
-		return true, v.r.neg()
+	if v.p&(1<<8) != 0 && int64(v.hi) < 0 {
+		return true, v.raw().neg()
 	}
-	return false, v.r
+	return false, v.raw()
 }
 
 func abs(n int) int {
