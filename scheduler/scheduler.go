@@ -185,7 +185,10 @@ func (s *Scheduler) windowOK(f *flow) bool {
 }
 
 // reevaluate recomputes flow id's state after anything about it changed and
-// files it in the eligible set or the pacing calendar.
+// files it in the eligible set or the pacing calendar. now is the cycle of
+// the next decision the state applies to: the current cycle for calendar
+// entries (handled before the decision), the next one for changes made by
+// the decision or by inputs (handled after it).
 func (s *Scheduler) reevaluate(id uint32, now engine.Cycle) {
 	f := &s.flows[id]
 	var st FlowState
@@ -353,7 +356,7 @@ func (s *Scheduler) send(id uint32, now engine.Cycle) {
 	// Line-rate limiter: the same rule with no burst credit.
 	s.lineNext = pacerBase(s.lineNext, now, 0, s.gf).add(wireGap(wire, s.lineGap), s.gf)
 
-	cmd := PktSend{Flow: FlowID(id), Bytes: uint32(p), Offset: f.sent, First: f.msgFirst}
+	cmd := PktSend{Flow: FlowID(id), Bytes: uint32(p), Offset: f.sent, PSN: uint32(f.packets) & (1<<PSNBits - 1), First: f.msgFirst}
 	f.sent += p
 	f.backlog -= p
 	f.msgLeft -= p
@@ -373,7 +376,7 @@ func (s *Scheduler) send(id uint32, now engine.Cycle) {
 	s.cnt.PktSends++
 	s.cnt.PayloadBytes += p
 	s.cnt.WireBytes += wire
-	s.reevaluate(id, now)
+	s.reevaluate(id, now+1)
 }
 
 func (s *Scheduler) nextMessage(f *flow) {
@@ -419,7 +422,7 @@ func (s *Scheduler) doorbell(d Doorbell, now engine.Cycle) {
 			}
 		}
 	}
-	s.reevaluate(uint32(d.Flow), now)
+	s.reevaluate(uint32(d.Flow), now+1)
 }
 
 func (s *Scheduler) update(u Update, now engine.Cycle) {
@@ -454,7 +457,7 @@ func (s *Scheduler) update(u Update, now engine.Cycle) {
 			f.next = f.base.add(wireGap(f.lastWire, g), s.gf)
 		}
 	}
-	s.reevaluate(uint32(u.Flow), now)
+	s.reevaluate(uint32(u.Flow), now+1)
 }
 
 func (s *Scheduler) ack(a Ack, now engine.Cycle) {
@@ -474,7 +477,7 @@ func (s *Scheduler) ack(a Ack, now engine.Cycle) {
 	}
 	s.cnt.Acks++
 	f.acked = v
-	s.reevaluate(uint32(a.Flow), now)
+	s.reevaluate(uint32(a.Flow), now+1)
 }
 
 // calEntry is a pacing-calendar entry: flow id may send from cycle at.

@@ -464,3 +464,28 @@ func head(s []sent) string {
 	}
 	return fmt.Sprint(s)
 }
+
+// TestPktSendFields checks packetization, offsets, PSNs and message flags:
+// with MTU 1000, a 2500-byte message gives 1000, 1000, 500 (first, -, last)
+// and a following 700-byte one gives 700 (first and last); PSNs count
+// packets since reset and wrap at 2^24 (the flow's packet counter is preset
+// to 2^24-2 to reach the wrap).
+func TestPktSendFields(t *testing.T) {
+	cfg := windowCfg(1 << 20)
+	b := newTestBench(t, cfg, []cmd{db(0, 0, 2500), db(0, 0, 700)}, benchOpts{})
+	b.s.flows[0].packets = 1<<24 - 2
+	b.run(t, 1_000_000)
+	var got []PktSend
+	for _, x := range b.sendsOf(0) {
+		got = append(got, x.cmd)
+	}
+	want := []PktSend{
+		{Flow: 0, Bytes: 1000, Offset: 0, PSN: 1<<24 - 2, First: true},
+		{Flow: 0, Bytes: 1000, Offset: 1000, PSN: 1<<24 - 1},
+		{Flow: 0, Bytes: 500, Offset: 2000, PSN: 0, Last: true},
+		{Flow: 0, Bytes: 700, Offset: 2500, PSN: 1, First: true, Last: true},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("PktSends\n%+v\nwant\n%+v", got, want)
+	}
+}

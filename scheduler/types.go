@@ -14,9 +14,15 @@ type PktSend struct {
 	// packet (its first byte's position in the flow's byte stream, from the
 	// last reset), 64 bits.
 	Offset uint64
+	// PSN is the packet's sequence number for the BTH: the number of packets
+	// sent on the flow since its last reset, modulo 2^24 (PSNBits).
+	PSN uint32
 	// First and Last mark the first and last packet of a message (a doorbell).
 	First, Last bool
 }
+
+// PSNBits is the width of PktSend.PSN (the RoCEv2 BTH PSN field).
+const PSNBits = 24
 
 // Update is a window and/or rate update from the HPCC++ module (section 7.2:
 // "window update", "rate update").
@@ -73,7 +79,7 @@ type Counters struct {
 	AckBeyondSent  uint64 // acks beyond the bytes sent (clamped)
 	BadFlowID      uint64 // commands on any port naming a flow >= Flows (dropped)
 	WindowBlocks   uint64 // times a flow with data became blocked by its window
-	PaceWaits      uint64 // times a flow with data and window entered the pacing calendar
+	PaceWaits      uint64 // times a flow with data and window had to wait for its pacer beyond the next cycle (entered the calendar)
 	LineRateStalls uint64 // episodes in which eligible flows waited for the line-rate limit
 	OutputStalls   uint64 // episodes in which eligible flows waited for room in the Sends FIFO
 }
