@@ -83,6 +83,7 @@ type Datapath struct {
 	recipDts, recipU, recipN *fixedpoint.Reciprocal
 
 	inTx, outTx transaction
+	unitCache
 }
 
 // NewDatapath validates cfg and builds the datapath: formats, constants,
@@ -272,6 +273,20 @@ func (d *Datapath) deltaTs(cur, prev uint64) uint64 {
 	return dsec*telemetry.NsPerSecond + dns
 }
 
+// waiFor is W_ai for an event: the constant, or with DynamicWAI
+// k_wai * (1/N) (N = 0 read as 1), rounded (Rnd) into Formats.W.
+func (d *Datapath) waiFor(in *Input) fixedpoint.Value {
+	if !d.cfg.DynamicWAI {
+		return d.wai
+	}
+	n := uint64(in.NFlows) & d.nMask
+	if n == 0 {
+		n = 1
+	}
+	rn, _ := d.recipN.Recip(bits64(d.fN, n))
+	return fixedpoint.MulCast(d.kWai, rn, d.fW, fixedpoint.Rnd, fixedpoint.Sat)
+}
+
 // bits64 reads raw bits into a format (bits above its width are dropped, as
 // a hardware port of that width would). The formats are validated at
 // construction, so the error cannot occur.
@@ -307,6 +322,7 @@ func (d *Datapath) Update(st State, in Input) (State, Output) {
 	// MeasureInflight, lines 3-7: one slot per hop, max-select chain.
 	uAcc := d.zeroU
 	dtsSel := d.fDts.Zero()
+	have := false // some valid slot selected
 	for i := 0; i < d.maxHops; i++ {
 		h := &in.Hops[i]
 		prev := &st.Hops[i]
@@ -333,10 +349,13 @@ func (d *Datapath) Update(st State, in Input) (State, Output) {
 		if !ok {
 			up = d.zeroU
 		}
-		// Lines 6-7: strictly greater, so ties keep the earlier hop.
-		if fixedpoint.Cmp(up, uAcc) > 0 {
+		// Lines 6-7: the first valid slot is taken even at u' = 0 (the
+		// draft leaves tau unset when no u' exceeds 0); a later slot
+		// replaces it only if strictly greater, so ties keep the earlier hop.
+		if ok && (!have || fixedpoint.Cmp(up, uAcc) > 0) {
 			uAcc, dtsSel, out.SelHop = up, dtsV, uint8(i)
 		}
+		have = have || ok
 		if ok {
 			out.HopValid |= 1 << uint(i)
 		}
@@ -363,15 +382,7 @@ func (d *Datapath) Update(st State, in Input) (State, Output) {
 	}
 
 	// ComputeWind, lines 11-20.
-	wai := d.wai
-	if c.DynamicWAI {
-		n := uint64(in.NFlows) & d.nMask
-		if n == 0 {
-			n = 1
-		}
-		rn, _ := d.recipN.Recip(bits64(d.fN, n))
-		wai = fixedpoint.MulCast(d.kWai, rn, d.fW, rnd, sat)
-	}
+	wai := d.waiFor(&in)
 	uGE := fixedpoint.Cmp(uNew, d.eta) >= 0
 	mi := uGE || int(inc) >= c.MaxStage
 	ru, _ := d.recipU.Recip(uNew)                        // 1/U

@@ -2,6 +2,7 @@ package hpcc
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -273,6 +274,38 @@ func TestSmokeAgainstReference(t *testing.T) {
 			}
 			ts += 1000
 			tx += 11000
+		}
+	}
+}
+
+// TestTablesGenerationRule checks every ROM entry against the generation
+// rule computed independently with big integers: entry = floor(real*2^F +
+// 1/2) (round half up), the format's I is the smallest with max entry <
+// 2^I, reserved codes are 0. Oracle: exact rational arithmetic.
+func TestTablesGenerationRule(t *testing.T) {
+	for _, nc := range testConfigs() {
+		d := mustDP(t, nc.Config)
+		for _, tb := range d.Tables() {
+			maxR := new(big.Rat)
+			for _, r := range tb.Reals {
+				if r.Cmp(maxR) > 0 {
+					maxR = r
+				}
+			}
+			if pow2Rat(tb.Format.I).Cmp(maxR) <= 0 || pow2Rat(tb.Format.I-1).Cmp(maxR) > 0 {
+				t.Errorf("%s %s: format %s does not tightly hold max entry %s", nc.name(), tb.Name, tb.Format, maxR.FloatString(12))
+			}
+			for i, r := range tb.Reals {
+				x := new(big.Rat).Mul(r, pow2Rat(tb.Format.F()))
+				x.Add(x, big.NewRat(1, 2))
+				want := new(big.Int).Quo(x.Num(), x.Denom()) // floor (x >= 0)
+				if want.Cmp(new(big.Int).SetUint64(tb.Entries[i])) != 0 {
+					t.Errorf("%s %s[%d] = %d, want %s", nc.name(), tb.Name, i, tb.Entries[i], want)
+				}
+			}
+		}
+		if len(d.RecipUnits()) < 2 {
+			t.Errorf("%s: RecipUnits = %d units", nc.name(), len(d.RecipUnits()))
 		}
 	}
 }

@@ -134,8 +134,9 @@ func (r *Reference) hopU(cur, prev telemetry.Hop, dts uint64) float64 {
 // MeasureInflight and ComputeWind, and returns the new state and what
 // happened. Edge cases (documented in docs/datapath.md): the first event of
 // a flow only records telemetry and opens the first round; invalid hops
-// contribute u' = 0; if no hop raises u above 0, tau = 0 and U is unchanged
-// (the draft's loop never assigns tau then); W is clamped to [W_min, W_max].
+// produce no measurement; the first valid hop is selected even when its u'
+// is 0; with no valid hop tau = 0 and U is unchanged; W is clamped to
+// [W_min, W_max].
 func (r *Reference) Update(st RefState, in Input) (RefState, RefOutput) {
 	c := r.cfg
 	nh := int(in.NHops)
@@ -173,7 +174,11 @@ func (r *Reference) Update(st RefState, in Input) (RefState, RefOutput) {
 		out.HopValid |= 1 << uint(i)
 		up := r.hopU(in.Hops[i], st.Hops[i], dts)
 		out.HopU[i] = up
-		if up > u { // line 6: strictly greater, so ties keep the earlier hop
+		// Line 6: strictly greater, so ties keep the earlier hop; the first
+		// valid hop is taken even at u' = 0 (the draft leaves tau unset when
+		// no u' exceeds 0; taking it keeps U monotone in u' and lets an idle
+		// path pull U down).
+		if out.SelHop == NoHop || up > u {
 			u, tau = up, float64(dts)
 			out.SelHop = uint8(i)
 		}
@@ -191,11 +196,7 @@ func (r *Reference) Update(st RefState, in Input) (RefState, RefOutput) {
 	}
 
 	// ComputeWind (lines 11-20).
-	wai := c.WAIBytes
-	if c.DynamicWAI {
-		n := max(in.NFlows, 1)
-		wai = c.WInitBytes * (1 - c.Eta) / float64(n)
-	}
+	wai := r.wai(in)
 	mi := U >= c.Eta || st.IncStage >= c.MaxStage
 	var w float64
 	if mi {
@@ -236,6 +237,17 @@ func storeHops(in Input, maxHops int) [MaxHopsLimit]telemetry.Hop {
 		l[i] = in.Hops[i]
 	}
 	return l
+}
+
+// wai is W_ai for an event: WAIBytes, or with DynamicWAI the rule of
+// thumb W_init*(1-eta)/N (draft section 5) with N = max(NFlows, 1).
+func (r *Reference) wai(in Input) float64 {
+	c := r.cfg
+	if !c.DynamicWAI {
+		return c.WAIBytes
+	}
+	n := max(in.NFlows&uint32(mask64(c.FlowCountBits)), 1)
+	return c.WInitBytes * (1 - c.Eta) / float64(n)
 }
 
 func mask64(n int) uint64 {

@@ -29,9 +29,11 @@ type Input struct {
 // Hop i is valid (it produces a measurement u'_i) when i < NHops, the hop
 // count equals the stored one, the hop's identity is unchanged (IFA with
 // TrackHopIdentity), its speed code is defined and not above
-// MaxLinkSpeedGbps, and 0 < dts_i <= MaxDeltaTsNs. An invalid hop has
-// u'_i = 0 and only re-baselines its stored telemetry.
+// MaxLinkSpeedGbps, and 0 < dts_i <= MaxDeltaTsNs. An invalid hop only
+// re-baselines its stored telemetry. The selected hop (whose dts becomes
+// tau) is the first valid hop, replaced by a later one only when its u' is
+// strictly greater (line 6).
 const (
-	// NoHop is SelHop when no hop raised u above 0 (tau = 0: U unchanged).
+	// NoHop is SelHop when no hop is valid (tau = 0: U unchanged).
 	NoHop = 0xff
 )

@@ -2,6 +2,7 @@ package hpcc
 
 import (
 	"math"
+	"sync"
 
 	"github.com/hpccgold/hpccgold/fixedpoint"
 	"github.com/hpccgold/hpccgold/telemetry"
@@ -21,20 +22,34 @@ type RecipUnit struct {
 	Exact       bool
 }
 
+// unitCache holds the lazily computed RecipUnits of a Datapath.
+type unitCache struct {
+	unitsOnce sync.Once
+	units     []RecipUnit
+}
+
 // RecipUnits returns the reciprocal units in datapath order: 1/dts (per hop,
 // line 4), 1/U (line 13) and, with DynamicWAI, 1/N.
 func (d *Datapath) RecipUnits() []RecipUnit {
-	var us []RecipUnit
-	add := func(name, doc string, r *fixedpoint.Reciprocal) {
-		if r == nil {
-			return
+	// The exhaustive error search costs up to tens of ms per unit: do it
+	// once per datapath.
+	d.unitsOnce.Do(func() {
+		add := func(name, doc string, r *fixedpoint.Reciprocal) {
+			if r == nil {
+				return
+			}
+			eps, exact := r.MaxRelError()
+			d.units = append(d.units, RecipUnit{Name: name, Doc: doc, Config: r.Config(), Table: r.Table(), MaxRelError: eps, Exact: exact})
 		}
-		eps, exact := r.MaxRelError()
-		us = append(us, RecipUnit{Name: name, Doc: doc, Config: r.Config(), Table: r.Table(), MaxRelError: eps, Exact: exact})
+		add("recip_dts", "1/dts, dts = per-hop egress timestamp delta in ns (one unit per hop slot)", d.recipDts)
+		add("recip_u", "1/U for the multiplicative window (line 13)", d.recipU)
+		add("recip_n", "1/N for the dynamic W_ai", d.recipN)
+	})
+	us := make([]RecipUnit, len(d.units))
+	for i, u := range d.units {
+		us[i] = u
+		us[i].Table = append([]uint64(nil), u.Table...)
 	}
-	add("recip_dts", "1/dts, dts = per-hop egress timestamp delta in ns (one unit per hop slot)", d.recipDts)
-	add("recip_u", "1/U for the multiplicative window (line 13)", d.recipU)
-	add("recip_n", "1/N for the dynamic W_ai", d.recipN)
 	return us
 }
 
