@@ -161,11 +161,17 @@ func TestRxEventFIFOFull(t *testing.T) {
 		{"backpressure", BackPressure, BackPressure, 30, map[DropReason]uint64{}, map[StallPoint]bool{StallEvent: true, StallParse: true, StallIngress: true}},
 	}
 	for _, c := range cases {
+		var ref RxCounters // the skipping run's counters; NoSkip must match
 		for _, noSkip := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/noskip=%t", c.name, noSkip), func(t *testing.T) {
 				rc := DefaultRxConfig()
 				rc.IngressFull, rc.OutputFull = c.ingress, c.output
 				got, cnt, _ := runRx(t, noSkip, rc, d, 100, in, 400)
+				if !noSkip {
+					ref = cnt
+				} else if cnt != ref {
+					t.Fatalf("counters differ with idle skipping off:\n skip   %+v\n noskip %+v", ref, cnt)
+				}
 				if len(got) != c.wantEvents {
 					t.Fatalf("%d events, want %d (drops %v stalls %v)", len(got), c.wantEvents, cnt.Drops, cnt.Stalls)
 				}

@@ -101,6 +101,7 @@ func TestTxEgressFull(t *testing.T) {
 	}
 	d := defaultDepths
 	d.out = 2
+	var ref [2]TxCounters // counters of the skipping run, compared with NoSkip
 	for _, noSkip := range []bool{false, true} {
 		t.Run(fmt.Sprintf("noskip=%t", noSkip), func(t *testing.T) {
 			got, cnt := runTx(t, noSkip, DefaultTxConfig(), d, 300, script, 500)
@@ -112,11 +113,17 @@ func TestTxEgressFull(t *testing.T) {
 					t.Fatalf("frame %d PSN %d", i, p.PSN)
 				}
 			}
+			bp := cnt
 			tc := DefaultTxConfig()
 			tc.EgressFull = Drop
 			got, cnt = runTx(t, noSkip, tc, d, 300, script, 500)
 			if len(got) != 2 || cnt.Drops[DropEgressFull] != 18 || cnt.Stalls != [NumStallPoints]uint64{} {
 				t.Fatalf("drop: %d frames, drops %v stalls %v", len(got), cnt.Drops, cnt.Stalls)
+			}
+			if !noSkip {
+				ref = [2]TxCounters{bp, cnt}
+			} else if ref != [2]TxCounters{bp, cnt} {
+				t.Fatalf("counters differ with idle skipping off:\n skip   %+v\n noskip %+v", ref, [2]TxCounters{bp, cnt})
 			}
 		})
 	}
