@@ -5,5 +5,6 @@ package cli
 func commandList() []command {
 	return []command{
 		{"version", "print the tool version", runVersion},
+		{"vectors", "generate, check and verify golden HPCC++ test vectors", runVectors},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hpccgold/hpccgold/fieldtable"
+	"github.com/hpccgold/hpccgold/fixedpoint"
 )
 
 // fieldFmt is how a field's raw bits read as a number.
@@ -19,8 +20,8 @@ type fieldFmt struct {
 
 // parseFieldFormat reads a field's Format: "uint" (unsigned integer), "int"
 // (two's-complement integer), "bool" (one bit), or fixedpoint notation
-// "sW.I" / "uW.I" (W total bits, I integer bits, F = W-I fraction bits; the
-// notation of package fixedpoint), whose W must equal the field width.
+// "sW.I" / "uW.I" (W total bits, I integer bits, F = W-I fraction bits),
+// parsed by fixedpoint.ParseFormat, whose W must equal the field width.
 func parseFieldFormat(f fieldtable.Field) (fieldFmt, error) {
 	switch f.Format {
 	case "uint", "":
@@ -33,24 +34,14 @@ func parseFieldFormat(f fieldtable.Field) (fieldFmt, error) {
 		}
 		return fieldFmt{isBool: true}, nil
 	}
-	s := f.Format
-	bad := fmt.Errorf("field %s: Format=%q: want uint, int, bool or fixedpoint notation sW.I / uW.I", f.Name, s)
-	if len(s) < 4 || (s[0] != 's' && s[0] != 'u') {
-		return fieldFmt{}, bad
+	fp, err := fixedpoint.ParseFormat(f.Format)
+	if err != nil {
+		return fieldFmt{}, fmt.Errorf("field %s: Format=%q: want uint, int, bool or fixedpoint notation sW.I / uW.I: %w", f.Name, f.Format, err)
 	}
-	dot := strings.IndexByte(s, '.')
-	if dot < 0 {
-		return fieldFmt{}, bad
+	if fp.W != f.Width {
+		return fieldFmt{}, fmt.Errorf("field %s: Format=%q has %d bits but the field is %d bits wide", f.Name, f.Format, fp.W, f.Width)
 	}
-	w, err1 := strconv.Atoi(s[1:dot])
-	i, err2 := strconv.Atoi(s[dot+1:])
-	if err1 != nil || err2 != nil {
-		return fieldFmt{}, bad
-	}
-	if w != f.Width {
-		return fieldFmt{}, fmt.Errorf("field %s: Format=%q has %d bits but the field is %d bits wide", f.Name, s, w, f.Width)
-	}
-	return fieldFmt{signed: s[0] == 's', frac: w - i}, nil
+	return fieldFmt{signed: fp.Signed, frac: fp.F()}, nil
 }
 
 func parseTableFormats(t fieldtable.Table) ([]fieldFmt, error) {

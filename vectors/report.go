@@ -32,6 +32,9 @@ func WriteCoverage(w io.Writer, m *Manifest) error {
 	t := newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight)
 	t.Header("class", "level", "generated", "hit by set")
 	for _, c := range m.Classes {
+		if c.Level > m.Level && c.Count == 0 {
+			continue // a level-2 class in a level-1 set
+		}
 		hits := "-"
 		if c.Detected {
 			hits = strconv.FormatInt(c.Hits, 10)

@@ -311,6 +311,8 @@ func hashFile(path string) (FileHash, error) {
 // and configuration JSON.
 func OpenModel(name string, config json.RawMessage) (Model, error) {
 	switch name {
+	case HPCCModelName:
+		return openHPCC(config)
 	default:
 		return nil, fmt.Errorf("unknown model %q", name)
 	}

@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/vectors"
+)
+
+const vectorsUsage = `vectors <gen|check|verify|cover> [flags]
+
+  gen     generate golden HPCC++ vectors (stimulus.hex, expected.hex, vectors.jsonl,
+          fields.vh, layout.json, manifest.json) and print their coverage
+  check   compare a DUT output file (expected.hex layout or JSON Lines) with a golden set
+  verify  re-hash a set against its manifest and re-run the model on its stimulus
+  cover   print the coverage tables of a set's manifest
+
+Run 'hpccgold vectors <sub> -h' for its flags. File formats: docs/vectors.md.`
+
+// runVectors dispatches the vectors subcommands.
+func runVectors(env *Env) error {
+	if len(env.Args) == 0 || env.Args[0] == "-h" || env.Args[0] == "--help" {
+		fmt.Fprintf(env.Stderr, "Usage: hpccgold %s\n", vectorsUsage)
+		if len(env.Args) == 0 {
+			return errors.New("missing subcommand")
+		}
+		return flag.ErrHelp
+	}
+	sub := &Env{Args: env.Args[1:], Stdout: env.Stdout, Stderr: env.Stderr}
+	switch env.Args[0] {
+	case "gen":
+		return runVectorsGen(sub)
+	case "check":
+		return runVectorsCheck(sub)
+	case "verify":
+		return runVectorsVerify(sub)
+	case "cover":
+		return runVectorsCover(sub)
+	}
+	return fmt.Errorf("unknown subcommand %q (want gen, check, verify or cover)", env.Args[0])
+}
+
+func runVectorsGen(env *Env) error {
+	fs := newFlagSet(env, "vectors gen", "vectors gen [--config FILE] [--seed N] [--count N] [--level 1|2] [--out DIR] [--shard i/n] [--class A,B] [--no-jsonl] [--workers N]")
+	configFile := fs.String("config", "", "HPCC++ configuration JSON (hpcc.LoadConfig form); default: the default configuration")
+	seed := fs.Uint64("seed", 1, "seed of the constrained-random vectors")
+	count := fs.Int64("count", 100000, "number of constrained-random vectors after the directed ones")
+	level := fs.Int("level", 1, "1: every directed corner class; 2: adds the bit-pattern classes")
+	out := fs.String("out", "vectors", "output directory")
+	shard := fs.String("shard", "", "generate only shard i/n (0 <= i < n) of the set")
+	classes := fs.String("class", "", "comma-separated directed classes to generate (default: all up to --level)")
+	noJSONL := fs.Bool("no-jsonl", false, "do not write vectors.jsonl")
+	workers := fs.Int("workers", 0, "evaluating goroutines (0: one per CPU); the output does not depend on it")
+	if err := fs.Parse(env.Args); err != nil {
+		return err
+	}
+	if err := noPositional(fs); err != nil {
+		return err
+	}
+	cfg := hpcc.DefaultConfig()
+	if *configFile != "" {
+		f, err := os.Open(*configFile)
+		if err != nil {
+			return err
+		}
+		cfg, err = hpcc.LoadConfig(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", *configFile, err)
+		}
+	}
+	opts := vectors.Options{Level: *level, Seed: *seed, Count: *count, NoJSONL: *noJSONL, Workers: *workers}
+	if *shard != "" {
+		sh, err := vectors.ParseShard(*shard)
+		if err != nil {
+			return err
+		}
+		opts.Shard = sh
+	}
+	if *classes != "" {
+		opts.Classes = strings.Split(*classes, ",")
+	}
+	m, err := vectors.NewHPCC(cfg)
+	if err != nil {
+		return err
+	}
+	var prog *vectors.Progress
+	if f, ok := env.Stderr.(*os.File); ok && vectors.IsTerminal(f) {
+		prog = vectors.NewProgress(env.Stderr, "vectors gen")
+		opts.Progress = prog.Update
+	}
+	man, err := vectors.GenerateDir(*out, m, opts)
+	if prog != nil {
+		prog.Done()
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "wrote %d vectors to %s\n", man.Count, *out)
+	return vectors.WriteCoverage(env.Stdout, man)
+}
+
+func runVectorsCheck(env *Env) error {
+	fs := newFlagSet(env, "vectors check", "vectors check --golden DIR --dut FILE [--max-diffs N]")
+	golden := fs.String("golden", "", "golden vector set directory")
+	dut := fs.String("dut", "", "DUT output file: expected.hex layout or JSON Lines")
+	maxDiffs := fs.Int("max-diffs", 10, "failing vectors to show field by field")
+	if err := fs.Parse(env.Args); err != nil {
+		return err
+	}
+	if err := noPositional(fs); err != nil {
+		return err
+	}
+	if *golden == "" || *dut == "" {
+		return errors.New("--golden and --dut are required")
+	}
+	opts := vectors.CheckOptions{MaxDiffs: *maxDiffs}
+	if *maxDiffs == 0 {
+		opts.MaxDiffs = -1
+	}
+	rep, err := vectors.Check(*golden, *dut, opts)
+	if err != nil {
+		return err
+	}
+	if err := rep.Write(env.Stdout); err != nil {
+		return err
+	}
+	if !rep.OK() {
+		return fmt.Errorf("%w: %d of %d vectors differ", ErrFailed, rep.Failed, rep.Checked)
+	}
+	return nil
+}
+
+func runVectorsVerify(env *Env) error {
+	fs := newFlagSet(env, "vectors verify", "vectors verify DIR")
+	if err := fs.Parse(env.Args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("want exactly one directory")
+	}
+	rep, err := vectors.Verify(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if err := rep.Write(env.Stdout); err != nil {
+		return err
+	}
+	if !rep.OK() {
+		return fmt.Errorf("%w: %d problems", ErrFailed, len(rep.Problems))
+	}
+	return nil
+}
+
+func runVectorsCover(env *Env) error {
+	fs := newFlagSet(env, "vectors cover", "vectors cover DIR")
+	if err := fs.Parse(env.Args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("want exactly one directory")
+	}
+	man, err := vectors.ReadManifest(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	return vectors.WriteCoverage(env.Stdout, man)
+}

@@ -1,0 +1,447 @@
+package vectors
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/bits"
+	"strconv"
+
+	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/fieldtable"
+	"github.com/hpccgold/hpccgold/fixedpoint"
+	"github.com/hpccgold/hpccgold/telemetry"
+)
+
+// HPCCModelName is the manifest model name of the HPCC++ per-event update.
+const HPCCModelName = "hpcc_update"
+
+// HPCC is the vector model of the HPCC++ per-event update of package
+// cc/hpcc (draft section 4.2 lines 1-27 for the sender, section 6.2 lines
+// 28-34 for the receiver): one transaction is the flow state before plus
+// the event (the ACK's seq and the sender's snd_nxt, or the receiver's now
+// and N, and the per-hop telemetry as carried on the wire), laid out by
+// hpcc.Datapath.InputTable; the expected outputs are the state after, W,
+// the pacing rate and the decision flags, laid out by OutputTable, from
+// hpcc.Datapath.Update, the golden fixed-point datapath.
+//
+// Its directed classes (hpcc_classes.go) are the corner cases of issue 4,
+// each detected from the datapath's own inputs and outputs; its cover
+// points count the MI/AI branch, the Wc commit, the selected hop, each hop's
+// validity, each speed code, the window clamps and every table entry of the
+// reciprocal units (1/dts, 1/U and, with dynamic W_ai, 1/N).
+type HPCC struct {
+	cfg     hpcc.Config
+	d       *hpcc.Datapath
+	e       telemetry.Encoding
+	maxHops int
+	in, out fieldtable.Table
+
+	classes []Class
+	gens    []func(emit func(hpcc.State, hpcc.Input) error) error
+	idx     *hpccClassIdx
+	points  []CoverPoint
+	bins    hpccBins
+
+	// Constants, all derived by running the golden datapath (see deriveConstants).
+	wMin, wMax, wInit uint64 // raw Formats.W
+	wMinOK            bool   // the W_min clamp is reachable (W_ai < W_min): wMin is known
+	uInit, uMax       uint64 // raw Formats.U
+	uOne              uint64 // raw of 1.0 in Formats.U
+	etaU              uint64 // smallest raw U the comparator of line 12 reads as >= eta
+
+	speedOK  []bool   // per speed code: a supported speed not above MaxLinkSpeedGbps
+	speedGbp []uint32 // per speed code: Gbps (0 reserved)
+	baseCode uint8    // speed code of the base vectors (100 Gbps, or the fastest allowed below it)
+	slowCode uint8    // slowest valid speed code
+	seqMask  uint64   // SeqBits (sender) or TimeBits (receiver) mask
+	txMask   uint64
+	qMask    uint64
+	nhMask   uint64
+	incMask  uint64
+	rdK      int // effective table bits of the 1/dts unit
+	ruK      int // of the 1/U unit
+	rnK      int // of the 1/N unit
+}
+
+// hpccBins are the offsets of the HPCC cover points in Hits.Bins.
+type hpccBins struct {
+	branch, update, sel, valid, speed, clamp, rd, ru, rn int
+}
+
+// NewHPCC builds the vector model for cfg (validated by hpcc.NewDatapath).
+func NewHPCC(cfg hpcc.Config) (*HPCC, error) {
+	d, err := hpcc.NewDatapath(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("vectors: hpcc: %w", err)
+	}
+	h := &HPCC{cfg: cfg, d: d, e: cfg.Encoding, maxHops: cfg.MaxHops, in: d.InputTable(), out: d.OutputTable()}
+	h.txMask = fieldtable.Mask(h.e.TxBytesBits())
+	h.qMask = fieldtable.Mask(h.e.QlenBits())
+	h.nhMask = fieldtable.Mask(cfg.NHopsBits())
+	h.incMask = fieldtable.Mask(cfg.IncStageBits())
+	h.seqMask = fieldtable.Mask(cfg.LastUpdateBits())
+	h.rdK = min(cfg.RecipDts.TableBits, cfg.DtsInBits()-1)
+	h.ruK = min(cfg.RecipU.TableBits, cfg.Formats.U.W-1)
+	h.rnK = min(cfg.RecipN.TableBits, cfg.FlowCountBits-1)
+	h.uMax = fieldtable.Mask(cfg.Formats.U.W)
+	one, err := fixedpoint.FromInt(cfg.Formats.U.Format, 1, fixedpoint.Sat)
+	if err != nil {
+		return nil, fmt.Errorf("vectors: hpcc: 1.0 in Formats.U: %w", err)
+	}
+	h.uOne = one.RawUint()
+
+	h.speedGbp = h.e.SpeedTable()
+	h.speedOK = make([]bool, len(h.speedGbp))
+	best, slow := -1, -1
+	for c, g := range h.speedGbp {
+		h.speedOK[c] = g != 0 && g <= cfg.MaxLinkSpeedGbps
+		if !h.speedOK[c] {
+			continue
+		}
+		if best < 0 || g <= 100 && (h.speedGbp[best] > 100 || g > h.speedGbp[best]) {
+			best = c
+		}
+		if slow < 0 || g < h.speedGbp[slow] {
+			slow = c
+		}
+	}
+	if best < 0 {
+		return nil, fmt.Errorf("vectors: hpcc: MaxLinkSpeedGbps=%d: no %s speed code at or below it", cfg.MaxLinkSpeedGbps, h.e)
+	}
+	h.baseCode, h.slowCode = uint8(best), uint8(slow)
+	if err := h.deriveConstants(); err != nil {
+		return nil, err
+	}
+	h.buildPoints()
+	if err := h.buildClasses(); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// GenerateHPCC is Generate(NewHPCC(cfg), opts): the in-memory HPCC++ vector
+// set for co-simulation harnesses.
+func GenerateHPCC(cfg hpcc.Config, opts Options) (*Set, error) {
+	m, err := NewHPCC(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return Generate(m, opts)
+}
+
+// Datapath returns the golden datapath the model evaluates.
+func (h *HPCC) Datapath() *hpcc.Datapath { return h.d }
+
+// Name implements Model.
+func (h *HPCC) Name() string { return HPCCModelName }
+
+// Input implements Model: hpcc.Datapath.InputTable.
+func (h *HPCC) Input() fieldtable.Table { return h.in }
+
+// Output implements Model: hpcc.Datapath.OutputTable.
+func (h *HPCC) Output() fieldtable.Table { return h.out }
+
+// Config implements Model: the full hpcc.Config (the form hpcc.LoadConfig reads).
+func (h *HPCC) Config() any { return h.cfg }
+
+// Classes implements Model.
+func (h *HPCC) Classes() []Class { return h.classes }
+
+// CoverPoints implements Model.
+func (h *HPCC) CoverPoints() []CoverPoint { return h.points }
+
+// Directed implements Model: every class's generator in class order.
+func (h *HPCC) Directed(level int, emit func(class int, in []uint64) error) error {
+	word := make([]uint64, h.in.Words())
+	for c, cl := range h.classes {
+		if cl.Level > level {
+			continue
+		}
+		err := h.gens[c](func(st hpcc.State, in hpcc.Input) error {
+			if err := h.d.PackInput(st, in, word); err != nil {
+				return fmt.Errorf("vectors: hpcc: class %s: %w", cl.Name, err)
+			}
+			return emit(c, word)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// NewEvaluator implements Model.
+func (h *HPCC) NewEvaluator() (Evaluator, error) { return &hpccEval{h: h}, nil }
+
+// openHPCC rebuilds the model from a manifest's configuration.
+func openHPCC(config json.RawMessage) (Model, error) {
+	cfg, err := hpcc.LoadConfig(bytes.NewReader(config))
+	if err != nil {
+		return nil, err
+	}
+	return NewHPCC(cfg)
+}
+
+// update runs the golden datapath.
+func (h *HPCC) update(st hpcc.State, in hpcc.Input) (hpcc.State, hpcc.Output) {
+	return h.d.Update(st, in)
+}
+
+// deriveConstants finds the datapath's window bounds, initial values and the
+// eta threshold of line 12 by running Update, so that the classes test what
+// the datapath does rather than a second statement of its constants:
+//   - W_init, U_init: the outputs of a first event;
+//   - W_min: W after an additive step from Wc = 0 (0 + W_ai clamps up),
+//     confirmed by Wc = 1 LSB giving the same W (else W_ai >= W_min and the
+//     clamp is unreachable: the W_min classes are left out);
+//   - W_max: W after an additive step from the all-ones Wc (saturates, clamps down);
+//   - etaU: the smallest U for which an event with incStage = 0 and no
+//     measurement (tau = 0, so U is carried through 1/T * T) takes the
+//     multiplicative branch, found by bisection over the carried U.
+func (h *HPCC) deriveConstants() error {
+	var st hpcc.State
+	var in hpcc.Input
+	in.NFlows = uint32(fieldtable.Mask(h.cfg.FlowCountBits)) // dynamic W_ai at its smallest
+	ns, _ := h.update(st, in)
+	h.wInit, h.uInit = ns.W, ns.U
+	st.Valid = true
+	ns, o := h.update(st, in)
+	if o.MI || o.First {
+		return fmt.Errorf("vectors: hpcc: an idle event from U=0, incStage=0 took the multiplicative branch")
+	}
+	st.Wc = 1
+	ns1, _ := h.update(st, in)
+	// Wc = 0 and Wc = 1 LSB give the same W only if both clamp at W_min.
+	h.wMinOK = ns.W == ns1.W
+	h.wMin = ns.W
+	st.Wc = fieldtable.Mask(h.cfg.Formats.W.W)
+	ns, _ = h.update(st, in)
+	h.wMax = ns.W
+	if h.wMinOK && h.wMin > h.wMax || h.wInit > h.wMax || h.wMinOK && h.wInit < h.wMin {
+		return fmt.Errorf("vectors: hpcc: derived W_min=%#x, W_init=%#x, W_max=%#x are not ordered", h.wMin, h.wInit, h.wMax)
+	}
+	// Bisection for the MI threshold: mi(u) is monotone in the carried U.
+	mi := func(u uint64) (bool, uint64) {
+		s := hpcc.State{Valid: true, U: u}
+		ns, o := h.update(s, hpcc.Input{})
+		return o.MI, ns.U
+	}
+	lo, hi := uint64(0), h.uMax
+	if m, _ := mi(hi); !m {
+		return fmt.Errorf("vectors: hpcc: U at its maximum does not take the multiplicative branch: eta above U's range")
+	}
+	for lo+1 < hi {
+		mid := lo + (hi-lo)/2
+		if m, _ := mi(mid); m {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	_, h.etaU = mi(hi)
+	if m, u := mi(lo); m || u >= h.etaU {
+		return fmt.Errorf("vectors: hpcc: U threshold of the multiplicative branch is not sharp at %#x", h.etaU)
+	}
+	return nil
+}
+
+// recipIndex returns the table index the reciprocal units of package
+// fixedpoint use for a non-zero raw input x with k table bits: the k bits
+// after the leading one (zero-filled below the LSB); edge reports whether x
+// is the first or last input of that entry's interval.
+func recipIndex(x uint64, k int) (idx int, edge bool) {
+	p := bits.Len64(x) - 1
+	if p >= k {
+		low := x & fieldtable.Mask(p-k)
+		return int(x>>uint(p-k)) & int(fieldtable.Mask(k)), p == k || low == 0 || low == fieldtable.Mask(p-k)
+	}
+	return int(x<<uint(k-p)) & int(fieldtable.Mask(k)), true
+}
+
+// buildPoints defines the cover points.
+func (h *HPCC) buildPoints() {
+	hopLabels := func(extra ...string) []string {
+		var l []string
+		for i := 0; i < h.maxHops; i++ {
+			l = append(l, "hop"+strconv.Itoa(i))
+		}
+		return append(l, extra...)
+	}
+	var speedLabels []string
+	for c, g := range h.speedGbp {
+		switch {
+		case g == 0:
+			speedLabels = append(speedLabels, fmt.Sprintf("code%d_reserved", c))
+		case !h.speedOK[c]:
+			speedLabels = append(speedLabels, fmt.Sprintf("code%d_%dG_over_max", c, g))
+		default:
+			speedLabels = append(speedLabels, fmt.Sprintf("code%d_%dG", c, g))
+		}
+	}
+	h.points = []CoverPoint{
+		{Name: "branch", Doc: "ComputeWind branch (line 12) of non-first events", Bins: 2, Labels: []string{"additive", "multiplicative"}},
+		{Name: "update_wc", Doc: "Wc committed (sender line 22 / receiver line 29) on non-first events", Bins: 2, Labels: []string{"hold", "commit"}},
+		{Name: "sel_hop", Doc: "hop whose u' was the maximum (lines 6-7), non-first events", Bins: h.maxHops + 1, Labels: hopLabels("none")},
+		{Name: "hop_valid", Doc: "hop slot produced a measurement", Bins: h.maxHops, Labels: hopLabels()},
+		{Name: "speed_code", Doc: "speed code of an in-path hop (per-speed tables kq, kr)", Bins: len(h.speedGbp), Labels: speedLabels},
+		{Name: "w_clamp", Doc: "new W against its bounds, non-first events", Bins: 3, Labels: []string{"inside", "at_min", "at_max"}},
+		{Name: "recip_dts_entry", Doc: "1/dts reciprocal table entry used by a valid hop", Bins: 1 << h.rdK},
+		{Name: "recip_u_entry", Doc: "1/U reciprocal table entry used by a non-zero new U (non-first events)", Bins: 1 << h.ruK},
+	}
+	if h.cfg.DynamicWAI {
+		h.points = append(h.points, CoverPoint{Name: "recip_n_entry", Doc: "1/N reciprocal table entry (dynamic W_ai)", Bins: 1 << h.rnK})
+	}
+	offs, _ := PointOffsets(h.points)
+	h.bins = hpccBins{branch: offs[0], update: offs[1], sel: offs[2], valid: offs[3], speed: offs[4], clamp: offs[5], rd: offs[6], ru: offs[7], rn: -1}
+	if h.cfg.DynamicWAI {
+		h.bins.rn = offs[8]
+	}
+}
+
+// hobs is what the evaluator observes of one update, for class detection
+// and coverage.
+type hobs struct {
+	st     hpcc.State
+	in     hpcc.Input
+	next   hpcc.State
+	out    hpcc.Output
+	first  bool
+	nh     uint64 // in.NHops masked
+	stNH   uint64
+	pathOK bool // hop counts agree and are within MaxHops
+	elapse uint64
+	// per hop slot (i < MaxHops)
+	inPath    [hpcc.MaxHopsLimit]bool
+	valid     [hpcc.MaxHopsLimit]bool   // out.HopValid bit
+	code      [hpcc.MaxHopsLimit]uint8  // masked speed code
+	dts       [hpcc.MaxHopsLimit]uint64 // egress time difference, ns (telemetry.DeltaTsNs rule)
+	dTx       [hpcc.MaxHopsLimit]uint64 // txBytes counter difference, counter units
+	minQ      [hpcc.MaxHopsLimit]uint64 // min(qlen, last qlen), units
+	curSec    [hpcc.MaxHopsLimit]uint64 // IFA egress seconds (Compact: 0)
+	curNs     [hpcc.MaxHopsLimit]uint64 // IFA egress ns (Compact: the 24-bit ts)
+	idChanged [hpcc.MaxHopsLimit]bool
+}
+
+func (o *hobs) prevSecNs(i int) (uint64, uint64) {
+	t := o.st.Hops[i].Ts
+	return t >> telemetry.IFAEgressNsBits, t & (1<<telemetry.IFAEgressNsBits - 1)
+}
+
+// observe fills o from an update's inputs and outputs. Differences use the
+// documented wire rules of package telemetry (EgressTime, modular counter
+// differences); they are observations for coverage, the outputs come from
+// the datapath alone.
+func (h *HPCC) observe(o *hobs) {
+	o.first = o.out.First
+	o.nh = uint64(o.in.NHops) & h.nhMask
+	o.stNH = uint64(o.st.NHops) & h.nhMask
+	o.pathOK = o.nh == o.stNH && o.nh <= uint64(h.maxHops)
+	o.elapse = (o.in.Seq - o.st.LastUpdate) & h.seqMask
+	if h.cfg.Mode == hpcc.Receiver {
+		o.elapse = (o.in.NowNs - o.st.LastUpdate) & h.seqMask
+	}
+	codeMask := uint8(h.e.SpeedCodes() - 1)
+	for i := 0; i < h.maxHops; i++ {
+		hop := &o.in.Hops[i]
+		prev := &o.st.Hops[i]
+		o.inPath[i] = uint64(i) < o.nh
+		o.valid[i] = o.out.HopValid>>uint(i)&1 != 0
+		o.code[i] = hop.SpeedCode & codeMask
+		o.dTx[i] = (uint64(hop.TxBytes) - uint64(prev.TxBytes)) & h.txMask
+		o.minQ[i] = min(uint64(hop.Qlen)&h.qMask, uint64(prev.Qlen)&h.qMask)
+		if h.e == telemetry.Compact {
+			o.curSec[i], o.curNs[i] = 0, uint64(hop.Ts)&(1<<telemetry.CompactTsBits-1)
+			o.dts[i] = (o.curNs[i] - prev.Ts) & (1<<telemetry.CompactTsBits - 1)
+		} else {
+			s, n := telemetry.EgressTime(h.e, *hop)
+			o.curSec[i], o.curNs[i] = uint64(s), uint64(n)
+			ps, pn := o.prevSecNs(i)
+			if dts, err := fixedpoint.TimestampDiffNs(uint64(s), uint64(n), ps, pn, telemetry.IFARxSecBits); err == nil {
+				o.dts[i] = dts
+			} else {
+				o.dts[i] = ^uint64(0) // stored ns not below 10^9: no meaningful difference
+			}
+			if h.cfg.HopIDBits() > 0 {
+				o.idChanged[i] = telemetry.Identity(h.e, *hop) != prev.ID
+			}
+		}
+	}
+}
+
+// measurable reports whether hop i is in the path and everything but its
+// dts makes it a measurement (hop counts agree, speed valid, same link).
+func (h *HPCC) measurable(o *hobs, i int) bool {
+	return o.inPath[i] && o.pathOK && !o.first && h.speedOK[o.code[i]] && !o.idChanged[i]
+}
+
+// hpccEval evaluates packed HPCC transactions.
+type hpccEval struct {
+	h *HPCC
+	o hobs
+}
+
+// Eval implements Evaluator: unpack, hpcc.Datapath.Update, pack; then
+// detect classes and count cover bins.
+func (e *hpccEval) Eval(in, out []uint64, hits *Hits) error {
+	h := e.h
+	o := &e.o
+	var err error
+	o.st, o.in, err = h.d.UnpackInput(in)
+	if err != nil {
+		return err
+	}
+	o.next, o.out = h.d.Update(o.st, o.in)
+	if err := h.d.PackOutput(o.next, o.out, out); err != nil {
+		return err
+	}
+	h.observe(o)
+	h.detectAll(o, hits)
+	b := h.bins
+	for i := 0; i < h.maxHops; i++ {
+		if o.inPath[i] && !o.first {
+			hits.Count(b.speed + int(o.code[i]))
+		}
+		if o.valid[i] {
+			hits.Count(b.valid + i)
+			idx, _ := recipIndex(o.dts[i], h.rdK) // valid implies 0 < dts <= MaxDeltaTsNs
+			hits.Count(b.rd + idx)
+		}
+	}
+	if o.first {
+		return nil
+	}
+	if o.out.MI {
+		hits.Count(b.branch + 1)
+	} else {
+		hits.Count(b.branch)
+	}
+	if o.out.UpdateWc {
+		hits.Count(b.update + 1)
+	} else {
+		hits.Count(b.update)
+	}
+	if o.out.SelHop == hpcc.NoHop {
+		hits.Count(b.sel + h.maxHops)
+	} else if int(o.out.SelHop) < h.maxHops {
+		hits.Count(b.sel + int(o.out.SelHop))
+	}
+	switch {
+	case h.wMinOK && o.next.W == h.wMin:
+		hits.Count(b.clamp + 1)
+	case o.next.W == h.wMax:
+		hits.Count(b.clamp + 2)
+	default:
+		hits.Count(b.clamp)
+	}
+	if o.next.U != 0 {
+		idx, _ := recipIndex(o.next.U, h.ruK)
+		hits.Count(b.ru + idx)
+	}
+	if b.rn >= 0 {
+		n := uint64(o.in.NFlows) & fieldtable.Mask(h.cfg.FlowCountBits)
+		idx, _ := recipIndex(max(n, 1), h.rnK)
+		hits.Count(b.rn + idx)
+	}
+	return nil
+}
