@@ -122,23 +122,7 @@ func (d *Divider) Div(x, y Value) (Value, error) {
 		}
 		j = 0
 	}
-	var r, q u128 // partial remainder (< b, so 2r+1 < 2^65) and quotient bits
-	huge := false // a quotient bit left the 128-bit register
-	w := d.Num.W
-	for i := 0; i < w+j; i++ {
-		var bit uint64
-		if i < w {
-			bit = a >> uint(w-1-i) & 1
-		}
-		r = r.shl(1)
-		r.lo |= bit
-		huge = huge || q.hi>>63 != 0
-		q = q.shl(1)
-		if r.cmp(u128{0, b}) >= 0 {
-			r = r.sub(u128{0, b})
-			q.lo |= 1
-		}
-	}
+	q, r, huge := restore(a, b, d.Num.W, j)
 	g := q.lo & 1
 	q = q.shr(1) // drop the guard bit; huge still means >= 2^127, beyond any Quo
 	sticky = sticky || !r.isZero()
@@ -152,4 +136,44 @@ func (d *Divider) Div(x, y Value) (Value, error) {
 		res = resHigh
 	}
 	return finish(xn != yn, q, huge, res, d.Quo, d.Q, d.O), nil
+}
+
+// restore runs the restoring iteration of step 3 on the w-bit dividend a
+// followed by j zero bits and the divisor b > 0. It returns the quotient
+// bits (low 128), the final remainder, and whether a quotient bit left the
+// 128-bit register.
+func restore(a, b uint64, w, j int) (q, r u128, huge bool) {
+	n := w + j
+	if b < 1<<63 { // 2r+1 < 2^64: one-word remainder
+		var rr uint64
+		for i := 0; i < n; i++ {
+			var bit uint64
+			if i < w {
+				bit = a >> uint(w-1-i) & 1
+			}
+			rr = rr<<1 | bit
+			huge = huge || q.hi>>63 != 0
+			q = q.shl(1)
+			if rr >= b {
+				rr -= b
+				q.lo |= 1
+			}
+		}
+		return q, u128{0, rr}, huge
+	}
+	for i := 0; i < n; i++ { // partial remainder < b, so 2r+1 < 2^65
+		var bit uint64
+		if i < w {
+			bit = a >> uint(w-1-i) & 1
+		}
+		r = r.shl(1)
+		r.lo |= bit
+		huge = huge || q.hi>>63 != 0
+		q = q.shl(1)
+		if r.cmp(u128{0, b}) >= 0 {
+			r = r.sub(u128{0, b})
+			q.lo |= 1
+		}
+	}
+	return q, r, huge
 }

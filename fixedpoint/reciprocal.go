@@ -136,8 +136,12 @@ func (r *Reciprocal) Recip(x Value) (Value, error) {
 	if x.raw().lo == 0 {
 		return r.c.Out.maxValue(), nil
 	}
-	y, p := r.mantissaRecip(x.raw().lo)
-	return quantize(false, y.raw(), y.fm().F()-(r.c.In.F()-p), r.c.Out, r.c.Q, r.c.O), nil
+	y, p := r.mantissaRecip(x.lo)
+	e := y.p.frac() - (r.c.In.F() - p)
+	if v, ok := quantize64(false, 0, y.lo, e-r.c.Out.F(), r.c.Out, r.c.Q, r.c.O); ok {
+		return v, nil
+	}
+	return quantize(false, y.raw(), e, r.c.Out, r.c.Q, r.c.O), nil
 }
 
 // mantissaRecip runs steps 1-3 on the non-zero raw input X: it returns y
