@@ -84,6 +84,7 @@ type Datapath struct {
 
 	inTx, outTx transaction
 	unitCache
+	fast fastPlan
 }
 
 // NewDatapath validates cfg and builds the datapath: formats, constants,
@@ -213,6 +214,13 @@ func NewDatapath(cfg Config) (*Datapath, error) {
 	if err := d.buildTransactions(); err != nil {
 		return nil, err
 	}
+	if d.fW.W > 63 {
+		return nil, fmt.Errorf("hpcc: Formats.W=%s: at most 63 bits (W + W_ai must not overflow 64 bits)", d.fW)
+	}
+	if fu, fe := d.fU.F(), d.fEta.F(); d.fU.W+max(fe-fu, 0) > 64 || d.fEta.W+max(fu-fe, 0) > 64 {
+		return nil, fmt.Errorf("hpcc: Formats.U=%s and Formats.Eta=%s: aligning them for U >= eta needs more than 64 bits", d.fU, d.fEta)
+	}
+	d.compileFast()
 	return d, nil
 }
 
@@ -235,12 +243,10 @@ func (d *Datapath) record(h *telemetry.Hop) HopState {
 		return r
 	}
 	t := uint64(h.RxNs) + uint64(h.ResidenceNs)
-	var carry uint64
-	for k := uint64(1); k <= 8; k++ { // eight comparators; carry is their count
-		if t >= k*telemetry.NsPerSecond {
-			carry++
-		}
-	}
+	// The hardware's eight comparators count the k in 1..8 with
+	// t >= k*10^9; for t < 9*10^9 (always: t <= 2*(2^32-1)) that count is
+	// t / 10^9, which is how the model computes it.
+	carry := t / telemetry.NsPerSecond
 	ns := t - carry*telemetry.NsPerSecond
 	sec := (uint64(h.RxSec) + carry) & (1<<telemetry.IFARxSecBits - 1)
 	r.Ts = sec<<telemetry.IFAEgressNsBits | ns
@@ -295,13 +301,15 @@ func bits64(f fixedpoint.Format, raw uint64) fixedpoint.Value {
 	return v
 }
 
-// Update is the per-event HPCC++ update (NewAck or NewINT with
-// MeasureInflight and ComputeWind), computed as the hardware does: a fixed,
-// unrolled hop loop of MaxHops slots, every slot always computed and its
-// result selected by its valid bit, no floating point, reciprocals through
-// the fixedpoint reciprocal units. Inputs are masked to their field widths.
-// The operation sequence and every signal's format are in docs/datapath.md.
-func (d *Datapath) Update(st State, in Input) (State, Output) {
+// UpdateSpec is the golden per-event update written op for op with
+// fixedpoint Values, exactly as docs/datapath.md lists the operations: a
+// fixed, unrolled hop loop of MaxHops slots, every slot always computed and
+// its result selected by its valid bit, no floating point, reciprocals
+// through the fixedpoint reciprocal units, inputs masked to their field
+// widths. Update computes the same bits with precompiled integer
+// operations; UpdateSpec is the readable specification it is tested
+// against (and about 10x slower).
+func (d *Datapath) UpdateSpec(st State, in Input) (State, Output) {
 	const (
 		rnd  = fixedpoint.Rnd
 		sat  = fixedpoint.Sat
