@@ -5,6 +5,7 @@ package cli
 func commandList() []command {
 	return []command{
 		{"version", "print the tool version", runVersion},
+		{"replay", "run a telemetry trace through the HPCC++ float and/or fixed-point model", runReplay},
 		{"vectors", "generate, check and verify golden HPCC++ test vectors", runVectors},
 	}
 }

@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/hpccgold/hpccgold/cc/hpcc"
+)
+
+// runReplay implements `hpccgold replay`: it reads a telemetry trace (one
+// JSON ACK per line), runs it through the float reference and/or the golden
+// fixed-point datapath of cc/hpcc, and prints one JSON line per ACK. The
+// whole trace is checked first, so a malformed line prints nothing but the
+// error (line number and field).
+func runReplay(env *Env) error {
+	fs := newFlagSet(env, "replay", "replay --trace FILE [--model float|fixed|both] [--config FILE] [parameter flags]")
+	trace := fs.String("trace", "", "telemetry trace, one JSON object per line (required)")
+	model := fs.String("model", "fixed", "model to run: float, fixed or both")
+	config := fs.String("config", "", "HPCC++ configuration JSON (unknown keys rejected); flags below override it")
+	baseRTT := fs.Uint64("base-rtt-ns", 0, "T, the base RTT in ns")
+	eta := fs.Float64("eta", 0, "target utilization eta")
+	maxStage := fs.Int("max-stage", 0, "maxStage")
+	wai := fs.Float64("w-ai-bytes", 0, "additive increase W_ai, bytes")
+	winit := fs.Float64("w-init-bytes", 0, "initial window W_init, bytes")
+	wmin := fs.Float64("w-min-bytes", 0, "minimum window, bytes")
+	wmax := fs.Float64("w-max-bytes", 0, "maximum window, bytes")
+	if err := fs.Parse(env.Args); err != nil {
+		return err
+	}
+	if err := noPositional(fs); err != nil {
+		return err
+	}
+	if *trace == "" {
+		return fmt.Errorf("--trace is required")
+	}
+	m, err := hpcc.ParseReplayModel(*model)
+	if err != nil {
+		return err
+	}
+	cfg := hpcc.DefaultConfig()
+	if *config != "" {
+		f, err := os.Open(*config)
+		if err != nil {
+			return err
+		}
+		cfg, err = hpcc.LoadConfig(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", *config, err)
+		}
+	}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "base-rtt-ns":
+			cfg.BaseRTTNs = uint32(min(*baseRTT, 1<<32-1))
+		case "eta":
+			cfg.Eta = *eta
+		case "max-stage":
+			cfg.MaxStage = *maxStage
+		case "w-ai-bytes":
+			cfg.WAIBytes = *wai
+		case "w-init-bytes":
+			cfg.WInitBytes = *winit
+		case "w-min-bytes":
+			cfg.WMinBytes = *wmin
+		case "w-max-bytes":
+			cfg.WMaxBytes = *wmax
+		}
+	})
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	rp, err := hpcc.NewReplayer(cfg, m)
+	if err != nil {
+		return err
+	}
+	// Pass 1: validate every line, so nothing is printed for a bad trace.
+	if err := scanFile(*trace, cfg, func(hpcc.TraceEvent) error { return nil }); err != nil {
+		return err
+	}
+	// Pass 2: replay.
+	w := bufio.NewWriter(env.Stdout)
+	if err := scanFile(*trace, cfg, func(ev hpcc.TraceEvent) error { return rp.Step(ev, w) }); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+func scanFile(path string, cfg hpcc.Config, fn func(hpcc.TraceEvent) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := hpcc.ScanTrace(cfg, f, fn); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
