@@ -28,7 +28,12 @@ func sigFmt(name string, f fixedpoint.Format, rng, q, o, doc string) Signal {
 func (d *Datapath) Signals() []Signal {
 	c := d.cfg
 	e := c.Encoding
-	rng := func(f fixedpoint.Format) string { return fmt.Sprintf("[0, %s]", f.Max().String()) }
+	rng := func(f fixedpoint.Format) string {
+		if f.F() == 0 {
+			return fmt.Sprintf("[0, 2^%d-1]", f.W)
+		}
+		return fmt.Sprintf("[0, 2^%d-2^%d]", f.I, -f.F())
+	}
 	var s []Signal
 	if e == telemetry.IFA {
 		s = append(s,
@@ -52,8 +57,8 @@ func (d *Datapath) Signals() []Signal {
 		sigFmt("kr[code]", d.tables[1].Format, "ROM", "Rnd (generation)", "none", d.tables[1].Doc),
 		sigFmt("q_term", d.fTerm, rng(d.fTerm), "Rnd", "Sat (by design)", "q_min * kq[code] = qlen/(B*T)"),
 		sigFmt("r_term", d.fTerm, rng(d.fTerm), "Rnd", "Sat (by design)", "tx_rate * kr[code] = txRate/B"),
-		sigFmt("u_hop", d.fU, rng(d.fU), "exact sum", "Sat at UMax (algorithm clamp)", "u' = q_term + r_term, 0 when invalid"),
-		sigFmt("u_max", d.fU, rng(d.fU), "exact", "none", "max over slots (strict >, earlier slot wins ties)"),
+		sigFmt("u_hop", d.fU, rng(d.fU), "Rnd (exact when F(Term) = F(U))", "Sat at UMax (algorithm clamp)", "u' = q_term + r_term, 0 when invalid"),
+		sigFmt("u_max", d.fU, rng(d.fU), "exact", "none", "selected u': first valid slot, replaced only by a strictly greater one"),
 		sigFmt("dts_sel", d.fDts, fmt.Sprintf("[0, %d]", c.MaxDeltaTsNs), "exact", "none", "dts_in of the selected slot (0 if none)"),
 		sigFmt("tau", d.fTau, fmt.Sprintf("[0, %d]", c.BaseRTTNs), "exact", "none", "min(dts_sel, T)"),
 		sigFmt("t_minus_tau", d.fTau, fmt.Sprintf("[0, %d]", c.BaseRTTNs), "exact", "none", "T - tau"),
@@ -65,10 +70,10 @@ func (d *Datapath) Signals() []Signal {
 		Signal{"update_wc", 1, "bool", "", "exact", "none", "sender: seq after lastUpdateSeq (serial); receiver: now - lastUpdateTime > T"},
 		Signal{"mi", 1, "bool", "", "exact", "none", "u_next >= eta or incStage >= maxStage (line 12)"},
 		sigFmt("recip_u", d.fRU, rng(d.fRU), "Rnd", "Sat (by design; 1/0 = max)", "1/u_next from the reciprocal unit"),
-		sigFmt("eta_over_u", d.fEoU, rng(d.fEoU), "Rnd", "Sat (by design)", "recip_u * eta"),
+		sigFmt("eta_over_u", d.fEoU, rng(d.fEoU), "Rnd", "Sat (by design)", "recip_u * eta, then min(., 1) when u_next >= eta"),
 		sigFmt("w_mul", d.fW, rng(d.fW), "Rnd", "Sat (by design)", "Wc * eta_over_u"),
-		sigFmt("w_mi", d.fW, rng(d.fW), "Rnd", "Sat (by design)", "w_mul + W_ai (line 13)"),
-		sigFmt("w_ai_sum", d.fW, rng(d.fW), "Rnd", "Sat (by design)", "Wc + W_ai (line 17)"),
+		sigFmt("w_mi", d.fW, rng(d.fW), "exact sum", "Sat (by design)", "w_mul + W_ai (line 13)"),
+		sigFmt("w_ai_sum", d.fW, rng(d.fW), "exact sum", "Sat (by design)", "Wc + W_ai (line 17)"),
 		sigFmt("w_next", d.fW, fmt.Sprintf("[%v, %v]", c.WMinBytes, c.WMaxBytes), "exact (mux, clamp)", "none", "clamp(mi ? w_mi : w_ai_sum, W_min, W_max)"),
 		sigFmt("rate", d.fRate, rng(d.fRate), "Rnd", "Sat (unused: fits)", "w_next * inv_t (line 27), bytes/ns"),
 	)
