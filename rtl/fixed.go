@@ -357,3 +357,60 @@ func intRange(w int, signed bool) (lo, hi *big.Int) {
 	}
 	return new(big.Int), new(big.Int).Sub(new(big.Int).Lsh(one, uint(w)), one)
 }
+
+// FxRecip lowers a fixedpoint.Reciprocal unit (configuration c with its
+// Work format filled in, as Reciprocal.Config returns it, and the table
+// Reciprocal.Table returns) to logic with the same bits for every input:
+//
+//  1. normalize: z = CLZ(x), mantissa m = x << z (format u(W).1);
+//  2. look up: y0 = table[m's k bits after the leading one] (format Entry);
+//  3. refine NRSteps times: e = MulCast(m, y, Work, Trn, Sat);
+//     t = SubCast(2, e, Work, Trn, Sat); y = MulCast(y, t, Work, Trn, Sat);
+//  4. scale: y * 2^(In.F - (W-1-z)) is y << z read with y.F - In.F + W - 1
+//     fraction bits, cast into Out under c.Q and c.O;
+//  5. x = 0 gives Out's MAX.
+func (m *Module) FxRecip(x Fx, c fixedpoint.ReciprocalConfig, table []uint64) Fx {
+	if x.F != c.In || c.In.Signed {
+		m.fail("fxrecip: input format %s: want the unit's unsigned In %s", x.F, c.In)
+		return Fx{m.placeholder(max(c.Out.W, 1), c.Out.Signed), c.Out}
+	}
+	w, k := c.In.W, c.TableBits
+	if len(table) != 1<<uint(k) {
+		m.fail("fxrecip: %d table entries for TableBits=%d", len(table), k)
+		return Fx{m.placeholder(max(c.Out.W, 1), c.Out.Signed), c.Out}
+	}
+	if c.NRSteps > 0 && c.Work == (fixedpoint.Format{}) {
+		m.fail("fxrecip: NRSteps=%d needs the Work format (use Reciprocal.Config)", c.NRSteps)
+		return Fx{m.placeholder(max(c.Out.W, 1), c.Out.Signed), c.Out}
+	}
+	z := m.CLZ(x.N).Named("recip_clz")
+	mant := Fx{m.Shl(x.N, z).Named("recip_mant"), fixedpoint.Format{W: w, I: 1}}
+	addr := m.Const(1, false, 0)
+	if k > 0 {
+		addr = m.Slice(mant.N, w-1-k, k)
+	}
+	y := m.FxOf(m.ROM(addr, c.Entry.W, table).Named("recip_rom"), c.Entry)
+	if c.NRSteps > 0 {
+		two, err := fixedpoint.FromInt(c.Work, 2, fixedpoint.Sat)
+		if err != nil {
+			m.fail("fxrecip: Work=%s: %v", c.Work, err)
+			return Fx{m.placeholder(max(c.Out.W, 1), c.Out.Signed), c.Out}
+		}
+		twoK := m.FxConst(two)
+		for s := 0; s < c.NRSteps; s++ {
+			e := m.FxMulCast(mant, y, c.Work, fixedpoint.Trn, fixedpoint.Sat)
+			t := m.FxSubCast(twoK, e, c.Work, fixedpoint.Trn, fixedpoint.Sat)
+			y = m.FxMulCast(y, t, c.Work, fixedpoint.Trn, fixedpoint.Sat)
+		}
+	}
+	zw := y.F.W + w - 1
+	zf := y.F.F() - c.In.F() + w - 1
+	scaled := Fx{m.Shl(m.ZExt(y.N, zw), z), fixedpoint.Format{W: zw, I: zw - zf}}
+	if err := scaled.F.Validate(); err != nil {
+		m.fail("fxrecip: scaled format: %v", err)
+		return Fx{m.placeholder(max(c.Out.W, 1), c.Out.Signed), c.Out}
+	}
+	r := m.FxCast(scaled, c.Out, c.Q, c.O)
+	maxv := m.FxConst(c.Out.Max())
+	return m.FxMux(m.IsZero(x.N), maxv, r)
+}

@@ -73,6 +73,10 @@ func (p *printer) header() {
 			w = max(w, len(kv.Key))
 		}
 		for _, kv := range m.Params {
+			if kv.Key == "" { // continuation line (e.g. a JSON document)
+				p.f("//     %s\n", kv.Value)
+				continue
+			}
 			p.f("//   %-*s = %s\n", w, kv.Key, kv.Value)
 		}
 	}
