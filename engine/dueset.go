@@ -11,6 +11,7 @@ import "math/bits"
 type dueSet struct {
 	leaf    []uint64
 	summary []uint64
+	any     bool // some bit may be set (exact after add, clear and a walk)
 }
 
 // grow makes room for IDs below n.
@@ -27,19 +28,11 @@ func (s *dueSet) add(id ID) {
 	w := uint(id) >> 6
 	s.leaf[w] |= 1 << (uint(id) & 63)
 	s.summary[w>>6] |= 1 << (w & 63)
+	s.any = true
 }
 
 func (s *dueSet) has(id ID) bool {
 	return s.leaf[uint(id)>>6]&(1<<(uint(id)&63)) != 0
-}
-
-func (s *dueSet) empty() bool {
-	for _, w := range s.summary {
-		if w != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // clear empties the set.
@@ -52,4 +45,5 @@ func (s *dueSet) clear() {
 		}
 		s.summary[si] = 0
 	}
+	s.any = false
 }

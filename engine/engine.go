@@ -86,7 +86,8 @@ type Engine struct {
 	names []string
 	// cur holds the components due in the cycle being executed (or, between
 	// cycles, in cycle now); next those due in the cycle after it.
-	cur, next dueSet
+	cur, next *dueSet
+	sets      [2]dueSet
 	// armed[id] is the cycle of the latest timer armed from NextWake, Never
 	// when it fired or none is armed.
 	armed   []Cycle
@@ -102,7 +103,9 @@ func New(cfg Config) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Engine{cfg: cfg}, nil
+	e := &Engine{cfg: cfg}
+	e.cur, e.next = &e.sets[0], &e.sets[1]
+	return e, nil
 }
 
 // Freq returns the clock frequency.
@@ -194,7 +197,7 @@ func (e *Engine) Wake(id ID, at Cycle) error {
 
 // Idle reports whether no component is due and no wake is pending: the
 // model will never make progress again without outside input.
-func (e *Engine) Idle() bool { return e.cur.empty() && len(e.timers) == 0 }
+func (e *Engine) Idle() bool { return !e.cur.any && len(e.timers) == 0 }
 
 // Run executes cycles until Now() == until (cycles now..until-1), skipping
 // idle ones, or until Stop is called. It returns the cycle reached.
@@ -213,7 +216,7 @@ func (e *Engine) RunUntilIdle(limit Cycle) bool {
 func (e *Engine) run(until Cycle, untilIdle bool) bool {
 	e.stop = false
 	for e.now < until && !e.stop {
-		if e.cur.empty() {
+		if !e.cur.any {
 			if len(e.timers) == 0 {
 				if untilIdle {
 					return true
@@ -273,7 +276,8 @@ func (e *Engine) cycle() {
 // e.cur. This is the engine's inner loop; it keeps counters in locals and
 // marks a component that made progress due next cycle directly by its bit.
 func (e *Engine) tickDue(now Cycle) {
-	cur, next, comps := &e.cur, &e.next, e.comps
+	cur, next, comps := e.cur, e.next, e.comps
+	cur.any = false
 	var ticks, progress uint64
 	for si, sw := range cur.summary {
 		if sw == 0 {
@@ -302,6 +306,7 @@ func (e *Engine) tickDue(now Cycle) {
 				progress += uint64(bits.OnesCount64(again))
 				next.leaf[wi] |= again
 				next.summary[si] |= 1 << b
+				next.any = true
 			}
 		}
 	}
@@ -370,6 +375,39 @@ func (e *Engine) wakeAt(id ID, at, now Cycle) {
 		return
 	}
 	e.timers.push(timer{at: at, id: id})
+}
+
+// waker wakes one component in the cycle after the current one; queues hold
+// one per connected end, with the component's bit positions precomputed so
+// that the common case is a few OR operations inlined into Push and Pop.
+type waker struct {
+	e     *Engine // nil: not connected (nothing to wake)
+	id    ID
+	word  int // leaf word of id
+	sword int // summary word of id
+	bit   uint64
+	sbit  uint64
+}
+
+func newWaker(e *Engine, id ID) waker {
+	if id == NoID {
+		return waker{id: NoID}
+	}
+	w := int(id) >> 6
+	return waker{e: e, id: id, word: w, sword: w >> 6, bit: 1 << (uint(id) & 63), sbit: 1 << (uint(w) & 63)}
+}
+
+// wake makes the component due in cycle now+1.
+func (w *waker) wake(now Cycle) {
+	e := w.e
+	if e.running && now == e.now {
+		n := e.next
+		n.leaf[w.word] |= w.bit
+		n.summary[w.sword] |= w.sbit
+		n.any = true
+		return
+	}
+	e.tickNextLater(w.id, now)
 }
 
 func errAlreadyConnected(name string) error {

@@ -33,10 +33,8 @@ type FIFO[T any] struct {
 	popCycle  Cycle // cycle of the latest Pop
 	popped    int   // pops made in popCycle (slots not yet free)
 	buf       []T
-	consEng   *Engine // wakes cons after a push; nil when not connected
-	prodEng   *Engine // wakes prod after a pop from full; nil when not connected
-	cons      ID
-	prod      ID
+	consW     waker // wakes the consumer after a push
+	prodW     waker // wakes the producer after a pop from full
 	maxLevel  int
 	pushes    uint64
 	pops      uint64
@@ -57,7 +55,7 @@ func NewFIFO[T any](name string, capacity int) (*FIFO[T], error) {
 	}
 	return &FIFO[T]{
 		name: name, buf: make([]T, size), mask: size - 1, capacity: capacity,
-		prod: NoID, cons: NoID, pushCycle: Never, popCycle: Never,
+		pushCycle: Never, popCycle: Never,
 	}, nil
 }
 
@@ -129,9 +127,9 @@ func (f *FIFO[T]) Push(now Cycle, v T) bool {
 	}
 	f.pushCycle = now
 	f.pushed = 1
-	if f.consEng != nil {
+	if f.consW.e != nil {
 		// First push of the cycle: the consumer sees it next cycle.
-		f.consEng.tickNext(f.cons, now)
+		f.consW.wake(now)
 	}
 	return true
 }
@@ -164,8 +162,8 @@ func (f *FIFO[T]) Pop(now Cycle) (T, bool) {
 	wasFull := f.n+f.popped == f.capacity
 	f.n--
 	f.popped++
-	if wasFull && f.prodEng != nil {
-		f.prodEng.tickNext(f.prod, now)
+	if wasFull && f.prodW.e != nil {
+		f.prodW.wake(now)
 	}
 	return v, true
 }
@@ -174,13 +172,8 @@ func (f *FIFO[T]) bind(e *Engine, producer, consumer ID) error {
 	if f.bound {
 		return errAlreadyConnected(f.name)
 	}
-	f.bound, f.prod, f.cons = true, producer, consumer
-	if producer != NoID {
-		f.prodEng = e
-	}
-	if consumer != NoID {
-		f.consEng = e
-	}
+	f.bound = true
+	f.prodW, f.consW = newWaker(e, producer), newWaker(e, consumer)
 	return nil
 }
 
