@@ -3,11 +3,10 @@ package vectors
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -76,7 +75,7 @@ func (r *CheckReport) OK() bool { return r.Failed == 0 }
 // member; an "index" member, if present, must equal the vector's global
 // index. Mismatches are failures counted in the report; a malformed,
 // truncated or over-long DUT file, or a golden set whose expected.hex does
-// not match its manifest, is an error naming the file and line.
+// not match its manifest (CRC-32C), is an error naming the file and line.
 func Check(goldenDir, dutFile string, opts CheckOptions) (*CheckReport, error) {
 	f, err := os.Open(dutFile)
 	if err != nil {
@@ -117,8 +116,8 @@ func CheckReader(goldenDir string, r io.Reader, name string, opts CheckOptions) 
 		return nil, fmt.Errorf("vectors: check: %w", err)
 	}
 	defer gf.Close()
-	h := sha256.New()
-	golden := newLineReader(io.TeeReader(gf, h), goldenPath)
+	crc := &crcWriter{}
+	golden := newLineReader(io.TeeReader(gf, crc), goldenPath)
 	dut := newLineReader(r, name)
 
 	rep := &CheckReport{Golden: goldenDir, DUT: name, Model: man.Model, DUTFormat: "hex"}
@@ -144,8 +143,8 @@ func CheckReader(goldenDir string, r io.Reader, name string, opts CheckOptions) 
 	if _, err := io.Copy(io.Discard, golden.r); err != nil {
 		return nil, fmt.Errorf("vectors: %s: %w", goldenPath, err)
 	}
-	if sum := hex.EncodeToString(h.Sum(nil)); sum != expHash.SHA256 {
-		return nil, fmt.Errorf("vectors: %s: SHA-256 %s does not match the manifest's %s: the golden set is corrupted (run hpccgold vectors verify)", goldenPath, sum, expHash.SHA256)
+	if sum := fmt.Sprintf("%08x", crc.crc); sum != expHash.CRC32C {
+		return nil, fmt.Errorf("vectors: %s: CRC-32C %s does not match the manifest's %s: the golden set is corrupted (run hpccgold vectors verify)", goldenPath, sum, expHash.CRC32C)
 	}
 	for i, n := range c.fieldFails {
 		if n != 0 {
@@ -153,6 +152,14 @@ func CheckReader(goldenDir string, r io.Reader, name string, opts CheckOptions) 
 		}
 	}
 	return rep, nil
+}
+
+// crcWriter accumulates the CRC-32C of what is written to it.
+type crcWriter struct{ crc uint32 }
+
+func (c *crcWriter) Write(b []byte) (int, error) {
+	c.crc = crc32.Update(c.crc, castagnoli, b)
+	return len(b), nil
 }
 
 type checker struct {

@@ -152,7 +152,7 @@ func TestCheckErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := checkBytes(t, dir, []byte(corrupt))
-	if err == nil || !strings.Contains(err.Error(), "expected.hex: SHA-256") || !strings.Contains(err.Error(), "golden set is corrupted") {
+	if err == nil || !strings.Contains(err.Error(), "expected.hex: CRC-32C") || !strings.Contains(err.Error(), "golden set is corrupted") {
 		t.Errorf("corrupted golden: err = %v", err)
 	}
 }

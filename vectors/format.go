@@ -1,9 +1,11 @@
 package vectors
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/big"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -57,6 +59,42 @@ func parseTableFormats(t fieldtable.Table) ([]fieldFmt, error) {
 }
 
 const hexLower = "0123456789abcdef"
+
+// hex8 returns the 8 lowercase hex digits of v as the bytes of a uint64
+// in big-endian order (most significant digit in the top byte), by SWAR:
+// spread the nibbles one per byte, then add '0' or 'a'-10 per byte.
+func hex8(v uint32) uint64 {
+	x := uint64(v)
+	x = (x | x<<16) & 0x0000ffff0000ffff
+	x = (x | x<<8) & 0x00ff00ff00ff00ff
+	x = (x | x<<4) & 0x0f0f0f0f0f0f0f0f // nibble k in byte k
+	letters := (x + 0x0606060606060606) >> 4 & 0x0101010101010101
+	return x + 0x3030303030303030 + letters*('a'-'0'-10)
+}
+
+// appendHex appends the hex line of word in layout t: exactly what
+// t.AppendHex appends (t.HexDigits() lowercase digits, most significant
+// first), eight digits at a time.
+func appendHex(dst []byte, t fieldtable.Table, word []uint64) []byte {
+	nd := t.HexDigits()
+	n := len(dst)
+	dst = slices.Grow(dst, nd)[:n+nd]
+	b := dst[n:]
+	pos, w := nd, 0
+	for ; pos >= 16; pos, w = pos-16, w+1 {
+		v := word[w]
+		binary.BigEndian.PutUint64(b[pos-8:pos], hex8(uint32(v)))
+		binary.BigEndian.PutUint64(b[pos-16:pos-8], hex8(uint32(v>>32)))
+	}
+	if pos > 0 {
+		v := word[w]
+		for ; pos > 0; pos-- {
+			b[pos-1] = hexLower[v&15]
+			v >>= 4
+		}
+	}
+	return dst
+}
 
 // appendFieldHex appends "0x" and the raw value as ceil(width/4) hex digits.
 func appendFieldHex(dst []byte, width int, raw uint64) []byte {

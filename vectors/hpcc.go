@@ -40,6 +40,7 @@ type HPCC struct {
 	classes []Class
 	gens    []func(emit func(hpcc.State, hpcc.Input) error) error
 	idx     *hpccClassIdx
+	codec   *hpccCodec // nil: use hpcc's Pack/Unpack
 	points  []CoverPoint
 	bins    hpccBins
 
@@ -51,6 +52,7 @@ type HPCC struct {
 	etaU              uint64 // smallest raw U the comparator of line 12 reads as >= eta
 
 	speedOK  []bool   // per speed code: a supported speed not above MaxLinkSpeedGbps
+	okCodes  []uint8  // the codes with speedOK, ascending
 	speedGbp []uint32 // per speed code: Gbps (0 reserved)
 	baseCode uint8    // speed code of the base vectors (100 Gbps, or the fastest allowed below it)
 	slowCode uint8    // slowest valid speed code
@@ -99,6 +101,7 @@ func NewHPCC(cfg hpcc.Config) (*HPCC, error) {
 		if !h.speedOK[c] {
 			continue
 		}
+		h.okCodes = append(h.okCodes, uint8(c))
 		if best < 0 || g <= 100 && (h.speedGbp[best] > 100 || g > h.speedGbp[best]) {
 			best = c
 		}
@@ -113,6 +116,7 @@ func NewHPCC(cfg hpcc.Config) (*HPCC, error) {
 	if err := h.deriveConstants(); err != nil {
 		return nil, err
 	}
+	h.buildCodec()
 	h.buildPoints()
 	if err := h.buildClasses(); err != nil {
 		return nil, err
@@ -159,7 +163,7 @@ func (h *HPCC) Directed(level int, emit func(class int, in []uint64) error) erro
 			continue
 		}
 		err := h.gens[c](func(st hpcc.State, in hpcc.Input) error {
-			if err := h.d.PackInput(st, in, word); err != nil {
+			if err := h.packIn(&st, &in, word); err != nil {
 				return fmt.Errorf("vectors: hpcc: class %s: %w", cl.Name, err)
 			}
 			return emit(c, word)
@@ -384,15 +388,31 @@ type hpccEval struct {
 // Eval implements Evaluator: unpack, hpcc.Datapath.Update, pack; then
 // detect classes and count cover bins.
 func (e *hpccEval) Eval(in, out []uint64, hits *Hits) error {
-	h := e.h
 	o := &e.o
-	var err error
-	o.st, o.in, err = h.d.UnpackInput(in)
-	if err != nil {
+	if err := e.h.unpackIn(in, &o.st, &o.in); err != nil {
 		return err
 	}
+	return e.finish(out, hits)
+}
+
+// EvalRandom implements RandomEvaluator: Random and Eval in one step,
+// without unpacking the transaction just packed.
+func (e *hpccEval) EvalRandom(r *Rand, in, out []uint64, hits *Hits) error {
+	o := &e.o
+	e.h.randomStructs(r, &o.st, &o.in)
+	if err := e.h.packIn(&o.st, &o.in, in); err != nil {
+		return err
+	}
+	return e.finish(out, hits)
+}
+
+// finish runs the datapath on e.o's inputs, packs the outputs, detects
+// classes and counts cover bins.
+func (e *hpccEval) finish(out []uint64, hits *Hits) error {
+	h := e.h
+	o := &e.o
 	o.next, o.out = h.d.Update(o.st, o.in)
-	if err := h.d.PackOutput(o.next, o.out, out); err != nil {
+	if err := h.packOut(&o.next, &o.out, out); err != nil {
 		return err
 	}
 	h.observe(o)

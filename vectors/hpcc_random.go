@@ -137,9 +137,16 @@ func (h *HPCC) addPatternClasses() {
 // Slots at or above the hop count are filled the same way (the datapath
 // must ignore them).
 func (h *HPCC) Random(r *Rand, word []uint64) error {
-	c := &h.cfg
 	var st hpcc.State
 	var in hpcc.Input
+	h.randomStructs(r, &st, &in)
+	return h.packIn(&st, &in, word)
+}
+
+// randomStructs draws the transaction Random packs into *st and *in.
+func (h *HPCC) randomStructs(r *Rand, st *hpcc.State, in *hpcc.Input) {
+	c := &h.cfg
+	*st, *in = hpcc.State{}, hpcc.Input{}
 	nh := 1 + r.Below(uint64(h.maxHops))
 	st.NHops, in.NHops = uint8(nh), uint8(nh)
 	if r.Chance(1, 32) {
@@ -175,14 +182,8 @@ func (h *HPCC) Random(r *Rand, word []uint64) error {
 		in.NowNs = (st.LastUpdate + el) & h.seqMask
 		in.NFlows = uint32(r.LogUniform(fieldtable.Mask(c.FlowCountBits)))
 	}
-	var valid []uint8
-	for code, ok := range h.speedOK {
-		if ok {
-			valid = append(valid, uint8(code))
-		}
-	}
 	for i := 0; i < h.maxHops; i++ {
-		s := hopSpec{code: valid[r.Below(uint64(len(valid)))]}
+		s := hopSpec{code: h.okCodes[r.Below(uint64(len(h.okCodes)))]}
 		if r.Chance(1, 32) {
 			s.code = uint8(r.Below(uint64(h.e.SpeedCodes())))
 		}
@@ -219,7 +220,6 @@ func (h *HPCC) Random(r *Rand, word []uint64) error {
 				s.newID = r.Bits(h.cfg.HopIDBits())
 			}
 		}
-		h.setHop(&st, &in, i, s)
+		h.setHop(st, in, i, s)
 	}
-	return h.d.PackInput(st, in, word)
 }

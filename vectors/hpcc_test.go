@@ -336,3 +336,62 @@ func TestHPCCOpenModel(t *testing.T) {
 		t.Error("OpenModel(nope) succeeded")
 	}
 }
+
+// TestHPCCCodecAndFastRandom checks, for each configuration, that the fast
+// codec is in use (NewHPCC only enables it after it agreed with hpcc's
+// Pack/Unpack on sample transactions), that it agrees again on the
+// packed directed vectors, and that EvalRandom gives exactly what Random
+// followed by Eval gives (the oracle: the slow path through hpcc's own
+// PackInput and UnpackInput).
+func TestHPCCCodecAndFastRandom(t *testing.T) {
+	for name, cfg := range hpccConfigs() {
+		m, err := NewHPCC(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.codec == nil {
+			t.Fatalf("%s: fast codec disabled (it disagreed with hpcc's Pack/Unpack or a field is unknown)", name)
+		}
+		iw, ow := m.in.Words(), m.out.Words()
+		ev, _ := m.NewEvaluator()
+		fast := ev.(RandomEvaluator)
+		slow := &hpccEval{h: &HPCC{}}
+		*slow.h = *m
+		slow.h.codec = nil
+		for j := uint64(0); j < 500; j++ {
+			in1, out1 := make([]uint64, iw), make([]uint64, ow)
+			in2, out2 := make([]uint64, iw), make([]uint64, ow)
+			h1, h2 := NewHits(len(m.classes), 4096), NewHits(len(m.classes), 4096)
+			if err := fast.EvalRandom(NewRand(77, j), in1, out1, h1); err != nil {
+				t.Fatal(err)
+			}
+			if err := slow.h.Random(NewRand(77, j), in2); err != nil {
+				t.Fatal(err)
+			}
+			if err := slow.Eval(in2, out2, h2); err != nil {
+				t.Fatal(err)
+			}
+			if !equalWords(in1, in2) || !equalWords(out1, out2) || !equalWords(h1.Classes, h2.Classes) || !equalWords(h1.Bins, h2.Bins) {
+				t.Fatalf("%s: random vector %d: fast path differs from Random+Eval through hpcc's codec", name, j)
+			}
+		}
+		// Directed vectors: the fast packer against hpcc.PackInput.
+		w := make([]uint64, iw)
+		n := 0
+		for c := range m.classes {
+			_ = m.gens[c](func(st hpcc.State, in hpcc.Input) error {
+				if n++; n%7 != 0 {
+					return nil
+				}
+				if err := m.d.PackInput(st, in, w); err != nil {
+					return err
+				}
+				w2 := make([]uint64, iw)
+				if err := m.packIn(&st, &in, w2); err != nil || !equalWords(w, w2) {
+					t.Fatalf("%s: class %s: fast pack differs from hpcc.PackInput (%v)", name, m.classes[c].Name, err)
+				}
+				return nil
+			})
+		}
+	}
+}

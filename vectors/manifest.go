@@ -57,12 +57,17 @@ type ClassCount struct {
 	Hits     int64  `json:"hits"`     // vectors of this directory (any class) that hit it; 0 if not detected
 }
 
-// FileHash is a file's size, line count and SHA-256 (lowercase hex).
+// FileHash is a file's size, line count, SHA-256 and CRC-32C (Castagnoli),
+// lowercase hex. Verify checks both; Check, which must keep up with
+// millions of lines per second, checks the golden expected.hex against the
+// CRC-32C (an order of magnitude cheaper than SHA-256, and it detects every
+// burst error up to 32 bits).
 type FileHash struct {
 	Name   string `json:"name"`
 	Bytes  int64  `json:"bytes"`
 	Lines  int64  `json:"lines"`
 	SHA256 string `json:"sha256"`
+	CRC32C string `json:"crc32c"`
 }
 
 // Coverage is what the vectors of a directory exercised.

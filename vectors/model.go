@@ -50,6 +50,15 @@ type Evaluator interface {
 	Eval(in, out []uint64, h *Hits) error
 }
 
+// RandomEvaluator is an optional fast path of an Evaluator: EvalRandom
+// must fill in exactly as Model.Random(r, in) would and then evaluate it
+// exactly as Eval(in, out, h) would (Verify regenerates the stimulus with
+// Random, so a difference is caught there). in and out are zeroed by the
+// caller.
+type RandomEvaluator interface {
+	EvalRandom(r *Rand, in, out []uint64, h *Hits) error
+}
+
 // Class is one named directed corner class.
 type Class struct {
 	// Name is an identifier, unique within the model ("ts_ns_wrap").

@@ -3,11 +3,13 @@ package vectors
 import "math/bits"
 
 // Rand is the deterministic pseudo-random source of constrained-random
-// vectors: SplitMix64 (Steele, Lea, Flood, "Fast splittable pseudorandom
-// number generators", OOPSLA 2014), implemented here so the sequence never
-// changes with the Go release. Each random vector j draws from its own stream
-// NewRand(seed, j), so any shard can start at any index without generating
-// the vectors before it.
+// vectors, implemented here so the sequence never changes with the Go
+// release: each random vector j draws from its own stream NewRand(seed, j),
+// so any shard can start at any index without generating the vectors
+// before it. The stream's state is seeded with the SplitMix64 finalizer
+// (Steele, Lea, Flood, OOPSLA 2014) of seed and j; outputs are wyrand
+// (Wang Yi's wyhash generator: s += 0xa0761d6478bd642f, output = hi ^ lo
+// of the 128-bit product s * (s ^ 0xe7037ed1a0b428db)).
 type Rand struct{ s uint64 }
 
 const golden64 = 0x9e3779b97f4a7c15
@@ -31,8 +33,9 @@ func (r *Rand) Reset(seed, j uint64) { r.s = mix64(seed) + mix64(j+1)*golden64 }
 
 // Uint64 returns 64 uniformly distributed bits.
 func (r *Rand) Uint64() uint64 {
-	r.s += golden64
-	return mix64(r.s)
+	r.s += 0xa0761d6478bd642f
+	hi, lo := bits.Mul64(r.s, r.s^0xe7037ed1a0b428db)
+	return hi ^ lo
 }
 
 // Bits returns n uniformly distributed low bits (n in 0..64).
@@ -43,11 +46,15 @@ func (r *Rand) Bits(n int) uint64 {
 	return r.Uint64() >> uint(64-n)
 }
 
-// Below returns a uniform value in [0, n) (0 when n == 0), by Lemire's
-// multiply-shift with rejection (unbiased).
+// Below returns a uniform value in [0, n) (0 when n == 0): the top bits of
+// one draw when n is a power of two, otherwise Lemire's multiply-shift with
+// rejection (unbiased).
 func (r *Rand) Below(n uint64) uint64 {
-	if n == 0 {
-		return 0
+	if n&(n-1) == 0 {
+		if n <= 1 {
+			return 0
+		}
+		return r.Uint64() >> uint(bits.LeadingZeros64(n)+1)
 	}
 	hi, lo := bits.Mul64(r.Uint64(), n)
 	if lo < n {

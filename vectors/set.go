@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -128,14 +129,18 @@ func GenerateDir(dir string, m Model, opts Options) (*Manifest, error) {
 type hashWriter struct {
 	w     io.Writer
 	h     hash.Hash
+	crc   uint32
 	n     int64
 	lines int64
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func newHashWriter(w io.Writer) *hashWriter { return &hashWriter{w: w, h: sha256.New()} }
 
 func (hw *hashWriter) write(b []byte) error {
 	hw.h.Write(b)
+	hw.crc = crc32.Update(hw.crc, castagnoli, b)
 	hw.n += int64(len(b))
 	hw.lines += int64(bytes.Count(b, []byte{'\n'}))
 	_, err := hw.w.Write(b)
@@ -143,7 +148,7 @@ func (hw *hashWriter) write(b []byte) error {
 }
 
 func (hw *hashWriter) sum(name string) FileHash {
-	return FileHash{Name: name, Bytes: hw.n, Lines: hw.lines, SHA256: hex.EncodeToString(hw.h.Sum(nil))}
+	return FileHash{Name: name, Bytes: hw.n, Lines: hw.lines, SHA256: hex.EncodeToString(hw.h.Sum(nil)), CRC32C: fmt.Sprintf("%08x", hw.crc)}
 }
 
 // writeSmall writes one small file atomically and returns its hash.

@@ -2,6 +2,7 @@ package vectors
 
 import (
 	"bytes"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -324,13 +325,24 @@ func TestPatterns(t *testing.T) {
 	}
 }
 
-// TestRand checks the SplitMix64 core against its published first output
-// for state 0 (0xe220a8397b1dcdaf, from the reference splitmix64.c) and
-// Below's range.
+// TestRand checks the seeding against the SplitMix64 finalizer's
+// published first output for state 0 (0xe220a8397b1dcdaf is
+// mix64(0x9e3779b97f4a7c15), from the reference splitmix64.c), the wyrand
+// step against the same formula evaluated with math/big, and the ranges of
+// Below, Range and LogUniform.
 func TestRand(t *testing.T) {
-	r := &Rand{}
-	if got := r.Uint64(); got != 0xe220a8397b1dcdaf {
-		t.Errorf("SplitMix64 first output = %#x, want 0xe220a8397b1dcdaf", got)
+	if got := mix64(golden64); got != 0xe220a8397b1dcdaf {
+		t.Errorf("mix64(golden) = %#x, want 0xe220a8397b1dcdaf", got)
+	}
+	r := &Rand{s: 12345}
+	for i := 0; i < 100; i++ {
+		s := new(big.Int).SetUint64(r.s + 0xa0761d6478bd642f)
+		p := new(big.Int).Mul(s, new(big.Int).SetUint64(s.Uint64()^0xe7037ed1a0b428db))
+		lo := new(big.Int).And(p, new(big.Int).SetUint64(^uint64(0))).Uint64()
+		want := new(big.Int).Rsh(p, 64).Uint64() ^ lo
+		if got := r.Uint64(); got != want {
+			t.Fatalf("draw %d = %#x, want %#x", i, got, want)
+		}
 	}
 	r = NewRand(1, 2)
 	for i := 0; i < 10000; i++ {
@@ -398,4 +410,44 @@ func TestCoverageReport(t *testing.T) {
 			t.Errorf("coverage report lacks %q:\n%s", w, out)
 		}
 	}
+}
+
+// TestAppendHex checks the fast hex formatter against
+// fieldtable.Table.AppendHex (the layout's own printer) on random words of
+// random widths, including partial top words and widths below 16 digits.
+func TestAppendHex(t *testing.T) {
+	r := NewRand(1, 1)
+	for iter := 0; iter < 3000; iter++ {
+		width := 1 + int(r.Below(300))
+		tb, err := fieldtable.New("t", []fieldtable.Spec{{Name: "a", Width: min(width, 64)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rest := width - 64; rest > 0; rest -= 64 {
+			specs := append([]fieldtable.Spec(nil), specOf(tb)...)
+			specs = append(specs, fieldtable.Spec{Name: fmt.Sprintf("f%d", len(specs)), Width: min(rest, 64)})
+			if tb, err = fieldtable.New("t", specs); err != nil {
+				t.Fatal(err)
+			}
+		}
+		word := make([]uint64, tb.Words())
+		for k := range word {
+			word[k] = r.Uint64()
+		}
+		if rem := tb.Width % 64; rem != 0 {
+			word[len(word)-1] &= fieldtable.Mask(rem)
+		}
+		got, want := string(appendHex([]byte("x"), tb, word)), string(tb.AppendHex([]byte("x"), word))
+		if got != want {
+			t.Fatalf("width %d: appendHex = %s, want %s", tb.Width, got, want)
+		}
+	}
+}
+
+func specOf(t fieldtable.Table) []fieldtable.Spec {
+	var s []fieldtable.Spec
+	for _, f := range t.Fields {
+		s = append(s, fieldtable.Spec{Name: f.Name, Width: f.Width, Format: f.Format, Doc: f.Doc})
+	}
+	return s
 }

@@ -2,8 +2,6 @@ package vectors
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,9 +83,9 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 		if err != nil {
 			return nil, fmt.Errorf("vectors: verify: %w", err)
 		}
-		if got.SHA256 != fh.SHA256 || got.Bytes != fh.Bytes || got.Lines != fh.Lines {
-			problem("%s: %d bytes, %d lines, SHA-256 %s; manifest says %d bytes, %d lines, SHA-256 %s",
-				fh.Name, got.Bytes, got.Lines, got.SHA256, fh.Bytes, fh.Lines, fh.SHA256)
+		if got != fh {
+			problem("%s: %d bytes, %d lines, SHA-256 %s, CRC-32C %s; manifest says %d bytes, %d lines, SHA-256 %s, CRC-32C %s",
+				fh.Name, got.Bytes, got.Lines, got.SHA256, got.CRC32C, fh.Bytes, fh.Lines, fh.SHA256, fh.CRC32C)
 		}
 	}
 	for _, name := range []string{StimulusFile, ExpectedFile, FieldsVHFile, LayoutFile} {
@@ -282,21 +280,20 @@ func compactJSON(b []byte) []byte {
 	return buf.Bytes()
 }
 
-// hashFile returns a file's size, line count and SHA-256.
+// hashFile returns a file's size, line count, SHA-256 and CRC-32C.
 func hashFile(path string) (FileHash, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return FileHash{}, err
 	}
 	defer f.Close()
-	h := sha256.New()
-	var n, lines int64
+	hw := newHashWriter(io.Discard)
 	buf := make([]byte, 1<<20)
 	for {
 		k, err := f.Read(buf)
-		h.Write(buf[:k])
-		n += int64(k)
-		lines += int64(bytes.Count(buf[:k], []byte{'\n'}))
+		if werr := hw.write(buf[:k]); werr != nil {
+			return FileHash{}, werr
+		}
 		if err == io.EOF {
 			break
 		}
@@ -304,7 +301,7 @@ func hashFile(path string) (FileHash, error) {
 			return FileHash{}, err
 		}
 	}
-	return FileHash{Name: filepath.Base(path), Bytes: n, Lines: lines, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	return hw.sum(filepath.Base(path)), nil
 }
 
 // OpenModel builds a model known to hpccgold from a manifest's model name

@@ -1,0 +1,108 @@
+package vectors
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hpccgold/hpccgold/cc/hpcc"
+)
+
+// BenchmarkGenerateHPCC measures what one core does per generated vector
+// for the default 5-hop HPCC++ configuration: draw a constrained-random
+// transaction, run the golden datapath, detect classes and coverage, and
+// format the stimulus and expected hex lines (one worker, one block at a
+// time, no file I/O or hashing). Reported as vectors/s.
+func BenchmarkGenerateHPCC(b *testing.B) {
+	m, err := NewHPCC(hpcc.DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := newPlan(m, Options{Count: MaxCount, Workers: 1, NoJSONL: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := p.newWorker()
+	if err != nil {
+		b.Fatal(err)
+	}
+	blk := &block{n: blockSize, in: make([]uint64, blockSize*p.iw), out: make([]uint64, blockSize*p.ow)}
+	first := int64(len(p.dirLabel))
+	defer lockThread()()
+	b.ResetTimer()
+	start, cpu0 := time.Now(), threadCPU()
+	n := 0
+	for n < b.N {
+		blk.first = first + int64(n)
+		if err := p.compute(w, blk, true, false); err != nil {
+			b.Fatal(err)
+		}
+		n += blockSize
+	}
+	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "vectors/s")
+	if cpu := threadCPU() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(n)/cpu.Seconds(), "vectors/cpu-s")
+	}
+	b.ReportMetric(float64(len(blk.stim)+len(blk.exp))/blockSize, "hexbytes/vector")
+}
+
+// BenchmarkGenerateDirHPCC measures GenerateDir end to end (random vectors,
+// hex files only, SHA-256 of every file, atomic writes), on one worker and
+// on GOMAXPROCS workers. Reported as vectors/s.
+func BenchmarkGenerateDirHPCC(b *testing.B) {
+	m, err := NewHPCC(hpcc.DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name    string
+		workers int
+		jsonl   bool
+	}{{"workers1", 1, false}, {"workersMax", 0, false}, {"workersMax_jsonl", 0, true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			dir := b.TempDir()
+			opts := Options{Classes: []string{"first_ack"}, Count: int64(max(b.N, 1)), Workers: bc.workers, NoJSONL: !bc.jsonl}
+			b.ResetTimer()
+			start := time.Now()
+			if _, err := GenerateDir(dir, m, opts); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(opts.Count)/time.Since(start).Seconds(), "vectors/s")
+		})
+	}
+}
+
+// BenchmarkCheckHPCC measures Check on a 5-hop HPCC++ expected.hex against
+// an identical DUT file (every line compared, golden file hashed), as
+// lines/s.
+func BenchmarkCheckHPCC(b *testing.B) {
+	dir := b.TempDir()
+	m, err := NewHPCC(hpcc.DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 200_000
+	if _, err := GenerateDir(dir, m, Options{Classes: []string{"first_ack"}, Count: n - 10, NoJSONL: true}); err != nil {
+		b.Fatal(err)
+	}
+	dut, err := os.ReadFile(filepath.Join(dir, ExpectedFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(dut)))
+	defer lockThread()()
+	b.ResetTimer()
+	start, cpu0 := time.Now(), threadCPU()
+	for i := 0; i < b.N; i++ {
+		rep, err := CheckReader(dir, bytes.NewReader(dut), "dut", CheckOptions{})
+		if err != nil || !rep.OK() || rep.Checked != n {
+			b.Fatalf("%+v %v", rep, err)
+		}
+	}
+	b.ReportMetric(float64(b.N)*n/time.Since(start).Seconds(), "lines/s")
+	if cpu := threadCPU() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(b.N)*n/cpu.Seconds(), "lines/cpu-s")
+	}
+}
