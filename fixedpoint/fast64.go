@@ -32,57 +32,70 @@ func u64(b bool) uint64 {
 }
 
 // quantize64 returns ok=false when the case needs the general engine.
-// Apart from the mode and format checks (the same for every call from one
-// call site, so well predicted) it is branch-free: sign, rounding and
-// saturation are selected with masks.
 func quantize64(neg bool, hi, lo uint64, s int, to Format, q Quantization, o Overflow) (Value, bool) {
-	if uint(to.W-1) > 63 || uint(s+63) > 126 || q >= numQuantization || o >= numOverflow ||
+	if uint(to.W-1) > 63 || uint(s+63) > 126 || q >= numQuantization ||
 		to.I < -MaxIntBits || to.I > MaxIntBits {
 		return Value{}, false
 	}
 	var qv, rem, half uint64
-	if s > 0 {
+	switch {
+	case s > 0:
 		if hi>>uint(s) != 0 {
 			return Value{}, false // quantized magnitude above 64 bits
 		}
 		qv = lo>>uint(s) | hi<<uint(64-s)
 		rem = lo & (1<<uint(s) - 1)
 		half = 1 << uint(s-1)
-	} else {
-		if hi != 0 || (s < 0 && lo>>uint(64+s) != 0) {
-			return Value{}, false // shifted magnitude above 64 bits
-		}
+	case hi != 0 || lo>>uint(64+s) != 0 && s < 0:
+		return Value{}, false
+	default:
 		qv = lo << uint(-s)
 	}
-	n := u64(neg)
-	res := u64(rem != 0) * (1 + u64(rem >= half) + u64(rem > half))
-	inc := roundTab[q][res&3][n][qv&1]
+	nz := u64(rem != 0)
+	res := nz * (1 + u64(rem >= half) + u64(rem > half))
+	inc := roundTab[q][res&3][u64(neg)&1][qv&1]
 	qv += inc
 	if qv < inc {
 		return Value{}, false // carried out of 64 bits
 	}
 	w := uint(to.W)
-	sg := -u64(to.Signed)                      // all ones for signed formats
-	maxv := ^uint64(0) >> (64 - w) >> (sg & 1) // MAX raw
-	nm := -n                                   // all ones for negative values
-	// Largest allowed magnitude: MAX, or for negative values |MIN| (signed,
-	// except under SatSym, whose range is [-MAX, MAX]) or 0 (unsigned).
-	lim := maxv ^ ((maxv ^ ((maxv + u64(o != SatSym)) & sg)) & nm)
-	r := (qv ^ nm) - nm // the signed result, two's complement
-	switch o {
-	case SatZero:
-		r &= -u64(qv <= lim)
-	case Sat, SatSym:
-		satNeg := -(maxv + u64(o == Sat)) & sg // MIN or -MAX; 0 unsigned
-		sat := maxv ^ ((maxv ^ satNeg) & nm)
-		om := -u64(qv > lim)
-		r = sat&om | r&^om
+	// Largest magnitude allowed for this sign (|MIN| is excluded under SatSym).
+	var lim uint64
+	switch {
+	case !to.Signed:
+		lim = (^uint64(0) >> (64 - w)) &^ -u64(neg) // 0 for negative values
+	case neg && o != SatSym:
+		lim = 1 << (w - 1)
+	default:
+		lim = 1<<(w-1) - 1
 	}
-	// Keep W bits (Wrap; a no-op for in-range and saturated results).
-	sh := 64 - w
+	p := pack(to)
+	if qv <= lim {
+		if neg {
+			r := -qv
+			return Value{lo: r, hi: -u64(r != 0), p: p}, true
+		}
+		return Value{lo: qv, p: p}, true
+	}
+	maxv := ^uint64(0) >> (64 - w) >> u64(to.Signed) // MAX raw
+	switch {
+	case o == Sat && !neg, o == SatSym && !neg:
+		return Value{lo: maxv, p: p}, true
+	case o == Sat && to.Signed:
+		return Value{lo: -(maxv + 1), hi: ^uint64(0), p: p}, true // MIN
+	case o == SatSym && to.Signed:
+		return Value{lo: -maxv, hi: -u64(maxv != 0), p: p}, true // -MAX (0 for W=1)
+	case o == Sat, o == SatSym, o == SatZero:
+		return Value{p: p}, true
+	}
+	// Wrap: the low W bits of the two's complement, sign- or zero-extended.
+	r := qv
+	if neg {
+		r = -qv
+	}
 	if to.Signed {
-		r = uint64(int64(r<<sh) >> sh)
-		return Value{lo: r, hi: -(r >> 63), p: pack(to)}, true
+		r = uint64(int64(r<<(64-w)) >> (64 - w))
+		return Value{lo: r, hi: -(r >> 63), p: p}, true
 	}
-	return Value{lo: r << sh >> sh, p: pack(to)}, true
+	return Value{lo: r << (64 - w) >> (64 - w), p: p}, true
 }

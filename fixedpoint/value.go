@@ -374,9 +374,10 @@ func ParseValue(s string) (Value, error) {
 
 // signMag returns the sign and magnitude of the raw integer.
 func (v Value) signMag() (neg bool, mag u128) {
-	m := -(u64(v.p&(1<<8) != 0) & (v.hi >> 63)) // all ones for negative values
-	lo, c := bits.Add64(v.lo^m, m&1, 0)
-	return m != 0, u128{(v.hi ^ m) + c, lo}
+	if v.p&(1<<8) != 0 && int64(v.hi) < 0 {
+		return true, v.raw().neg()
+	}
+	return false, v.raw()
 }
 
 func abs(n int) int {
