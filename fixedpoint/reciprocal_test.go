@@ -50,6 +50,12 @@ func refConfigs() []ReciprocalConfig {
 			})
 		}
 	}
+	for nr := 0; nr <= 2; nr++ { // 32-bit input: eps exact without NR, the analytic bound with NR
+		cs = append(cs, ReciprocalConfig{
+			In: MustFormat("u32.16"), TableBits: 8, Entry: MustFormat("u12.1"), NRSteps: nr,
+			Out: MustFormat("u32.17"), Q: Rnd, O: Sat,
+		})
+	}
 	return cs
 }
 
@@ -153,8 +159,12 @@ func TestReciprocalErrorsGolden(t *testing.T) {
 		}
 		c = r.Config()
 		eps, exact := r.MaxRelError()
+		work := "-"
+		if c.NRSteps > 0 {
+			work = c.Work.String()
+		}
 		fmt.Fprintf(&b, "%s k=%d %s nr=%d work=%s out=%s %v: eps=%.6g exact=%v log2=%.2f\n",
-			c.In, c.TableBits, c.Entry, c.NRSteps, c.Work, c.Out, c.Q, eps, exact, log2(eps))
+			c.In, c.TableBits, c.Entry, c.NRSteps, work, c.Out, c.Q, eps, exact, log2(eps))
 	}
 	path := filepath.Join("testdata", "reciprocal_errors.golden")
 	if *update {
