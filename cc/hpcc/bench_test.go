@@ -8,7 +8,7 @@ import (
 
 // benchTrace builds a steady trace of events with nhops hops (100 Gbps,
 // 1 us between ACKs, moderate queue) for the per-ACK benchmarks.
-func benchTrace(b *testing.B, e telemetry.Encoding, nhops int, n int) []Input {
+func benchTrace(b testing.TB, e telemetry.Encoding, nhops int, n int) []Input {
 	var ins []Input
 	var ts, tx uint64 = 1e6, 0
 	for k := 0; k < n; k++ {

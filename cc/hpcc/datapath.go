@@ -62,6 +62,7 @@ type Datapath struct {
 	cfg     Config
 	enc     telemetry.Encoding
 	maxHops int
+	trackID bool // store and compare hop identities
 
 	nhMask, seqMask, timeMask, nMask uint64
 	txBits                           uint
@@ -93,7 +94,7 @@ func NewDatapath(cfg Config) (*Datapath, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	d := &Datapath{cfg: cfg, enc: cfg.Encoding, maxHops: cfg.MaxHops}
+	d := &Datapath{cfg: cfg, enc: cfg.Encoding, maxHops: cfg.MaxHops, trackID: cfg.HopIDBits() > 0}
 	e := cfg.Encoding
 	d.nhMask = mask64(cfg.NHopsBits())
 	d.seqMask = mask64(cfg.SeqBits)
@@ -250,7 +251,7 @@ func (d *Datapath) record(h *telemetry.Hop) HopState {
 	ns := t - carry*telemetry.NsPerSecond
 	sec := (uint64(h.RxSec) + carry) & (1<<telemetry.IFARxSecBits - 1)
 	r.Ts = sec<<telemetry.IFAEgressNsBits | ns
-	if d.cfg.HopIDBits() > 0 {
+	if d.trackID {
 		r.ID = uint64(h.DeviceID&(1<<telemetry.IFADeviceIDBits-1))<<telemetry.IFAPortBits | uint64(h.EgressPort)
 	}
 	return r

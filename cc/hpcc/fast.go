@@ -19,7 +19,13 @@ import (
 // non-negative value) and saturated at max (fixedpoint.Sat), for s in
 // [-127, 127].
 func castRnd(hi, lo uint64, s int, max uint64) uint64 {
-	if s > 0 && s < 64 { // the common case, kept small enough to inline
+	if s == 0 {
+		if hi != 0 {
+			return max
+		}
+		return min(lo, max)
+	}
+	if s > 0 && s < 64 { // the common case
 		lo, c := bits.Add64(lo, 1<<uint(s-1), 0)
 		hi += c
 		if hi>>uint(s) != 0 {
@@ -46,6 +52,12 @@ func castRndSlow(hi, lo uint64, s int, max uint64) uint64 {
 // castTrn returns floor((hi:lo) * 2^-s) (fixedpoint.Trn on a non-negative
 // value) saturated at max.
 func castTrn(hi, lo uint64, s int, max uint64) uint64 {
+	if s == 0 {
+		if hi != 0 {
+			return max
+		}
+		return min(lo, max)
+	}
 	if s > 0 && s < 64 {
 		if hi>>uint(s) != 0 {
 			return max
@@ -220,16 +232,16 @@ func (d *Datapath) Update(st State, in Input) (State, Output) {
 	var uAcc, dtsSel uint64
 	have := false
 	for i := 0; i < d.maxHops; i++ {
+		if uint64(i) >= nh {
+			break // slots beyond the path: invalid and stored as 0 (as UpdateSpec computes)
+		}
 		h := &in.Hops[i]
 		prev := &st.Hops[i]
 		rec := d.record(h)
-		inPath := uint64(i) < nh
+		next.Hops[i] = rec
 		code := h.SpeedCode & d.codeMask
 		dts := d.deltaTs(rec.Ts, prev.Ts)
-		ok := pathOK && inPath && d.speedOK[code] && rec.ID == prev.ID && dts != 0 && dts <= c.MaxDeltaTsNs
-		if inPath {
-			next.Hops[i] = rec
-		}
+		ok := pathOK && d.speedOK[code] && rec.ID == prev.ID && dts != 0 && dts <= c.MaxDeltaTsNs
 		if !ok {
 			continue // the slot's u' is muxed to 0 and not selected
 		}
