@@ -94,6 +94,9 @@ func NewDatapath(cfg Config) (*Datapath, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.MultiQ.Enabled {
+		return nil, configErr("MultiQ.Enabled", true, "the golden datapath implements single-class HPCC++; MultiQ is modelled by the float reference only")
+	}
 	d := &Datapath{cfg: cfg, enc: cfg.Encoding, maxHops: cfg.MaxHops, trackID: cfg.HopIDBits() > 0}
 	e := cfg.Encoding
 	d.nhMask = mask64(cfg.NHopsBits())

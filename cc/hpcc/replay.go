@@ -183,17 +183,22 @@ type Replayer struct {
 	buf   []byte
 }
 
-// NewReplayer builds the models for c.
+// NewReplayer builds the model(s) m needs for c (MultiQ configurations
+// replay with the float model only).
 func NewReplayer(c Config, m ReplayModel) (*Replayer, error) {
-	dp, err := NewDatapath(c)
-	if err != nil {
-		return nil, err
+	rp := &Replayer{model: m, fixed: map[uint64]State{}, float: map[uint64]RefState{}}
+	var err error
+	if m != ReplayFloat {
+		if rp.dp, err = NewDatapath(c); err != nil {
+			return nil, err
+		}
 	}
-	ref, err := NewReference(c)
-	if err != nil {
-		return nil, err
+	if m != ReplayFixed {
+		if rp.ref, err = NewReference(c); err != nil {
+			return nil, err
+		}
 	}
-	return &Replayer{model: m, dp: dp, ref: ref, fixed: map[uint64]State{}, float: map[uint64]RefState{}}, nil
+	return rp, nil
 }
 
 func appendNum(b []byte, x float64) []byte {
