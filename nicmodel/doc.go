@@ -1,0 +1,43 @@
+// Package nicmodel assembles the NIC of Figure 4 of the HPCC++ draft
+// (section 7.2, "Congestion control at NICs") from the blocks of packages
+// pipeline, scheduler and cc/hpcc into a cycle-stepped model on package
+// engine:
+//
+//	port in --> MAC Rx --FIFO--> Rx pipeline --events--> HPCC++ module --updates/acks/doorbells--> scheduler
+//	                                  |                      ^ posts (host)        ^ send log        |
+//	                                  +--replies--> Tx <--PktSend-- PktSend register <--PktSend-------+
+//	                                                 \--FIFO--> MAC Tx --> port out
+//
+// Both roles run in every NIC: ACKs and notifications arriving on a QP go
+// to the HPCC++ module (sender role), data packets and probes to the Tx
+// pipeline, which acknowledges them, answers probes and, with receiver-based
+// HPCC (Rx-HPCC, section 6.2), sends notifications carrying W at most once
+// per T (receiver role).
+//
+// The HPCC++ module holds the per-QP flow state table and runs the golden
+// fixed-point datapath (hpcc.Datapath) or, for what-if runs, the float
+// reference (hpcc.Reference). It takes at most one telemetry event per
+// cycle, with a pipeline latency and initiation interval from the
+// configuration (module.latency_cycles must equal the emitted RTL
+// hpcc_update's stage count), and is read-after-write exact: an event of a
+// QP whose previous update is still in the pipeline waits until that update
+// writes back (a counted hazard stall), so the results equal sequential
+// evaluation whatever the latency.
+//
+// Units: time is engine.Cycle at Config.ClockHz; bytes are bytes; W and R
+// on the scheduler port are raw registers in hpcc formats.w (bytes) and
+// formats.rate (bytes per ns). Counters are 64-bit and wrap like hardware
+// status registers; they count events, so they are identical with and
+// without idle skipping.
+//
+// The port boundary for a network model: frames enter through NIC.In with
+// their arrival cycle and leave through NIC.Out at their departure cycle,
+// already serialized at the line rate by the NIC's MAC. Flows are opened
+// with NIC.OpenFlow (a message of Bytes bytes on a QP); completions are
+// recorded (NIC.Completed) and reported through Options.OnComplete.
+//
+// Traces (off by default): every frame at the ports as pcap and as a hex
+// stream; the transactions between the blocks as vector files (fieldtable
+// layouts, the conventions of package vectors); a VCD waveform of chosen
+// signals (VCD, NIC.Watch). See docs/nicmodel.md.
+package nicmodel

@@ -1,0 +1,525 @@
+package nicmodel
+
+import (
+	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/engine"
+	"github.com/hpccgold/hpccgold/pipeline"
+	"github.com/hpccgold/hpccgold/pipeline/wire"
+	"github.com/hpccgold/hpccgold/scheduler"
+)
+
+// FlowID names a flow (one message of Bytes bytes on a QP) opened with
+// NIC.OpenFlow; IDs are 0, 1, 2, ... per NIC in the order flows are opened.
+type FlowID uint64
+
+// post is a message the host posts on a QP: the module records where it
+// ends in the QP's byte stream (for its completion) and forwards it to the
+// scheduler as a doorbell.
+type post struct {
+	flow  FlowID
+	qpn   wire.QPN
+	bytes uint64
+	start engine.Cycle // the cycle the flow was asked to start
+}
+
+// sendRecord is what the PktSend register tells the module about each
+// data packet the scheduler issued: the end of its payload in the QP's
+// byte stream. The module counts them (snd_nxt, in packets) and maps
+// acknowledged PSNs to acknowledged bytes with them.
+type sendRecord struct {
+	qpn wire.QPN
+	end uint64
+}
+
+// message is a posted message not yet completed.
+type message struct {
+	flow   FlowID
+	end    uint64 // byte offset of its end in the QP's stream
+	bytes  uint64
+	start  engine.Cycle
+	posted engine.Cycle
+}
+
+// FlowRecord is a completed flow: the host's completion record.
+type FlowRecord struct {
+	ID    FlowID
+	QPN   wire.QPN
+	Bytes uint64
+	// Start is the cycle the flow was asked to start (FlowSpec.Start, or
+	// the cycle after OpenFlow was called if later); Posted the cycle the
+	// module took its message (forwarding the doorbell to the scheduler);
+	// Done the cycle the module processed the ACK that acknowledged its
+	// last byte. The flow completion time is Done - Start cycles.
+	Start, Posted, Done engine.Cycle
+}
+
+// qpState is the module's entry for one QP: the sender-side QP context
+// the HPCC++ module needs (packets sent and acknowledged, byte offsets of
+// packets in flight, messages) plus the HPCC++ flow state.
+type qpState struct {
+	epoch  uint32       // incremented by each reset; in-flight updates of an older epoch are discarded
+	sndNxt uint64       // data packets sent since the QP's reset (snd_nxt in packets)
+	una    uint64       // data packets acknowledged (the next expected: ack.seq in packets)
+	acked  uint64       // payload bytes acknowledged
+	posted uint64       // payload bytes posted since reset
+	ends   ring[uint64] // byte offset after each packet una..sndNxt-1
+	msgs   ring[message]
+	// busyUntil is the cycle at which this QP's in-flight update retires
+	// (writes the flow state back); an event of the QP may be taken from
+	// that cycle on (the write-back bypasses into the read of that cycle).
+	busyUntil engine.Cycle
+	w, r      uint64 // raw W and R last sent to the scheduler (0 before any)
+}
+
+// inflight is one update in the HPCC++ pipeline.
+type inflight struct {
+	ready engine.Cycle
+	qpn   wire.QPN
+	epoch uint32
+	fx    hpcc.State    // fixed model: the next flow state
+	fl    hpcc.RefState // float model: the next flow state
+	out   ccOut
+	// notify: a W applied from an Rx-HPCC notification (no flow state).
+	notify bool
+}
+
+// ModuleCounters are the HPCC++ module's status registers; all wrap modulo
+// 2^64. They count events, never idle cycles, so they are identical with
+// and without idle skipping.
+type ModuleCounters struct {
+	Events       uint64 // telemetry response events taken from the Rx pipeline
+	AckEvents    uint64 // of which ACKs (or NAKs)
+	NotifyEvents uint64 // of which Rx-HPCC notifications
+	ProbeReplies uint64 // of which probe replies
+	BadQP        uint64 // events, posts or send records naming a QPN >= qps (dropped)
+	AcksAdvanced uint64 // ACKs/notifications that acknowledged new packets
+	AckStale     uint64 // ACKs/notifications at or below the acknowledged PSN
+	AckBeyond    uint64 // ACKs/notifications for a PSN not sent (ignored)
+	NAKs         uint64 // events with a NAK or RNR NAK syndrome (no retransmission is modeled)
+	ECNEchoes    uint64 // events with BECN set (counted; HPCC++ does not use ECN)
+	CCIssued     uint64 // updates started in the HPCC++ pipeline
+	CCRetired    uint64 // updates written back and pushed to the scheduler
+	FirstEvents  uint64 // datapath updates that were a flow's first (telemetry recorded only)
+	MISteps      uint64 // datapath updates taking the multiplicative step (line 12 true)
+	AISteps      uint64 // datapath updates taking the additive step
+	WcCommits    uint64 // datapath updates committing Wc (seq > lastUpdateSeq)
+	NotifyApply  uint64 // Rx-HPCC notifications applied (W from the receiver)
+	NoTelemetry  uint64 // ACKs without telemetry under cc=hpcc (no update)
+	Discarded    uint64 // updates discarded at write-back because their QP was reset meanwhile
+	// Stalls count events that waited at least one cycle, once per event and
+	// reason; HazardCycles is the total wait for read-after-write hazards.
+	StallII, StallHazard, StallCredit, StallAckFIFO uint64
+	HazardCycles                                    uint64
+	StallDoorbell                                   uint64 // posts that waited for the scheduler's doorbell FIFO
+	Posts, Resets, Completions                      uint64 // messages taken, QP resets (new connections), messages completed
+	SendRecords                                     uint64 // data packets recorded from the PktSend register
+}
+
+// module is the HPCC++ module of Figure 4 (section 7.2) with the sender's
+// QP context: an engine component that takes at most one telemetry
+// response event per cycle from the Rx pipeline, acknowledges bytes to the
+// scheduler, runs the HPCC++ update through a pipeline of LatencyCycles
+// stages (initiation interval IICycles), and pushes window/rate updates to
+// the scheduler.
+//
+// Cycle n, in order: (1) retire the pipeline's oldest update if it is due
+// (ready <= n): write the flow state back, push the update (room is
+// guaranteed by the credit check at issue); (2) take one posted message and
+// forward it as a doorbell; (3) take one send record; (4) take the event at
+// the head of the event FIFO if every resource it needs is free: the ACK
+// FIFO (when it acknowledges new packets), and for an update the II slot,
+// the QP (no update of the same QP in flight, else a read-after-write
+// hazard stalls it until that update retires) and a credit on the update
+// FIFO (free slots > updates in flight); events are taken in order, so a
+// stalled head blocks the ones behind it. An update taken in cycle n
+// retires in cycle n + LatencyCycles (in cycle n itself for 0).
+type module struct {
+	cc     CCMode
+	core   *ccCore // nil with cc=none
+	lat    engine.Cycle
+	ii     engine.Cycle
+	qps    []qpState
+	fx     []hpcc.State
+	fl     []hpcc.RefState
+	events *engine.FIFO[pipeline.Event]
+	posts  *engine.FIFO[post]
+	sent   *engine.FIFO[sendRecord]
+	upd    *engine.FIFO[scheduler.Update]
+	acks   *engine.FIFO[scheduler.Ack]
+	bells  *engine.FIFO[scheduler.Doorbell]
+	pipe   ring[inflight]
+	// nextIssue is the first cycle the II allows the next update.
+	nextIssue engine.Cycle
+	// headStall: stall reasons already counted for the event at the head.
+	headStall  uint8
+	postStall  bool
+	pollFIFO   bool // the head waits for room in a FIFO not known to be full: poll next cycle
+	complete  func(FlowRecord)
+	tr        *tracer
+	cnt       ModuleCounters
+	hpccInput hpcc.Input
+}
+
+const (
+	stallII uint8 = 1 << iota
+	stallHazard
+	stallCredit
+	stallAck
+)
+
+// Tick executes cycle now (see the type's doc for the order of work).
+func (m *module) Tick(now engine.Cycle) bool {
+	progress := m.retire(now)
+	progress = m.takePost(now) || progress
+	progress = m.takeSent(now) || progress
+	progress = m.takeEvent(now) || progress
+	if m.lat == 0 {
+		progress = m.retire(now) || progress
+	}
+	return progress
+}
+
+// NextWake returns the retire cycle of the oldest update in flight, the
+// cycle the II or a hazard lets the head event go, or the next cycle when
+// the head waits for FIFO room that a pop would not announce (credit).
+func (m *module) NextWake(now engine.Cycle) (engine.Cycle, bool) {
+	w, ok := engine.Never, false
+	if m.pipe.len() > 0 {
+		w, ok = m.pipe.front().ready, true
+	}
+	if m.headStall != 0 {
+		if ev, have := m.events.Peek(now); have && int(ev.Flow) < len(m.qps) {
+			if m.nextIssue > now {
+				w, ok = min(w, m.nextIssue), true
+			}
+			if b := m.qps[ev.Flow].busyUntil; b > now {
+				w, ok = min(w, b), true
+			}
+		}
+	}
+	if m.pollFIFO {
+		w, ok = now+1, true
+	}
+	return w, ok
+}
+
+func (m *module) retire(now engine.Cycle) bool {
+	if m.pipe.len() == 0 || m.pipe.front().ready > now {
+		return false
+	}
+	e := m.pipe.pop()
+	q := &m.qps[e.qpn]
+	if e.epoch != q.epoch {
+		m.cnt.Discarded++
+		return true
+	}
+	if !e.notify {
+		if m.fx != nil {
+			m.fx[e.qpn] = e.fx
+		} else {
+			m.fl[e.qpn] = e.fl
+		}
+	}
+	q.w, q.r = e.out.w, e.out.r
+	u := scheduler.Update{Flow: scheduler.FlowID(e.qpn), Window: e.out.w, Rate: e.out.r, SetWindow: true, SetRate: true}
+	m.upd.Push(now, u) // room guaranteed by the credit check at issue
+	m.cnt.CCRetired++
+	if m.tr != nil {
+		m.tr.update(now, u)
+	}
+	return true
+}
+
+func (m *module) takePost(now engine.Cycle) bool {
+	p, ok := m.posts.Peek(now)
+	if !ok {
+		return false
+	}
+	if int(p.qpn) >= len(m.qps) {
+		m.posts.Pop(now)
+		m.cnt.BadQP++
+		return true
+	}
+	if !m.bells.CanPush(now) {
+		if m.postStall {
+			return false
+		}
+		m.postStall = true
+		m.cnt.StallDoorbell++
+		return true
+	}
+	m.posts.Pop(now)
+	m.postStall = false
+	q := &m.qps[p.qpn]
+	// A message posted on an idle QP (every posted byte acknowledged)
+	// opens a new connection: the scheduler's entry and the module's
+	// entry (HPCC++ state included) restart.
+	reset := q.acked == q.posted
+	if reset {
+		m.resetQP(p.qpn)
+		m.cnt.Resets++
+	}
+	q.posted += p.bytes
+	q.msgs.push(message{flow: p.flow, end: q.posted, bytes: p.bytes, start: p.start, posted: now})
+	d := scheduler.Doorbell{Flow: scheduler.FlowID(p.qpn), Bytes: p.bytes, Reset: reset}
+	m.bells.Push(now, d)
+	m.cnt.Posts++
+	if m.tr != nil {
+		m.tr.doorbell(now, d)
+	}
+	return true
+}
+
+// resetQP restarts QP q's entry: counters, byte offsets and flow state.
+func (m *module) resetQP(q wire.QPN) {
+	s := &m.qps[q]
+	s.epoch++
+	s.sndNxt, s.una, s.acked, s.posted = 0, 0, 0, 0
+	s.ends.clear()
+	s.w, s.r = 0, 0
+	if m.fx != nil {
+		m.fx[q] = hpcc.State{}
+	}
+	if m.fl != nil {
+		m.fl[q] = m.core.ref.InitialState()
+	}
+}
+
+func (m *module) takeSent(now engine.Cycle) bool {
+	r, ok := m.sent.Pop(now)
+	if !ok {
+		return false
+	}
+	if int(r.qpn) >= len(m.qps) {
+		m.cnt.BadQP++
+		return true
+	}
+	q := &m.qps[r.qpn]
+	q.ends.push(r.end)
+	q.sndNxt++
+	m.cnt.SendRecords++
+	return true
+}
+
+// ackTarget returns the number of packets acknowledged after an ACK of
+// psn on QP q (una' = the extended PSN + 1) and whether it advances una.
+// beyond reports a PSN that was never sent.
+func ackTarget(q *qpState, psn wire.PSN) (una uint64, advance, beyond bool) {
+	if q.sndNxt == 0 {
+		return q.una, false, true
+	}
+	last := wire.PSN(uint32(q.sndNxt-1) & wire.PSNMask)
+	d := uint64(last.Sub(psn)) // packets between psn and the last sent, modulo 2^24
+	if d >= 1<<23 {
+		return q.una, false, true // psn is after the last packet sent
+	}
+	if d >= q.sndNxt-q.una {
+		return q.una, false, false // at or below what was acknowledged
+	}
+	return q.sndNxt - d, true, false
+}
+
+// ccKind is the HPCC++ work an event asks for.
+type ccKind uint8
+
+const (
+	ccNoWork ccKind = iota
+	ccDatapath
+	ccNotify
+)
+
+func (m *module) ccWork(ev *pipeline.Event) ccKind {
+	switch m.cc {
+	case CCHPCC:
+		// An ACK (not a NAK) or a probe reply carrying the path's telemetry.
+		if ev.HasINT && (ev.Kind == pipeline.EventProbeReply || ev.Kind == pipeline.EventAck && ev.Syndrome.Type() == wire.AckTypeACK) {
+			return ccDatapath
+		}
+	case CCHPCCRx:
+		if ev.Kind == pipeline.EventNotify {
+			return ccNotify
+		}
+	}
+	return ccNoWork
+}
+
+func (m *module) takeEvent(now engine.Cycle) bool {
+	m.pollFIFO = false
+	ev, ok := m.events.Peek(now)
+	if !ok {
+		return false
+	}
+	if int(ev.Flow) >= len(m.qps) {
+		m.events.Pop(now)
+		m.cnt.BadQP++
+		m.headStall = 0
+		return true
+	}
+	q := &m.qps[ev.Flow]
+	acks := ev.Kind != pipeline.EventProbeReply && ev.Syndrome.Type() == wire.AckTypeACK
+	var una uint64
+	var advance, beyond bool
+	if acks {
+		una, advance, beyond = ackTarget(q, ev.PSN)
+	}
+	work := m.ccWork(&ev)
+	// Resources, checked in a fixed order; each reason is counted once per
+	// event.
+	var wait uint8
+	if advance && !m.acks.CanPush(now) {
+		wait |= stallAck
+	}
+	if work != ccNoWork {
+		if now < m.nextIssue {
+			wait |= stallII
+		}
+		if now < q.busyUntil {
+			wait |= stallHazard
+		}
+		if m.upd.Free(now) <= m.pipe.len() {
+			wait |= stallCredit
+		}
+	}
+	if wait != 0 {
+		newly := wait &^ m.headStall
+		m.headStall |= wait
+		if wait&(stallCredit|stallAck) != 0 {
+			m.pollFIFO = true
+		}
+		if newly == 0 {
+			return false
+		}
+		if newly&stallII != 0 {
+			m.cnt.StallII++
+		}
+		if newly&stallHazard != 0 {
+			m.cnt.StallHazard++
+			m.cnt.HazardCycles += uint64(q.busyUntil - now)
+		}
+		if newly&stallCredit != 0 {
+			m.cnt.StallCredit++
+		}
+		if newly&stallAck != 0 {
+			m.cnt.StallAckFIFO++
+		}
+		return true
+	}
+	m.events.Pop(now)
+	m.headStall = 0
+	m.cnt.Events++
+	switch ev.Kind {
+	case pipeline.EventAck:
+		m.cnt.AckEvents++
+	case pipeline.EventNotify:
+		m.cnt.NotifyEvents++
+	case pipeline.EventProbeReply:
+		m.cnt.ProbeReplies++
+	}
+	if ev.ECNEcho {
+		m.cnt.ECNEchoes++
+	}
+	if m.tr != nil {
+		m.tr.event(now, &ev)
+	}
+	if ev.Kind != pipeline.EventProbeReply && ev.Syndrome.Type() != wire.AckTypeACK {
+		m.cnt.NAKs++
+	}
+	switch {
+	case advance:
+		m.cnt.AcksAdvanced++
+		m.ack(now, ev.Flow, q, una)
+	case beyond:
+		m.cnt.AckBeyond++
+	case acks:
+		m.cnt.AckStale++
+	}
+	switch work {
+	case ccDatapath:
+		m.issueDatapath(now, ev.Flow, q, &ev)
+	case ccNotify:
+		m.issueNotify(now, ev.Flow, q, ev.Window)
+	default:
+		if m.cc == CCHPCC && ev.Kind == pipeline.EventAck && !ev.HasINT {
+			m.cnt.NoTelemetry++
+		}
+	}
+	return true
+}
+
+// ack acknowledges QP q's packets up to una (exclusive): their bytes go to
+// the scheduler and completed messages to the host.
+func (m *module) ack(now engine.Cycle, qpn wire.QPN, q *qpState, una uint64) {
+	var end uint64
+	for q.una < una {
+		end = q.ends.pop()
+		q.una++
+	}
+	q.acked = end
+	a := scheduler.Ack{Flow: scheduler.FlowID(qpn), AckedBytes: end}
+	m.acks.Push(now, a)
+	if m.tr != nil {
+		m.tr.ack(now, a)
+	}
+	for q.msgs.len() > 0 && q.msgs.front().end <= q.acked {
+		msg := q.msgs.pop()
+		m.cnt.Completions++
+		if m.complete != nil {
+			m.complete(FlowRecord{ID: msg.flow, QPN: qpn, Bytes: msg.bytes, Start: msg.start, Posted: msg.posted, Done: now})
+		}
+	}
+}
+
+// issueDatapath starts the HPCC++ update of an ACK or probe reply (NewAck,
+// section 4.2 lines 21-27): ack.seq is una in packets (the next PSN the
+// receiver expects), snd_nxt the packets sent.
+func (m *module) issueDatapath(now engine.Cycle, qpn wire.QPN, q *qpState, ev *pipeline.Event) {
+	in := &m.hpccInput
+	in.Seq, in.SndNxt = q.una, q.sndNxt
+	in.NHops = uint8(min(ev.NHops, hpcc.MaxHopsLimit))
+	in.Hops = ev.Hops
+	e := inflight{ready: now + m.lat, qpn: qpn, epoch: q.epoch}
+	if m.fx != nil {
+		st := m.fx[qpn]
+		next, out := m.core.d.Update(st, *in)
+		e.fx, e.out = next, fromFixed(out)
+		if m.tr != nil {
+			m.tr.hpccTxn(now, qpn, m.core.d, st, *in, next, out)
+		}
+	} else {
+		next, out := m.core.ref.Update(m.fl[qpn], *in)
+		e.fl, e.out = next, m.core.fromFloat(out)
+	}
+	switch {
+	case e.out.first:
+		m.cnt.FirstEvents++
+	case e.out.mi:
+		m.cnt.MISteps++
+	default:
+		m.cnt.AISteps++
+	}
+	if e.out.updateWc {
+		m.cnt.WcCommits++
+	}
+	m.issue(now, q, e)
+}
+
+// issueNotify starts applying the W of an Rx-HPCC notification: R = W/T
+// through the same multiplier as the datapath's line 27.
+func (m *module) issueNotify(now engine.Cycle, qpn wire.QPN, q *qpState, wBytes uint32) {
+	e := inflight{ready: now + m.lat, qpn: qpn, epoch: q.epoch, notify: true}
+	w := m.core.windowFromBytes(wBytes)
+	if m.core.model == Float {
+		e.out = ccOut{w: w, r: quantize(float64(wBytes)/float64(m.core.cfg.BaseRTTNs), m.core.fR.F(), m.core.rMax)}
+	} else {
+		e.out = ccOut{w: w, r: m.core.rate(w)}
+	}
+	m.cnt.NotifyApply++
+	m.issue(now, q, e)
+}
+
+func (m *module) issue(now engine.Cycle, q *qpState, e inflight) {
+	m.pipe.push(e)
+	q.busyUntil = e.ready
+	m.nextIssue = now + m.ii
+	m.cnt.CCIssued++
+}

@@ -1,0 +1,487 @@
+package nicmodel
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/engine"
+	"github.com/hpccgold/hpccgold/pipeline"
+	"github.com/hpccgold/hpccgold/pipeline/wire"
+	"github.com/hpccgold/hpccgold/scheduler"
+)
+
+// Options are a NIC instance's run-time choices (not hardware parameters).
+type Options struct {
+	// Name identifies the instance in component names, VCD scopes and trace
+	// file names: [A-Za-z_][A-Za-z0-9_]*; default "nic".
+	Name string
+	// Trace selects the boundary and inter-block traces (off by default).
+	Trace TraceOptions
+	// OnComplete, if set, is called with each completed flow in the cycle
+	// its last byte is acknowledged (from inside the engine's cycle). It
+	// may call OpenFlow (closed-loop traffic); it must not run the engine.
+	OnComplete func(FlowRecord)
+	// DiscardRecords stops the NIC from keeping completed flows in memory
+	// (Completed returns nothing); use with OnComplete for long runs.
+	DiscardRecords bool
+}
+
+// FlowSpec opens a flow: Bytes payload bytes sent on QP QPN from cycle
+// Start. A flow posted on an idle QP (every byte posted before
+// acknowledged) starts a new connection: the QP's scheduler entry (window,
+// rate, PSN) and HPCC++ state restart. A flow posted while the QP still has
+// bytes outstanding queues behind them on the same connection.
+type FlowSpec struct {
+	QPN   wire.QPN
+	Bytes uint64
+	Start engine.Cycle
+}
+
+// NIC is the NIC of Figure 4 of the HPCC++ draft (section 7.2): MAC Rx ->
+// Rx pipeline -> HPCC++ module -> scheduler -> PktSend register -> Tx
+// pipeline -> MAC Tx, as engine components, in both the sender and the
+// receiver role (a QP's packets decide: ACKs and notifications go to the
+// module, data and probes to the Tx pipeline for ACKs, probe replies and
+// Rx-HPCC notifications).
+//
+// Port boundary: the network pushes each arriving frame into In() with the
+// cycle its last bit arrives (TimedQueue.Push(now, arrival, frame)); frames
+// leave through Out(), each visible at its departure cycle, after the
+// NIC's MAC serialized it at the line rate (a link from a NIC therefore
+// adds only its propagation delay). Connect Out's consumer with
+// ConnectOut.
+type NIC struct {
+	name    string
+	cfg     Config
+	cfgJSON []byte
+	table   *pipeline.FlowTable
+
+	in      *engine.TimedQueue[pipeline.Frame]
+	out     *engine.TimedQueue[pipeline.Frame]
+	rxMAC   *engine.FIFO[pipeline.Frame]
+	txMAC   *engine.FIFO[pipeline.Frame]
+	events  *engine.FIFO[pipeline.Event]
+	replies *engine.FIFO[pipeline.Reply]
+	updates *engine.FIFO[scheduler.Update]
+	acks    *engine.FIFO[scheduler.Ack]
+	bells   *engine.FIFO[scheduler.Doorbell]
+	posts   *engine.FIFO[post]
+	sends   *engine.FIFO[scheduler.PktSend]
+	pkts    *engine.FIFO[pipeline.PktSend]
+	sentLog *engine.FIFO[sendRecord]
+
+	macRx *macRx
+	rx    *pipeline.Rx
+	mod   *module
+	host  *host
+	sched *scheduler.Scheduler
+	sreg  *sendReg
+	tx    *pipeline.Tx
+	macTx *macTx
+	rxcc  *rxHPCC
+	mac   MACCounters
+	tr    *tracer
+
+	eng                            *engine.Engine
+	macRxID, rxID, modID, hostID   engine.ID
+	schedID, sregID, txID, macTxID engine.ID
+
+	nextFlow   FlowID
+	records    []FlowRecord
+	onComplete func(FlowRecord)
+	keep       bool
+}
+
+// New builds a NIC from a configuration (validated here) and its QP
+// contexts (QPN < cfg.QPs each; addressing of the packets it sends on each
+// QP; see pipeline.FlowContext). Register it with an engine before
+// running.
+func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	name := opts.Name
+	if name == "" {
+		name = "nic"
+	}
+	if !vcdIdent(name) {
+		return nil, fmt.Errorf("nicmodel: Options.Name=%q: must be [A-Za-z_][A-Za-z0-9_]*", name)
+	}
+	cfgJSON, err := cfg.JSON()
+	if err != nil {
+		return nil, err
+	}
+	table, err := pipeline.NewFlowTable(cfg.QPs, qps)
+	if err != nil {
+		return nil, fmt.Errorf("nicmodel: QPs: %w", err)
+	}
+	n := &NIC{name: name, cfg: cfg, cfgJSON: cfgJSON, table: table, onComplete: opts.OnComplete, keep: !opts.DiscardRecords,
+		macRxID: engine.NoID, rxID: engine.NoID, modID: engine.NoID, hostID: engine.NoID, schedID: engine.NoID,
+		sregID: engine.NoID, txID: engine.NoID, macTxID: engine.NoID}
+	f := &cfg.FIFOs
+	var ferr error
+	fifo := func(name string, _ int) string { return n.name + "." + name }
+	n.in = engine.NewTimedQueue[pipeline.Frame](n.name + ".port_in")
+	n.out = engine.NewTimedQueue[pipeline.Frame](n.name + ".port_out")
+	mk := func(err error) {
+		if err != nil && ferr == nil {
+			ferr = err
+		}
+	}
+	var e error
+	n.rxMAC, e = engine.NewFIFO[pipeline.Frame](fifo("rx_mac", f.RxMAC), f.RxMAC)
+	mk(e)
+	n.txMAC, e = engine.NewFIFO[pipeline.Frame](fifo("tx_mac", f.TxMAC), f.TxMAC)
+	mk(e)
+	n.events, e = engine.NewFIFO[pipeline.Event](fifo("events", f.Events), f.Events)
+	mk(e)
+	n.replies, e = engine.NewFIFO[pipeline.Reply](fifo("replies", f.Replies), f.Replies)
+	mk(e)
+	n.updates, e = engine.NewFIFO[scheduler.Update](fifo("updates", f.Updates), f.Updates)
+	mk(e)
+	n.acks, e = engine.NewFIFO[scheduler.Ack](fifo("acks", f.Acks), f.Acks)
+	mk(e)
+	n.bells, e = engine.NewFIFO[scheduler.Doorbell](fifo("doorbells", f.Doorbells), f.Doorbells)
+	mk(e)
+	n.posts, e = engine.NewFIFO[post](fifo("posts", f.Posts), f.Posts)
+	mk(e)
+	n.sends, e = engine.NewFIFO[scheduler.PktSend](fifo("sends", f.Sends), f.Sends)
+	mk(e)
+	n.pkts, e = engine.NewFIFO[pipeline.PktSend](fifo("pkt_sends", f.PktSends), f.PktSends)
+	mk(e)
+	n.sentLog, e = engine.NewFIFO[sendRecord](fifo("sent_log", f.SentLog), f.SentLog)
+	mk(e)
+	if ferr != nil {
+		return nil, fmt.Errorf("nicmodel: %w", ferr)
+	}
+
+	// HPCC++ arithmetic: the sender's module (cc=hpcc; cc=hpcc-rx applies
+	// notified windows with the same R = W/T multiplier) and the
+	// receiver's Rx-HPCC.
+	var txCore, rxCore *ccCore
+	var rxcc pipeline.RxCC
+	switch cfg.CC {
+	case CCHPCC:
+		if txCore, err = newCCCore(cfg.Model, cfg.HPCC); err != nil {
+			return nil, err
+		}
+	case CCHPCCRx:
+		if rxCore, err = newCCCore(cfg.Model, cfg.HPCC); err != nil {
+			return nil, err
+		}
+		// The sender side applies W with R = W/T of the same formats; the
+		// datapath it builds is a sender-mode copy of the configuration.
+		sc := cfg.HPCC
+		sc.Mode, sc.DynamicWAI = hpcc.Sender, false
+		if txCore, err = newCCCore(cfg.Model, sc); err != nil {
+			return nil, err
+		}
+		n.rxcc = newRxHPCC(rxCore, cfg.ClockHz, cfg.QPs, cfg.RxHPCC.FlowWindowNs)
+		rxcc = n.rxcc
+	}
+	if opts.Trace.Packets || opts.Trace.Vectors {
+		var tc *ccCore
+		if cfg.CC == CCHPCC {
+			tc = txCore
+		}
+		if n.tr, err = newTracer(opts.Trace, &cfg, tc, rxCore); err != nil {
+			return nil, err
+		}
+		if n.rxcc != nil {
+			n.rxcc.tr = n.tr
+		}
+	}
+
+	if n.rx, err = pipeline.NewRx(cfg.Rx, table, n.rxMAC, n.events, n.replies, rxcc); err != nil {
+		return nil, fmt.Errorf("nicmodel: rx: %w", err)
+	}
+	if n.tx, err = pipeline.NewTx(cfg.pipelineTx(), table, n.pkts, n.replies, n.txMAC); err != nil {
+		return nil, fmt.Errorf("nicmodel: tx: %w", err)
+	}
+	if n.sched, err = scheduler.New(cfg.schedulerConfig(), scheduler.Ports{Updates: n.updates, Acks: n.acks,
+		Doorbells: n.bells, Sends: n.sends}); err != nil {
+		return nil, fmt.Errorf("nicmodel: scheduler: %w", err)
+	}
+	n.macRx = &macRx{in: n.in, out: n.rxMAC, cnt: &n.mac, tr: n.tr}
+	n.macTx = &macTx{in: n.txMAC, out: n.out, freq: cfg.ClockHz, bps: cfg.LineRateBps(), overhead: uint64(cfg.MACOverheadBytes),
+		cnt: &n.mac, tr: n.tr}
+	n.sreg = &sendReg{in: n.sends, out: n.pkts, log: n.sentLog, ackReqLast: cfg.Tx.AckReqLast, tr: n.tr}
+	n.host = &host{posts: n.posts}
+	n.mod = &module{cc: cfg.CC, core: txCore, lat: engine.Cycle(cfg.Module.LatencyCycles), ii: engine.Cycle(cfg.Module.IICycles),
+		qps: make([]qpState, cfg.QPs), events: n.events, posts: n.posts, sent: n.sentLog, upd: n.updates, acks: n.acks,
+		bells: n.bells, complete: n.complete, tr: n.tr}
+	if txCore != nil {
+		if cfg.Model == Fixed {
+			n.mod.fx = make([]hpcc.State, cfg.QPs)
+		} else {
+			n.mod.fl = make([]hpcc.RefState, cfg.QPs)
+			for i := range n.mod.fl {
+				n.mod.fl[i] = txCore.ref.InitialState()
+			}
+		}
+	}
+	return n, nil
+}
+
+// Name returns the instance name.
+func (n *NIC) Name() string { return n.name }
+
+// Config returns the configuration.
+func (n *NIC) Config() Config { return n.cfg }
+
+// In returns the port's input: push each arriving frame with the cycle its
+// last bit arrives (Push(now, arrival, frame)). The NIC takes it in that
+// cycle; the frame's Data must not be modified afterwards.
+func (n *NIC) In() *engine.TimedQueue[pipeline.Frame] { return n.in }
+
+// Out returns the port's output: each frame becomes visible at its
+// departure cycle (the cycle after its last bit left the NIC). The consumer
+// owns the popped frame's Data.
+func (n *NIC) Out() *engine.TimedQueue[pipeline.Frame] { return n.out }
+
+// OutProducer returns the engine ID of the MAC transmitter that pushes into
+// Out (engine.NoID before Register).
+func (n *NIC) OutProducer() engine.ID { return n.macTxID }
+
+// ConnectOut connects Out to its consumer (the link or switch component
+// that takes the NIC's frames), so that each departure wakes it. Call it
+// once, after Register.
+func (n *NIC) ConnectOut(consumer engine.ID) error {
+	if n.eng == nil {
+		return errors.New("nicmodel: ConnectOut before Register")
+	}
+	return n.eng.Connect(n.out, n.macTxID, consumer)
+}
+
+// Register adds the NIC's components to e (in the order MAC Rx, Rx, module,
+// host, scheduler, PktSend register, Tx, MAC Tx) and connects its internal
+// queues and In. The engine's clock must be the configuration's clock_hz.
+func (n *NIC) Register(e *engine.Engine) error {
+	if n.eng != nil {
+		return fmt.Errorf("nicmodel: %s: registered twice", n.name)
+	}
+	if e.Freq() != n.cfg.ClockHz {
+		return fmt.Errorf("nicmodel: %s: engine clock %v differs from clock_hz=%d", n.name, e.Freq(), uint64(n.cfg.ClockHz))
+	}
+	var err error
+	add := func(name string, c engine.Component) engine.ID {
+		if err != nil {
+			return engine.NoID
+		}
+		var id engine.ID
+		id, err = e.Add(n.name+"."+name, c)
+		return id
+	}
+	n.macRxID = add("mac_rx", n.macRx)
+	n.rxID = add("rx", n.rx)
+	n.modID = add("hpcc", n.mod)
+	n.hostID = add("host", n.host)
+	n.schedID = add("scheduler", n.sched)
+	n.sregID = add("pktsend", n.sreg)
+	n.txID = add("tx", n.tx)
+	n.macTxID = add("mac_tx", n.macTx)
+	if err != nil {
+		return fmt.Errorf("nicmodel: %s: %w", n.name, err)
+	}
+	for _, c := range []struct {
+		q          engine.Queue
+		prod, cons engine.ID
+	}{
+		{n.in, engine.NoID, n.macRxID}, {n.rxMAC, n.macRxID, n.rxID}, {n.events, n.rxID, n.modID},
+		{n.replies, n.rxID, n.txID}, {n.updates, n.modID, n.schedID}, {n.acks, n.modID, n.schedID},
+		{n.bells, n.modID, n.schedID}, {n.posts, n.hostID, n.modID}, {n.sends, n.schedID, n.sregID},
+		{n.pkts, n.sregID, n.txID}, {n.sentLog, n.sregID, n.modID}, {n.txMAC, n.txID, n.macTxID},
+	} {
+		if err := e.Connect(c.q, c.prod, c.cons); err != nil {
+			return fmt.Errorf("nicmodel: %s: %w", n.name, err)
+		}
+	}
+	n.eng = e
+	return nil
+}
+
+// OpenFlow opens a flow and returns its ID. Its message is posted in cycle
+// max(f.Start, Now()+1) once the NIC is registered (f.Start before), so
+// that a flow opened during a cycle (from OnComplete, or from another
+// component's Tick) never depends on the order in which components tick.
+// Errors: a QPN that is not one of the NIC's QPs, Bytes = 0.
+func (n *NIC) OpenFlow(f FlowSpec) (FlowID, error) {
+	if _, ok := n.table.Lookup(f.QPN); !ok {
+		return 0, fmt.Errorf("nicmodel: %s: OpenFlow: QPN=%d: not a QP of this NIC", n.name, f.QPN)
+	}
+	if f.Bytes == 0 {
+		return 0, fmt.Errorf("nicmodel: %s: OpenFlow: Bytes=0: must be positive", n.name)
+	}
+	start := f.Start
+	if n.eng != nil {
+		start = max(start, n.eng.Now()+1)
+	}
+	id := n.nextFlow
+	n.nextFlow++
+	n.host.push(opening{at: start, p: post{flow: id, qpn: f.QPN, bytes: f.Bytes, start: start}})
+	n.host.cnt.Opened++
+	if n.eng != nil {
+		if err := n.eng.Wake(n.hostID, start); err != nil {
+			return 0, fmt.Errorf("nicmodel: %s: %w", n.name, err)
+		}
+	}
+	return id, nil
+}
+
+func (n *NIC) complete(r FlowRecord) {
+	if n.keep {
+		n.records = append(n.records, r)
+	}
+	if n.onComplete != nil {
+		n.onComplete(r)
+	}
+}
+
+// Completed returns the completed flows in completion order (a copy).
+func (n *NIC) Completed() []FlowRecord { return append([]FlowRecord(nil), n.records...) }
+
+// Counters is every status register of the NIC, by block.
+type Counters struct {
+	MAC       MACCounters
+	Rx        pipeline.RxCounters
+	Module    ModuleCounters
+	RxHPCC    RxHPCCCounters
+	Scheduler scheduler.Counters
+	PktSend   SendRegCounters
+	Tx        pipeline.TxCounters
+	Host      HostCounters
+	FIFOs     []FIFOStatus
+}
+
+// FIFOStatus is one internal FIFO's counters and high-water mark.
+type FIFOStatus struct {
+	Name                   string
+	Capacity, Level, Max   int
+	Pushes, Pops, Rejected uint64
+}
+
+// Counters returns a snapshot of every status register.
+func (n *NIC) Counters() Counters {
+	c := Counters{MAC: n.mac, Rx: n.rx.Counters(), Module: n.mod.cnt, Scheduler: n.sched.Counters(),
+		PktSend: n.sreg.cnt, Tx: n.tx.Counters(), Host: n.host.cnt}
+	if n.rxcc != nil {
+		c.RxHPCC = n.rxcc.cnt
+	}
+	for _, f := range n.fifos() {
+		c.FIFOs = append(c.FIFOs, f)
+	}
+	return c
+}
+
+func fifoStatus[T any](name string, f *engine.FIFO[T]) FIFOStatus {
+	p, q, r := f.Counts()
+	return FIFOStatus{Name: name, Capacity: f.Cap(), Level: f.Len(), Max: f.MaxLevel(), Pushes: p, Pops: q, Rejected: r}
+}
+
+func (n *NIC) fifos() []FIFOStatus {
+	return []FIFOStatus{fifoStatus("rx_mac", n.rxMAC), fifoStatus("events", n.events), fifoStatus("replies", n.replies),
+		fifoStatus("updates", n.updates), fifoStatus("acks", n.acks), fifoStatus("doorbells", n.bells),
+		fifoStatus("posts", n.posts), fifoStatus("sends", n.sends), fifoStatus("pkt_sends", n.pkts),
+		fifoStatus("sent_log", n.sentLog), fifoStatus("tx_mac", n.txMAC)}
+}
+
+// QPStatus is the sender-side state of one QP.
+type QPStatus struct {
+	Scheduler scheduler.FlowStatus // W, R, G, backlog, inflight, pacer state (raw registers; see scheduler)
+	SndNxt    uint64               // data packets sent since the QP's reset
+	Una       uint64               // data packets acknowledged
+	Acked     uint64               // payload bytes acknowledged
+	Posted    uint64               // payload bytes posted
+	Messages  int                  // posted messages not yet complete
+	// HPCC is the module's flow state (fixed model; zero otherwise) and
+	// HPCCRef the float reference's (float model).
+	HPCC    hpcc.State
+	HPCCRef hpcc.RefState
+}
+
+// QP returns QP q's sender-side state.
+func (n *NIC) QP(q wire.QPN) (QPStatus, error) {
+	if int(q) >= n.cfg.QPs {
+		return QPStatus{}, fmt.Errorf("nicmodel: %s: QP(%d): must be < qps=%d", n.name, q, n.cfg.QPs)
+	}
+	fs, err := n.sched.Flow(scheduler.FlowID(q))
+	if err != nil {
+		return QPStatus{}, err
+	}
+	s := &n.mod.qps[q]
+	st := QPStatus{Scheduler: fs, SndNxt: s.sndNxt, Una: s.una, Acked: s.acked, Posted: s.posted, Messages: s.msgs.len()}
+	if n.mod.fx != nil {
+		st.HPCC = n.mod.fx[q]
+	}
+	if n.mod.fl != nil {
+		st.HPCCRef = n.mod.fl[q]
+	}
+	return st, nil
+}
+
+// WriteTraces writes the recorded traces into dir as <name>.<stream>.<ext>
+// files and <name>.manifest.json (written last; it lists every file with
+// its SHA-256, the tool version and the configuration). Every file is
+// written atomically. It returns the files written.
+func (n *NIC) WriteTraces(dir string) ([]TraceFile, error) {
+	if n.tr == nil {
+		return nil, fmt.Errorf("nicmodel: %s: no traces recorded (Options.Trace)", n.name)
+	}
+	return n.tr.write(dir, n.name, n.name, n.cfgJSON)
+}
+
+// Watch adds the NIC's waveform signals to v under scope <name>: FIFO
+// levels and pipeline stage occupancies, the module's updates in flight,
+// the scheduler's eligible and pacing flow counts and, for each QP in qps,
+// W (whole bytes), R (raw, hpcc formats.rate, bytes per ns), the pacer
+// state (scheduler.FlowState: 0 idle, 1 paused, 2 window, 3 pacing, 4
+// ready), bytes in flight and the next send cycle.
+func (n *NIC) Watch(v *VCD, qps []wire.QPN) error {
+	s := n.name
+	type sig struct {
+		scope, name string
+		width       int
+		get         func() uint64
+	}
+	lvl := func(f interface{ Len() int }) func() uint64 { return func() uint64 { return uint64(f.Len()) } }
+	sigs := []sig{
+		{s + ".mac", "rx_fifo", 16, lvl(n.rxMAC)},
+		{s + ".mac", "tx_fifo", 16, lvl(n.txMAC)},
+		{s + ".rx", "parse", 16, func() uint64 { p, _ := n.rx.Levels(); return uint64(p) }},
+		{s + ".rx", "dispatch", 16, func() uint64 { _, d := n.rx.Levels(); return uint64(d) }},
+		{s + ".rx", "event_fifo", 16, lvl(n.events)},
+		{s + ".rx", "reply_fifo", 16, lvl(n.replies)},
+		{s + ".hpcc", "inflight", 8, func() uint64 { return uint64(n.mod.pipe.len()) }},
+		{s + ".hpcc", "update_fifo", 16, lvl(n.updates)},
+		{s + ".hpcc", "ack_fifo", 16, lvl(n.acks)},
+		{s + ".sched", "eligible", 20, func() uint64 { return uint64(n.sched.Eligible()) }},
+		{s + ".sched", "pacing", 20, func() uint64 { return uint64(n.sched.Pacing()) }},
+		{s + ".sched", "send_fifo", 16, lvl(n.sends)},
+		{s + ".tx", "pktsend_fifo", 16, lvl(n.pkts)},
+		{s + ".tx", "build", 16, func() uint64 { b, _ := n.tx.Levels(); return uint64(b) }},
+		{s + ".tx", "egress", 16, func() uint64 { _, e := n.tx.Levels(); return uint64(e) }},
+	}
+	rw := n.cfg.HPCC.Formats.Rate.W
+	for _, q := range qps {
+		if _, ok := n.table.Lookup(q); !ok {
+			return fmt.Errorf("nicmodel: %s: Watch: QPN=%d: not a QP of this NIC", n.name, q)
+		}
+		id := scheduler.FlowID(q)
+		flow := func() scheduler.FlowStatus { f, _ := n.sched.Flow(id); return f }
+		sc := fmt.Sprintf("%s.qp%d", s, q)
+		sigs = append(sigs,
+			sig{sc, "W", 32, func() uint64 { return min(flow().WindowBytes, 1<<32-1) }},
+			sig{sc, "R", rw, func() uint64 { return flow().Rate }},
+			sig{sc, "pacer_state", 3, func() uint64 { return uint64(flow().State) }},
+			sig{sc, "inflight", 32, func() uint64 { return min(flow().Inflight, 1<<32-1) }},
+			sig{sc, "next_send", 64, func() uint64 { return flow().NextSend }},
+		)
+	}
+	for _, g := range sigs {
+		if err := v.Add(g.scope, g.name, g.width, g.get); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,132 @@
+package nicmodel
+
+import (
+	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/engine"
+	"github.com/hpccgold/hpccgold/pipeline/wire"
+	"github.com/hpccgold/hpccgold/telemetry"
+)
+
+// RxHPCCCounters are the receiver-side HPCC++ status registers (wrapping
+// modulo 2^64).
+type RxHPCCCounters struct {
+	Calls       uint64 // data packets with telemetry processed (NewINT, section 6.2 line 28)
+	Notifies    uint64 // notifications requested (line 31: more than T since the last)
+	FirstEvents uint64 // a QP's first telemetry (recorded only)
+	MISteps     uint64 // multiplicative steps (line 12 true)
+	AISteps     uint64 // additive steps
+	BadQP       uint64 // calls for a QPN >= qps (ignored)
+}
+
+// rxHPCC is receiver-based HPCC (HPCC++ section 6.2, lines 28-34), the
+// pipeline.RxCC the Rx pipeline calls for every data packet carrying
+// telemetry, at the cycle the packet enters its dispatch stage (so its
+// timing is the dispatch stage's). It keeps one flow state per QP, runs the
+// receiver-mode datapath (or the float reference) with now = the cycle's
+// start in ns (engine.Freq.NS, truncated, wrapping at hpcc.time_bits) and,
+// with hpcc.dynamic_w_ai, N = the QPs that received telemetry in the last
+// rx_hpcc.flow_window_ns; it requests a notification carrying floor(W) bytes
+// when the datapath commits (line 29: now > lastUpdateTime + T).
+type rxHPCC struct {
+	core *ccCore
+	freq engine.Freq
+	fx   []hpcc.State
+	fl   []hpcc.RefState
+	in   hpcc.Input
+	// Concurrent-flow count for the dynamic W_ai: lastSeen[q] is the ns of
+	// q's latest telemetry plus one (0: never); seen holds (ns, q) of every
+	// call within the window, oldest first; active counts QPs whose
+	// lastSeen is within the window.
+	dyn      bool
+	windowNs uint64
+	lastSeen []uint64
+	seen     ring[seenEntry]
+	active   uint32
+	tr       *tracer
+	cnt      RxHPCCCounters
+}
+
+type seenEntry struct {
+	ns  uint64
+	qpn wire.QPN
+}
+
+func newRxHPCC(core *ccCore, freq engine.Freq, qps int, windowNs uint64) *rxHPCC {
+	r := &rxHPCC{core: core, freq: freq, dyn: core.cfg.DynamicWAI, windowNs: windowNs}
+	if core.model == Fixed {
+		r.fx = make([]hpcc.State, qps)
+	} else {
+		r.fl = make([]hpcc.RefState, qps)
+		for i := range r.fl {
+			r.fl[i] = core.ref.InitialState()
+		}
+	}
+	if r.dyn {
+		r.lastSeen = make([]uint64, qps)
+	}
+	return r
+}
+
+// flows updates the concurrent-flow count for a call of QP q at nowNs and
+// returns N, the current packet's QP included.
+func (r *rxHPCC) flows(q wire.QPN, nowNs uint64) uint32 {
+	for r.seen.len() > 0 && nowNs-r.seen.front().ns >= r.windowNs {
+		e := r.seen.pop()
+		if r.lastSeen[e.qpn] == e.ns+1 {
+			r.lastSeen[e.qpn] = 0
+			r.active--
+		}
+	}
+	if r.lastSeen[q] == 0 {
+		r.active++
+	}
+	r.lastSeen[q] = nowNs + 1
+	r.seen.push(seenEntry{ns: nowNs, qpn: q})
+	return r.active
+}
+
+// OnTelemetry implements pipeline.RxCC.
+func (r *rxHPCC) OnTelemetry(now engine.Cycle, flow wire.QPN, psn wire.PSN, enc telemetry.Encoding, hops []telemetry.Hop) (bool, uint32) {
+	q := int(flow)
+	if q >= len(r.fx)+len(r.fl) {
+		r.cnt.BadQP++
+		return false, 0
+	}
+	r.cnt.Calls++
+	in := &r.in
+	in.NowNs = r.freq.NS(now)
+	in.NFlows = 0
+	if r.dyn {
+		in.NFlows = r.flows(flow, in.NowNs)
+	}
+	in.NHops = uint8(min(len(hops), hpcc.MaxHopsLimit))
+	in.Hops = [hpcc.MaxHopsLimit]telemetry.Hop{}
+	copy(in.Hops[:], hops)
+	var out ccOut
+	if r.fx != nil {
+		st := r.fx[q]
+		next, o := r.core.d.Update(st, *in)
+		r.fx[q] = next
+		out = fromFixed(o)
+		if r.tr != nil {
+			r.tr.rxhpccTxn(now, flow, r.core.d, st, *in, next, o)
+		}
+	} else {
+		next, o := r.core.ref.Update(r.fl[q], *in)
+		r.fl[q] = next
+		out = r.core.fromFloat(o)
+	}
+	switch {
+	case out.first:
+		r.cnt.FirstEvents++
+	case out.mi:
+		r.cnt.MISteps++
+	default:
+		r.cnt.AISteps++
+	}
+	if !out.notify {
+		return false, 0
+	}
+	r.cnt.Notifies++
+	return true, r.core.windowBytes(out.w)
+}

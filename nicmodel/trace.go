@@ -1,0 +1,561 @@
+package nicmodel
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+	"github.com/google/gopacket/pcapgo"
+
+	"github.com/hpccgold/hpccgold/atomicfile"
+	"github.com/hpccgold/hpccgold/buildinfo"
+	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/engine"
+	"github.com/hpccgold/hpccgold/fieldtable"
+	"github.com/hpccgold/hpccgold/fixedpoint"
+	"github.com/hpccgold/hpccgold/pipeline"
+	"github.com/hpccgold/hpccgold/pipeline/wire"
+	"github.com/hpccgold/hpccgold/scheduler"
+	"github.com/hpccgold/hpccgold/telemetry"
+)
+
+// TraceOptions selects the traces a NIC records (in memory, written by
+// NIC.WriteTraces). Tracing costs time and memory per packet; it is off by
+// default.
+type TraceOptions struct {
+	// Packets records every frame entering the Rx port (stamped with its
+	// arrival cycle) and leaving the Tx port (stamped with its departure
+	// cycle) as pcap (nanosecond timestamps) and as a hex stream.
+	Packets bool
+	// Vectors records the transactions between the blocks as vector files:
+	// Rx -> module telemetry events, module -> scheduler updates, acks and
+	// doorbells, scheduler -> Tx PktSend commands, and every HPCC++ datapath
+	// update (sender module and Rx-HPCC) in the hpcc_update vector layout.
+	Vectors bool
+}
+
+// PcapSnapLen is the snapshot length written in the pcap headers: the
+// largest frame the NIC can see (4096-byte payload, headers, 8 IFA hops).
+const PcapSnapLen = 65535
+
+// tracer collects a NIC's traces in memory.
+type tracer struct {
+	freq    engine.Freq
+	packets bool
+	vectors bool
+
+	rxPcap, txPcap     bytes.Buffer
+	rxPW, txPW         *pcapgo.Writer
+	rxHex, txHex       bytes.Buffer
+	rxFrames, txFrames uint64
+	pcapErr            error
+
+	streams []*stream // in file order
+	events, acks, updates, bells, sends *stream
+	hopFields                           int // fields per hop slot in events
+	enc                                 telemetry.Encoding
+	maxHops                             int
+	txnHPCC, txnRx                      *txnStream
+	word                                []uint64
+}
+
+func newTracer(o TraceOptions, cfg *Config, tx *ccCore, rx *ccCore) (*tracer, error) {
+	t := &tracer{freq: cfg.ClockHz, packets: o.Packets, vectors: o.Vectors, enc: cfg.HPCC.Encoding, maxHops: cfg.HPCC.MaxHops}
+	if o.Packets {
+		t.rxPW = pcapgo.NewWriterNanos(&t.rxPcap)
+		t.txPW = pcapgo.NewWriterNanos(&t.txPcap)
+		for _, w := range []*pcapgo.Writer{t.rxPW, t.txPW} {
+			if err := w.WriteFileHeader(PcapSnapLen, layers.LinkTypeEthernet); err != nil {
+				return nil, fmt.Errorf("nicmodel: pcap header: %w", err)
+			}
+		}
+		t.rxHex.WriteString(frameHexHeader("rx", "arrival"))
+		t.txHex.WriteString(frameHexHeader("tx", "departure"))
+	}
+	if !o.Vectors {
+		return t, nil
+	}
+	var err error
+	mk := func(name, doc string, specs []fieldtable.Spec) *stream {
+		if err != nil {
+			return nil
+		}
+		var s *stream
+		s, err = newStream(name, doc, specs)
+		if err == nil {
+			t.streams = append(t.streams, s)
+		}
+		return s
+	}
+	wf, rf := cfg.HPCC.Formats.W.String(), cfg.HPCC.Formats.Rate.String()
+	cyc := fieldtable.Spec{Name: "cycle", Width: 64, Format: "uint", Doc: "cycle the transaction is accepted by the consumer (valid and ready)"}
+	qpn := fieldtable.Spec{Name: "qpn", Width: 24, Format: "uint", Doc: "local QP number (flow id)"}
+	evSpecs := []fieldtable.Spec{cyc, qpn,
+		{Name: "kind", Width: 2, Format: "uint", Doc: "1 ack, 2 notify, 3 probe reply (pipeline.EventKind)"},
+		{Name: "psn", Width: 24, Format: "uint", Doc: "acknowledged PSN (ack, notify) or the probe's PSN"},
+		{Name: "msn", Width: 24, Format: "uint", Doc: "AETH MSN"},
+		{Name: "syndrome", Width: 8, Format: "uint", Doc: "AETH syndrome"},
+		{Name: "ecn_echo", Width: 1, Format: "bool", Doc: "BTH BECN"},
+		{Name: "window", Width: 32, Format: "uint", Doc: "notification W, bytes"},
+		{Name: "has_int", Width: 1, Format: "bool", Doc: "telemetry present"},
+		{Name: "exceeded", Width: 1, Format: "bool", Doc: "a switch could not add its record (shim E flag)"},
+		{Name: "nhops", Width: 4, Format: "uint", Doc: "hop records present"},
+	}
+	hop := hopSpecs(t.enc)
+	t.hopFields = len(hop)
+	for i := 0; i < t.maxHops; i++ {
+		for _, h := range hop {
+			h.Name = fmt.Sprintf("h%d_%s", i, h.Name)
+			h.Doc = fmt.Sprintf("hop %d (path order): %s", i, h.Doc)
+			evSpecs = append(evSpecs, h)
+		}
+	}
+	t.events = mk("events", "Rx pipeline -> HPCC++ module: telemetry response events (section 7.2)", evSpecs)
+	t.acks = mk("acks", "HPCC++ module -> scheduler: acknowledged bytes", []fieldtable.Spec{cyc, qpn,
+		{Name: "acked_bytes", Width: 64, Format: "uint", Doc: "cumulative payload bytes acknowledged since the QP's reset"}})
+	t.updates = mk("updates", "HPCC++ module -> scheduler: window and rate updates (section 7.2)", []fieldtable.Spec{cyc, qpn,
+		{Name: "set_window", Width: 1, Format: "bool", Doc: "apply w"},
+		{Name: "set_rate", Width: 1, Format: "bool", Doc: "apply rate"},
+		{Name: "w", Width: cfg.HPCC.Formats.W.W, Format: wf, Doc: "window W, bytes"},
+		{Name: "rate", Width: cfg.HPCC.Formats.Rate.W, Format: rf, Doc: "pacing rate R = W/T, bytes per ns"}})
+	t.bells = mk("doorbells", "HPCC++ module (QP context) -> scheduler: messages to send", []fieldtable.Spec{cyc, qpn,
+		{Name: "bytes", Width: 64, Format: "uint", Doc: "message payload bytes"},
+		{Name: "reset", Width: 1, Format: "bool", Doc: "new connection: reset the flow's entry first"}})
+	t.sends = mk("pktsend", "scheduler -> Tx pipeline: PktSend commands (section 7.2)", []fieldtable.Spec{cyc, qpn,
+		{Name: "psn", Width: 24, Format: "uint", Doc: "BTH PSN"},
+		{Name: "bytes", Width: 32, Format: "uint", Doc: "payload bytes"},
+		{Name: "offset", Width: 64, Format: "uint", Doc: "payload bytes of the QP sent before this packet"},
+		{Name: "first", Width: 1, Format: "bool", Doc: "first packet of a message"},
+		{Name: "last", Width: 1, Format: "bool", Doc: "last packet of a message"},
+		{Name: "ack_req", Width: 1, Format: "bool", Doc: "BTH A bit"}})
+	if err != nil {
+		return nil, err
+	}
+	maxWords := 0
+	for _, s := range t.streams {
+		maxWords = max(maxWords, s.table.Words())
+	}
+	t.word = make([]uint64, maxWords)
+	if tx != nil && tx.d != nil {
+		if t.txnHPCC, err = newTxnStream("hpcc_update", tx.d); err != nil {
+			return nil, err
+		}
+	}
+	if rx != nil && rx.d != nil {
+		if t.txnRx, err = newTxnStream("rxhpcc_update", rx.d); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// hopSpecs lists the fields of one hop record as the encoding carries them
+// (telemetry.Hop, raw wire values).
+func hopSpecs(e telemetry.Encoding) []fieldtable.Spec {
+	if e == telemetry.Compact {
+		return []fieldtable.Spec{
+			{Name: "speed", Width: telemetry.CompactSpeedBits, Format: "uint", Doc: "speed code"},
+			{Name: "ts", Width: telemetry.CompactTsBits, Format: "uint", Doc: "egress timestamp, ns mod 2^24"},
+			{Name: "tx_bytes", Width: telemetry.CompactTxBits, Format: "uint", Doc: "txBytes, 128-byte units mod 2^20"},
+			{Name: "qlen", Width: telemetry.CompactQlenBits, Format: "uint", Doc: "queue length, 80-byte units"},
+		}
+	}
+	return []fieldtable.Spec{
+		{Name: "ins", Width: telemetry.IFAInsBits, Format: "uint", Doc: "IFA Ins nibble"},
+		{Name: "device_id", Width: telemetry.IFADeviceIDBits, Format: "uint", Doc: "switch id"},
+		{Name: "speed", Width: telemetry.IFASpeedBits, Format: "uint", Doc: "speed code"},
+		{Name: "rx_sec", Width: telemetry.IFARxSecBits, Format: "uint", Doc: "ingress time, seconds mod 2^20"},
+		{Name: "egress_port", Width: telemetry.IFAPortBits, Format: "uint", Doc: "egress port"},
+		{Name: "ingress_port", Width: telemetry.IFAPortBits, Format: "uint", Doc: "ingress port"},
+		{Name: "rx_ns", Width: telemetry.IFARxNsBits, Format: "uint", Doc: "ingress time, ns part"},
+		{Name: "residence_ns", Width: telemetry.IFAResidenceBits, Format: "uint", Doc: "residence time, ns"},
+		{Name: "tx_bytes", Width: telemetry.IFATxBytesBits, Format: "uint", Doc: "txBytes, bytes mod 2^32"},
+		{Name: "qlen", Width: telemetry.IFAQlenBits, Format: "uint", Doc: "queue length, bytes"},
+	}
+}
+
+func hopValues(e telemetry.Encoding, h *telemetry.Hop, dst []uint64) []uint64 {
+	if e == telemetry.Compact {
+		return append(dst, uint64(h.SpeedCode), uint64(h.Ts), uint64(h.TxBytes), uint64(h.Qlen))
+	}
+	return append(dst, uint64(h.Ins), uint64(h.DeviceID), uint64(h.SpeedCode), uint64(h.RxSec), uint64(h.EgressPort),
+		uint64(h.IngressPort), uint64(h.RxNs), uint64(h.ResidenceNs), uint64(h.TxBytes), uint64(h.Qlen))
+}
+
+func frameHexHeader(port, stamp string) string {
+	return "// " + buildinfo.String() + " nicmodel " + port + " port frames: one per line: <" + stamp +
+		" cycle> <ns> <length> <bytes in hex, wire order, no FCS>\n"
+}
+
+func (t *tracer) frame(pw *pcapgo.Writer, hx *bytes.Buffer, at engine.Cycle, data []byte) {
+	ns := t.freq.NS(at)
+	if t.pcapErr == nil {
+		ci := gopacket.CaptureInfo{Timestamp: time.Unix(0, int64(ns)).UTC(), CaptureLength: len(data), Length: len(data)}
+		t.pcapErr = pw.WritePacket(ci, data)
+	}
+	var b [20]byte
+	hx.Write(strconv.AppendUint(b[:0], uint64(at), 10))
+	hx.WriteByte(' ')
+	hx.Write(strconv.AppendUint(b[:0], ns, 10))
+	hx.WriteByte(' ')
+	hx.Write(strconv.AppendInt(b[:0], int64(len(data)), 10))
+	hx.WriteByte(' ')
+	var enc [128]byte
+	for len(data) > 0 {
+		n := min(len(data), 64)
+		hex.Encode(enc[:], data[:n])
+		hx.Write(enc[:2*n])
+		data = data[n:]
+	}
+	hx.WriteByte('\n')
+}
+
+func (t *tracer) rxFrame(at engine.Cycle, data []byte) {
+	if t.packets {
+		t.rxFrames++
+		t.frame(t.rxPW, &t.rxHex, at, data)
+	}
+}
+
+func (t *tracer) txFrame(at engine.Cycle, data []byte) {
+	if t.packets {
+		t.txFrames++
+		t.frame(t.txPW, &t.txHex, at, data)
+	}
+}
+
+func (t *tracer) event(now engine.Cycle, ev *pipeline.Event) {
+	if !t.vectors {
+		return
+	}
+	v := append(t.vals(), uint64(now), uint64(ev.Flow), uint64(ev.Kind), uint64(ev.PSN), uint64(ev.MSN),
+		uint64(ev.Syndrome), b2u(ev.ECNEcho), uint64(ev.Window), b2u(ev.HasINT), b2u(ev.Exceeded), uint64(ev.NHops))
+	for i := 0; i < t.maxHops; i++ {
+		if i < ev.NHops {
+			v = hopValues(t.enc, &ev.Hops[i], v)
+		} else {
+			v = hopValues(t.enc, &telemetry.Hop{}, v)
+		}
+	}
+	t.events.add(t.word, v)
+}
+
+func (t *tracer) ack(now engine.Cycle, a scheduler.Ack) {
+	if t.vectors {
+		t.acks.add(t.word, append(t.vals(), uint64(now), uint64(a.Flow), a.AckedBytes))
+	}
+}
+
+func (t *tracer) update(now engine.Cycle, u scheduler.Update) {
+	if t.vectors {
+		t.updates.add(t.word, append(t.vals(), uint64(now), uint64(u.Flow), b2u(u.SetWindow), b2u(u.SetRate), u.Window, u.Rate))
+	}
+}
+
+func (t *tracer) doorbell(now engine.Cycle, d scheduler.Doorbell) {
+	if t.vectors {
+		t.bells.add(t.word, append(t.vals(), uint64(now), uint64(d.Flow), d.Bytes, b2u(d.Reset)))
+	}
+}
+
+func (t *tracer) pktSend(now engine.Cycle, c *scheduler.PktSend, ackReq bool) {
+	if t.vectors {
+		t.sends.add(t.word, append(t.vals(), uint64(now), uint64(c.Flow), uint64(c.PSN), uint64(c.Bytes), c.Offset,
+			b2u(c.First), b2u(c.Last), b2u(ackReq)))
+	}
+}
+
+func (t *tracer) hpccTxn(now engine.Cycle, q wire.QPN, d *hpcc.Datapath, st hpcc.State, in hpcc.Input, next hpcc.State, out hpcc.Output) {
+	if t.vectors && t.txnHPCC != nil {
+		t.txnHPCC.add(now, q, d, st, in, next, out)
+	}
+}
+
+func (t *tracer) rxhpccTxn(now engine.Cycle, q wire.QPN, d *hpcc.Datapath, st hpcc.State, in hpcc.Input, next hpcc.State, out hpcc.Output) {
+	if t.vectors && t.txnRx != nil {
+		t.txnRx.add(now, q, d, st, in, next, out)
+	}
+}
+
+// vals returns a scratch slice for field values.
+func (t *tracer) vals() []uint64 { return make([]uint64, 0, 16) }
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// stream is one vector stream: a fieldtable layout and its transactions as
+// hex lines ($readmemh) and JSON lines (named fields, raw hex and exact
+// values), in the conventions of package vectors.
+type stream struct {
+	name, doc string
+	table     fieldtable.Table
+	fmts      []*fixedpoint.Format // per field: the fixedpoint format, nil for uint/bool
+	hex, js   bytes.Buffer
+	n         uint64
+}
+
+func newStream(name, doc string, specs []fieldtable.Spec) (*stream, error) {
+	tb, err := fieldtable.New(name, specs)
+	if err != nil {
+		return nil, fmt.Errorf("nicmodel: trace %s: %w", name, err)
+	}
+	s := &stream{name: name, doc: doc, table: tb, fmts: make([]*fixedpoint.Format, len(tb.Fields))}
+	for i, f := range tb.Fields {
+		if f.Format == "uint" || f.Format == "bool" {
+			continue
+		}
+		ff, err := fixedpoint.ParseFormat(f.Format)
+		if err != nil || ff.W != f.Width {
+			return nil, fmt.Errorf("nicmodel: trace %s: field %s: format %q does not match width %d", name, f.Name, f.Format, f.Width)
+		}
+		s.fmts[i] = &ff
+	}
+	return s, nil
+}
+
+// add appends one transaction given its field values in table order.
+func (s *stream) add(word []uint64, vals []uint64) {
+	w := word[:s.table.Words()]
+	clear(w)
+	for i, f := range s.table.Fields {
+		fieldtable.PutBits(w, f.Offset, f.Width, vals[i])
+	}
+	s.hex.Write(s.table.AppendHex(nil, w))
+	s.hex.WriteByte('\n')
+	s.js.WriteString(`{"index":`)
+	s.js.WriteString(strconv.FormatUint(s.n, 10))
+	s.js.WriteString(`,"fields":`)
+	appendFieldsJSON(&s.js, s.table, s.fmts, w)
+	s.js.WriteString("}\n")
+	s.n++
+}
+
+// appendFieldsJSON writes {"name":{"raw":"0x..","value":..},...} for every
+// field of t read from word (the vectors.jsonl field convention).
+func appendFieldsJSON(b *bytes.Buffer, t fieldtable.Table, fmts []*fixedpoint.Format, word []uint64) {
+	b.WriteByte('{')
+	for i, f := range t.Fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		raw := fieldtable.GetBits(word, f.Offset, f.Width)
+		b.WriteString(`"` + f.Name + `":{"raw":"0x`)
+		d := (f.Width + 3) / 4
+		hs := strconv.FormatUint(raw, 16)
+		for k := len(hs); k < d; k++ {
+			b.WriteByte('0')
+		}
+		b.WriteString(hs)
+		b.WriteString(`","value":`)
+		if fmts != nil && fmts[i] != nil {
+			v, err := fixedpoint.FromBits64(*fmts[i], raw)
+			if err != nil {
+				b.WriteString("null")
+			} else {
+				b.WriteString(v.String())
+			}
+		} else {
+			b.WriteString(strconv.FormatUint(raw, 10))
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte('}')
+}
+
+// txnStream records HPCC++ datapath transactions in the hpcc_update vector
+// layout of package vectors (hpcc.Datapath InputTable/OutputTable:
+// state-before + event, state-after + outputs), plus the cycle and QP of
+// each.
+type txnStream struct {
+	name        string
+	in, out     fieldtable.Table
+	inFmt       []*fixedpoint.Format
+	outFmt      []*fixedpoint.Format
+	stim, exp   bytes.Buffer
+	js          bytes.Buffer
+	issue       *stream
+	inW, outW   []uint64
+	n           uint64
+	err         error
+}
+
+func tableFormats(t fieldtable.Table) []*fixedpoint.Format {
+	fs := make([]*fixedpoint.Format, len(t.Fields))
+	for i, f := range t.Fields {
+		if ff, err := fixedpoint.ParseFormat(f.Format); err == nil && ff.W == f.Width {
+			fs[i] = &ff
+		}
+	}
+	return fs
+}
+
+func newTxnStream(name string, d *hpcc.Datapath) (*txnStream, error) {
+	s := &txnStream{name: name, in: d.InputTable(), out: d.OutputTable()}
+	s.inFmt, s.outFmt = tableFormats(s.in), tableFormats(s.out)
+	s.inW, s.outW = make([]uint64, s.in.Words()), make([]uint64, s.out.Words())
+	var err error
+	s.issue, err = newStream(name+"_issue", "cycle and QP of each "+name+" transaction (same line order as its stimulus/expected)", []fieldtable.Spec{
+		{Name: "cycle", Width: 64, Format: "uint", Doc: "cycle the update was issued into the datapath"},
+		{Name: "qpn", Width: 24, Format: "uint", Doc: "QP number"}})
+	return s, err
+}
+
+func (s *txnStream) add(now engine.Cycle, q wire.QPN, d *hpcc.Datapath, st hpcc.State, in hpcc.Input, next hpcc.State, out hpcc.Output) {
+	clear(s.inW)
+	clear(s.outW)
+	if err := d.PackInput(st, in, s.inW); err != nil && s.err == nil {
+		s.err = fmt.Errorf("nicmodel: trace %s: %w", s.name, err)
+	}
+	if err := d.PackOutput(next, out, s.outW); err != nil && s.err == nil {
+		s.err = fmt.Errorf("nicmodel: trace %s: %w", s.name, err)
+	}
+	s.stim.Write(s.in.AppendHex(nil, s.inW))
+	s.stim.WriteByte('\n')
+	s.exp.Write(s.out.AppendHex(nil, s.outW))
+	s.exp.WriteByte('\n')
+	s.js.WriteString(`{"index":` + strconv.FormatUint(s.n, 10) + `,"cycle":` + strconv.FormatUint(uint64(now), 10) +
+		`,"qpn":` + strconv.FormatUint(uint64(q), 10) + `,"in":`)
+	appendFieldsJSON(&s.js, s.in, s.inFmt, s.inW)
+	s.js.WriteString(`,"out":`)
+	appendFieldsJSON(&s.js, s.out, s.outFmt, s.outW)
+	s.js.WriteString("}\n")
+	w := []uint64{0, 0}
+	s.issue.add(w, []uint64{uint64(now), uint64(q)})
+	s.n++
+}
+
+// TraceFile describes one file NIC.WriteTraces wrote.
+type TraceFile struct {
+	Name   string `json:"name"`
+	Lines  uint64 `json:"records"` // transactions or frames
+	SHA256 string `json:"sha256"`
+	Doc    string `json:"doc"`
+}
+
+// traceManifest is <prefix>.manifest.json.
+type traceManifest struct {
+	Tool   string          `json:"tool"`
+	NIC    string          `json:"nic"`
+	Config json.RawMessage `json:"config"`
+	Files  []TraceFile     `json:"files"`
+}
+
+// write writes every trace file into dir with names prefix.<stream>.<ext>
+// and, last, prefix.manifest.json (tool version, configuration, SHA-256 of
+// every file). It returns the files written (manifest excluded).
+func (t *tracer) write(dir, prefix, nic string, cfgJSON []byte) ([]TraceFile, error) {
+	if t.pcapErr != nil {
+		return nil, fmt.Errorf("nicmodel: pcap: %w", t.pcapErr)
+	}
+	var files []TraceFile
+	put := func(name string, n uint64, doc string, data []byte) error {
+		p := filepath.Join(dir, prefix+"."+name)
+		if err := atomicfile.WriteBytes(p, 0o644, data); err != nil {
+			return err
+		}
+		sum := sha256.Sum256(data)
+		files = append(files, TraceFile{Name: prefix + "." + name, Lines: n, SHA256: hex.EncodeToString(sum[:]), Doc: doc})
+		return nil
+	}
+	if t.packets {
+		for _, f := range []struct {
+			name string
+			n    uint64
+			doc  string
+			data []byte
+		}{
+			{"rx.pcap", t.rxFrames, "frames entering the Rx port, timestamp = arrival cycle in ns", t.rxPcap.Bytes()},
+			{"tx.pcap", t.txFrames, "frames leaving the Tx port, timestamp = departure cycle in ns", t.txPcap.Bytes()},
+			{"rx.frames.hex", t.rxFrames, "frames entering the Rx port as a hex stream", t.rxHex.Bytes()},
+			{"tx.frames.hex", t.txFrames, "frames leaving the Tx port as a hex stream", t.txHex.Bytes()},
+		} {
+			if err := put(f.name, f.n, f.doc, f.data); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if t.vectors {
+		for _, s := range t.streams {
+			if err := writeStream(put, s); err != nil {
+				return nil, err
+			}
+		}
+		for _, x := range []*txnStream{t.txnHPCC, t.txnRx} {
+			if x == nil {
+				continue
+			}
+			if x.err != nil {
+				return nil, x.err
+			}
+			inJSON, err := x.in.JSON()
+			if err != nil {
+				return nil, err
+			}
+			outJSON, err := x.out.JSON()
+			if err != nil {
+				return nil, err
+			}
+			layout := append(append(append([]byte(`{"input":`), bytes.TrimSpace(inJSON)...), `,"output":`...), bytes.TrimSpace(outJSON)...)
+			layout = append(layout, "}\n"...)
+			for _, f := range []struct {
+				name string
+				doc  string
+				data []byte
+			}{
+				{x.name + ".stimulus.hex", "datapath inputs (state before + event), one per line, hpcc_update input layout", x.stim.Bytes()},
+				{x.name + ".expected.hex", "golden datapath outputs (state after + outputs), same line order", x.exp.Bytes()},
+				{x.name + ".jsonl", "the same transactions with named fields", x.js.Bytes()},
+				{x.name + ".vh", "Verilog defines of both layouts", []byte(x.in.VerilogHeader(x.name+"_in") + x.out.VerilogHeader(x.name+"_out"))},
+				{x.name + ".layout.json", "both layouts (fieldtable)", layout},
+			} {
+				if err := put(f.name, x.n, f.doc, f.data); err != nil {
+					return nil, err
+				}
+			}
+			if err := writeStream(put, x.issue); err != nil {
+				return nil, err
+			}
+		}
+	}
+	m := traceManifest{Tool: buildinfo.String(), NIC: nic, Config: json.RawMessage(bytes.TrimSpace(cfgJSON)), Files: files}
+	mb, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("nicmodel: trace manifest: %w", err)
+	}
+	if err := atomicfile.WriteBytes(filepath.Join(dir, prefix+".manifest.json"), 0o644, append(mb, '\n')); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+func writeStream(put func(string, uint64, string, []byte) error, s *stream) error {
+	lj, err := s.table.JSON()
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		ext, doc string
+		data     []byte
+	}{
+		{".hex", s.doc + "; one transaction per line, layout " + s.name + ".layout.json", s.hex.Bytes()},
+		{".jsonl", s.doc + "; named fields", s.js.Bytes()},
+		{".vh", "Verilog defines of the " + s.name + " layout", []byte(s.table.VerilogHeader(s.name))},
+		{".layout.json", "the " + s.name + " layout (fieldtable)", lj},
+	} {
+		if err := put(s.name+f.ext, s.n, f.doc, f.data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
