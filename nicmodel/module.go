@@ -151,9 +151,9 @@ type module struct {
 	// nextIssue is the first cycle the II allows the next update.
 	nextIssue engine.Cycle
 	// headStall: stall reasons already counted for the event at the head.
-	headStall  uint8
-	postStall  bool
-	pollFIFO   bool // the head waits for room in a FIFO not known to be full: poll next cycle
+	headStall uint8
+	postStall bool
+	pollFIFO  bool // the head waits for room in a FIFO not known to be full: poll next cycle
 	complete  func(FlowRecord)
 	tr        *tracer
 	cnt       ModuleCounters

@@ -57,7 +57,7 @@ type tracer struct {
 	rxFrames, txFrames uint64
 	pcapErr            error
 
-	streams []*stream // in file order
+	streams                             []*stream // in file order
 	events, acks, updates, bells, sends *stream
 	hopFields                           int // fields per hop slot in events
 	enc                                 telemetry.Encoding
@@ -378,16 +378,16 @@ func appendFieldsJSON(b *bytes.Buffer, t fieldtable.Table, fmts []*fixedpoint.Fo
 // state-before + event, state-after + outputs), plus the cycle and QP of
 // each.
 type txnStream struct {
-	name        string
-	in, out     fieldtable.Table
-	inFmt       []*fixedpoint.Format
-	outFmt      []*fixedpoint.Format
-	stim, exp   bytes.Buffer
-	js          bytes.Buffer
-	issue       *stream
-	inW, outW   []uint64
-	n           uint64
-	err         error
+	name      string
+	in, out   fieldtable.Table
+	inFmt     []*fixedpoint.Format
+	outFmt    []*fixedpoint.Format
+	stim, exp bytes.Buffer
+	js        bytes.Buffer
+	issue     *stream
+	inW, outW []uint64
+	n         uint64
+	err       error
 }
 
 func tableFormats(t fieldtable.Table) []*fixedpoint.Format {
