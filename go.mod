@@ -5,6 +5,15 @@ go 1.26
 require github.com/olekukonko/tablewriter v1.1.5
 
 require (
+	github.com/kr/pretty v0.2.0 // indirect
+	github.com/kr/text v0.2.0 // indirect
+	github.com/llir/ll v0.0.0-20220802044011-65001c0fb73c // indirect
+	github.com/llir/llvm v0.3.6
+	github.com/mewmew/float v0.0.0-20201204173432-505706aa38fa // indirect
+	github.com/pkg/errors v0.9.1 // indirect
+)
+
+require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/clipperhouse/displaywidth v0.10.0 // indirect
 	github.com/clipperhouse/uax29/v2 v2.6.0 // indirect

@@ -1,0 +1,461 @@
+package llvmir
+
+import (
+	"math/big"
+	"strconv"
+
+	"github.com/llir/llvm/ir"
+	"github.com/llir/llvm/ir/constant"
+	"github.com/llir/llvm/ir/enum"
+	"github.com/llir/llvm/ir/types"
+	"github.com/llir/llvm/ir/value"
+
+	"github.com/hpccgold/hpccgold/rtl"
+)
+
+// lowerer builds @M_core from a flat combinational module.
+type lowerer struct {
+	f     *rtl.Module
+	fn    *ir.Func
+	blk   *ir.Block
+	vals  []value.Value
+	types map[int]*types.IntType
+}
+
+func (l *lowerer) ty(w int) *types.IntType {
+	if t, ok := l.types[w]; ok {
+		return t
+	}
+	t := types.NewInt(uint64(w))
+	l.types[w] = t
+	return t
+}
+
+// cnst returns the w-bit constant with pattern b (canonical: zero above w).
+func (l *lowerer) cnst(w int, b rtl.Bits) *constant.Int {
+	return &constant.Int{Typ: l.ty(w), X: b.Trunc(w).Big()}
+}
+
+func (l *lowerer) cint(w int, v uint64) *constant.Int {
+	return &constant.Int{Typ: l.ty(w), X: new(big.Int).SetUint64(v)}
+}
+
+// named sets an instruction's name and returns it as a value.
+func named[T interface {
+	value.Named
+}](v T, name string) T {
+	v.SetName(name)
+	return v
+}
+
+// lower builds the LLVM module: @M_core and @M_abi.
+func (md *Model) lower(f *rtl.Module) error {
+	m := ir.NewModule()
+	m.SourceFilename = md.Name
+	m.TargetTriple = TargetTriple
+	m.DataLayout = DataLayout
+	l := &lowerer{f: f, vals: make([]value.Value, len(f.Nodes)), types: map[int]*types.IntType{}}
+
+	// @M_core(iN per input port) -> { iN per output port }.
+	var params []*ir.Param
+	for _, n := range f.Inputs {
+		p := ir.NewParam(n.Name, l.ty(n.Width))
+		params = append(params, p)
+		l.vals[n.ID] = p
+	}
+	var fields []types.Type
+	for _, p := range f.Outputs {
+		fields = append(fields, l.ty(p.Node.Width))
+	}
+	coreRet := m.NewTypeDef(md.Name+"_core_ret", types.NewStruct(fields...))
+	core := m.NewFunc(md.Name+"_core", coreRet, params...)
+	core.FuncAttrs = append(core.FuncAttrs, enum.FuncAttrAlwaysInline, enum.FuncAttrNoUnwind)
+	l.fn = core
+	l.blk = core.NewBlock("bb.entry")
+	live := f.Live()
+	for _, n := range f.Nodes {
+		if !live[n.ID] || n.Op == rtl.OpInput {
+			continue
+		}
+		if err := l.node(n); err != nil {
+			return err
+		}
+		md.Ops++
+	}
+	var agg value.Value = constant.NewUndef(coreRet)
+	for i, p := range f.Outputs {
+		agg = named(l.blk.NewInsertValue(agg, l.vals[p.Node.ID], uint64(i)), "ret."+strconv.Itoa(i))
+	}
+	l.blk.NewRet(agg)
+
+	// @M_abi(i64 slots) -> { i64 slots }: the C-callable, pointer-free entry.
+	i64 := types.I64
+	var aparams []*ir.Param
+	for _, p := range md.Inputs {
+		if p.Slots() == 1 {
+			aparams = append(aparams, ir.NewParam(p.Name, i64))
+			continue
+		}
+		for k := 0; k < p.Slots(); k++ {
+			aparams = append(aparams, ir.NewParam(p.Name+".w"+strconv.Itoa(k), i64))
+		}
+	}
+	rf := make([]types.Type, md.RetSlots)
+	for i := range rf {
+		rf[i] = i64
+	}
+	abiRet := m.NewTypeDef(md.Name+"_abi_ret", types.NewStruct(rf...))
+	abi := m.NewFunc(md.Name+"_abi", abiRet, aparams...)
+	abi.FuncAttrs = append(abi.FuncAttrs, enum.FuncAttrNoUnwind)
+	b := abi.NewBlock("bb.entry")
+	var args []value.Value
+	for _, p := range md.Inputs {
+		t := l.ty(p.Width)
+		s := aparams[p.Slot]
+		switch {
+		case p.Width == 64:
+			args = append(args, s)
+		case p.Width < 64:
+			args = append(args, named(b.NewTrunc(s, t), p.Name+".n"))
+		default:
+			var acc value.Value
+			for k := 0; k < p.Slots(); k++ {
+				x := value.Value(named(b.NewZExt(aparams[p.Slot+k], t), p.Name+".z"+strconv.Itoa(k)))
+				if k > 0 {
+					x = named(b.NewShl(x, l.cint(p.Width, uint64(64*k))), p.Name+".s"+strconv.Itoa(k))
+					acc = named(b.NewOr(acc, x), p.Name+".o"+strconv.Itoa(k))
+				} else {
+					acc = x
+				}
+			}
+			args = append(args, acc)
+		}
+	}
+	call := named(b.NewCall(core, args...), "r.core")
+	var ret value.Value = constant.NewUndef(abiRet)
+	for i, p := range md.Outputs {
+		v := value.Value(named(b.NewExtractValue(call, uint64(i)), p.Name))
+		switch {
+		case p.Width < 64 && p.Signed:
+			v = named(b.NewSExt(v, i64), p.Name+".x")
+		case p.Width < 64:
+			v = named(b.NewZExt(v, i64), p.Name+".x")
+		}
+		if p.Width <= 64 {
+			ret = named(b.NewInsertValue(ret, v, uint64(p.Slot)), p.Name+".r")
+			continue
+		}
+		for k := 0; k < p.Slots(); k++ {
+			w := value.Value(v)
+			ks := strconv.Itoa(k)
+			if k > 0 {
+				w = named(b.NewLShr(v, l.cint(p.Width, uint64(64*k))), p.Name+".h"+ks)
+			}
+			if hi := p.Width - 64*k; hi < 64 {
+				w = named(b.NewZExt(named(b.NewTrunc(w, l.ty(hi)), p.Name+".t"+ks), i64), p.Name+".x"+ks)
+			} else {
+				w = named(b.NewTrunc(w, i64), p.Name+".x"+ks)
+			}
+			ret = named(b.NewInsertValue(ret, w, uint64(p.Slot+k)), p.Name+".r"+ks)
+		}
+	}
+	for i := md.retUsed(); i < md.RetSlots; i++ {
+		ret = named(b.NewInsertValue(ret, constant.NewInt(i64, 0), uint64(i)), "pad."+strconv.Itoa(i))
+	}
+	b.NewRet(ret)
+	md.IR = m
+	return nil
+}
+
+// retUsed returns the return slots the outputs occupy (padding excluded).
+func (md *Model) retUsed() int {
+	n := 0
+	for _, p := range md.Outputs {
+		n += p.Slots()
+	}
+	return n
+}
+
+// node lowers one combinational rtl node into l.blk (which a ROM advances).
+func (l *lowerer) node(n *rtl.Node) error {
+	b := l.blk
+	w := n.Width
+	arg := func(i int) value.Value { return l.vals[n.Args[i].ID] }
+	var v value.Value
+	switch n.Op {
+	case rtl.OpConst:
+		v = l.cnst(w, n.Value)
+	case rtl.OpAdd:
+		v = named(b.NewAdd(arg(0), arg(1)), n.Name)
+	case rtl.OpSub:
+		v = named(b.NewSub(arg(0), arg(1)), n.Name)
+	case rtl.OpAnd:
+		v = named(b.NewAnd(arg(0), arg(1)), n.Name)
+	case rtl.OpOr:
+		v = named(b.NewOr(arg(0), arg(1)), n.Name)
+	case rtl.OpXor:
+		v = named(b.NewXor(arg(0), arg(1)), n.Name)
+	case rtl.OpNot:
+		v = named(b.NewXor(arg(0), l.cnst(w, rtl.Bits{}.Not())), n.Name)
+	case rtl.OpMul:
+		x, y := l.extend(n, 0, w), l.extend(n, 1, w)
+		v = named(b.NewMul(x, y), n.Name)
+	case rtl.OpShlC, rtl.OpLShrC, rtl.OpAShrC:
+		v = l.shiftConst(n)
+	case rtl.OpShl, rtl.OpLShr, rtl.OpAShr:
+		v = l.shiftVar(n)
+	case rtl.OpEq, rtl.OpNe, rtl.OpLt, rtl.OpLe, rtl.OpGt, rtl.OpGe:
+		v = named(b.NewICmp(pred(n.Op, n.Args[0].Signed), arg(0), arg(1)), n.Name)
+	case rtl.OpMux:
+		v = named(b.NewSelect(arg(0), arg(1), arg(2)), n.Name)
+	case rtl.OpSlice:
+		v = arg(0)
+		if n.K > 0 {
+			v = named(b.NewLShr(v, l.cint(n.Args[0].Width, uint64(n.K))), n.Name+".sh")
+		}
+		if w < n.Args[0].Width {
+			v = named(b.NewTrunc(v, l.ty(w)), n.Name)
+		}
+	case rtl.OpConcat:
+		off := w
+		for i, p := range n.Args {
+			off -= p.Width
+			is := strconv.Itoa(i)
+			x := arg(i)
+			if p.Width < w {
+				x = named(b.NewZExt(x, l.ty(w)), n.Name+".z"+is)
+			}
+			if off > 0 {
+				x = named(b.NewShl(x, l.cint(w, uint64(off))), n.Name+".s"+is)
+			}
+			if i == 0 {
+				v = x
+				continue
+			}
+			name := n.Name + ".o" + is
+			if i == len(n.Args)-1 {
+				name = n.Name
+			}
+			v = named(b.NewOr(v, x), name)
+		}
+	case rtl.OpZExt:
+		v = arg(0)
+		if w > n.Args[0].Width {
+			v = named(b.NewZExt(v, l.ty(w)), n.Name)
+		}
+	case rtl.OpSExt:
+		v = arg(0)
+		if w > n.Args[0].Width {
+			v = named(b.NewSExt(v, l.ty(w)), n.Name)
+		}
+	case rtl.OpAs:
+		v = arg(0)
+	case rtl.OpROM:
+		v = l.rom(n)
+	default:
+		return errorf("module %s: node %s: op %s cannot be lowered", l.f.Name, n.Name, n.Op)
+	}
+	l.vals[n.ID] = v
+	return nil
+}
+
+// extend returns operand i of a product extended to w bits by the
+// product's signedness (OpMul: operands share it).
+func (l *lowerer) extend(n *rtl.Node, i, w int) value.Value {
+	a := n.Args[i]
+	x := l.vals[a.ID]
+	if a.Width == w {
+		return x
+	}
+	name := n.Name + ".a"
+	if i == 1 {
+		name = n.Name + ".b"
+	}
+	if n.Signed {
+		return named(l.blk.NewSExt(x, l.ty(w)), name)
+	}
+	return named(l.blk.NewZExt(x, l.ty(w)), name)
+}
+
+func pred(op rtl.Op, signed bool) enum.IPred {
+	switch op {
+	case rtl.OpEq:
+		return enum.IPredEQ
+	case rtl.OpNe:
+		return enum.IPredNE
+	case rtl.OpLt:
+		if signed {
+			return enum.IPredSLT
+		}
+		return enum.IPredULT
+	case rtl.OpLe:
+		if signed {
+			return enum.IPredSLE
+		}
+		return enum.IPredULE
+	case rtl.OpGt:
+		if signed {
+			return enum.IPredSGT
+		}
+		return enum.IPredUGT
+	}
+	if signed {
+		return enum.IPredSGE
+	}
+	return enum.IPredUGE
+}
+
+// shiftConst lowers a shift by the constant K in [0, W]. LLVM makes a shift
+// by W poison; rtl gives 0 (shl, lshr) or W copies of the top bit (ashr,
+// which equals ashr by W-1).
+func (l *lowerer) shiftConst(n *rtl.Node) value.Value {
+	a := l.vals[n.Args[0].ID]
+	w, k := n.Width, n.K
+	if k == 0 {
+		return a
+	}
+	if k >= w {
+		if n.Op != rtl.OpAShrC {
+			return l.cint(w, 0)
+		}
+		k = w - 1
+		if k == 0 {
+			return a
+		}
+	}
+	amt := l.cint(w, uint64(k))
+	switch n.Op {
+	case rtl.OpShlC:
+		return named(l.blk.NewShl(a, amt), n.Name)
+	case rtl.OpLShrC:
+		return named(l.blk.NewLShr(a, amt), n.Name)
+	}
+	return named(l.blk.NewAShr(a, amt), n.Name)
+}
+
+// shiftVar lowers a shift by an unsigned signal of any width. The amount is
+// brought to the shifted value's type; when it can reach W, an overflow
+// flag replaces it by a safe amount (so no instruction is poison) and
+// selects rtl's result for it.
+func (l *lowerer) shiftVar(n *rtl.Node) value.Value {
+	b := l.blk
+	a := l.vals[n.Args[0].ID]
+	s := n.Args[1]
+	sv := l.vals[s.ID]
+	w := n.Width
+	t := l.ty(w)
+	// Can the amount reach w? Its largest value is 2^sw - 1.
+	canOvf := s.Width >= 64 || uint64(1)<<uint(s.Width)-1 >= uint64(w)
+	var amt value.Value = sv
+	var ovf value.Value
+	switch {
+	case s.Width > w:
+		ovf = named(b.NewICmp(enum.IPredUGE, sv, l.cint(s.Width, uint64(w))), n.Name+".ovf")
+		amt = named(b.NewTrunc(sv, t), n.Name+".amt")
+	case s.Width < w:
+		amt = named(b.NewZExt(sv, t), n.Name+".amt")
+		fallthrough
+	default:
+		if canOvf {
+			ovf = named(b.NewICmp(enum.IPredUGE, amt, l.cint(w, uint64(w))), n.Name+".ovf")
+		}
+	}
+	if ovf != nil {
+		safe := uint64(0)
+		if n.Op == rtl.OpAShr {
+			safe = uint64(w - 1)
+		}
+		amt = named(b.NewSelect(ovf, l.cint(w, safe), amt), n.Name+".safe")
+	}
+	switch n.Op {
+	case rtl.OpAShr:
+		return named(b.NewAShr(a, amt), n.Name)
+	case rtl.OpShl:
+		if ovf == nil {
+			return named(b.NewShl(a, amt), n.Name)
+		}
+		r := named(b.NewShl(a, amt), n.Name+".sh")
+		return named(b.NewSelect(ovf, l.cint(w, 0), r), n.Name)
+	}
+	if ovf == nil {
+		return named(b.NewLShr(a, amt), n.Name)
+	}
+	r := named(b.NewLShr(a, amt), n.Name+".sh")
+	return named(b.NewSelect(ovf, l.cint(w, 0), r), n.Name)
+}
+
+// rom lowers a table lookup to switch + phi (see package doc): one empty
+// block per distinct value, the most frequent value as the default.
+func (l *lowerer) rom(n *rtl.Node) value.Value {
+	addr := n.Args[0]
+	aw := addr.Width
+	w := n.Width
+	space := uint64(1) << uint(aw)
+	// Distinct values in first-occurrence order; the default is what the
+	// addresses past the table read (0), or, for a full table, the most
+	// frequent entry.
+	type class struct {
+		val   rtl.Bits
+		addrs []uint64
+	}
+	var classes []*class
+	idx := map[rtl.Bits]int{}
+	for a, v := range n.ROM {
+		i, ok := idx[v]
+		if !ok {
+			i = len(classes)
+			idx[v] = i
+			classes = append(classes, &class{val: v})
+		}
+		classes[i].addrs = append(classes[i].addrs, uint64(a))
+	}
+	def := -1
+	if uint64(len(n.ROM)) < space {
+		if i, ok := idx[rtl.Bits{}]; ok {
+			def = i
+		}
+	} else {
+		for i, c := range classes {
+			if def < 0 || len(c.addrs) > len(classes[def].addrs) {
+				def = i
+			}
+		}
+	}
+	if def >= 0 && len(classes) == 1 {
+		return l.cnst(w, classes[0].val) // one value everywhere
+	}
+	// Blocks in order: one per non-default value, the default, the join
+	// (which continues the body).
+	var blks []*ir.Block
+	for i := range classes {
+		if i != def {
+			blks = append(blks, l.fn.NewBlock(n.Name+".v"+strconv.Itoa(i)))
+		}
+	}
+	defBlk := l.fn.NewBlock(n.Name + ".def")
+	join := l.fn.NewBlock(n.Name + ".end")
+	var defVal value.Value = l.cint(w, 0)
+	if def >= 0 {
+		defVal = l.cnst(w, classes[def].val)
+	}
+	var incs []*ir.Incoming
+	var cases []*ir.Case
+	k := 0
+	for i, c := range classes {
+		if i == def {
+			continue
+		}
+		blk := blks[k]
+		k++
+		blk.NewBr(join)
+		incs = append(incs, ir.NewIncoming(l.cnst(w, c.val), blk))
+		for _, a := range c.addrs {
+			cases = append(cases, ir.NewCase(l.cint(aw, a), blk))
+		}
+	}
+	defBlk.NewBr(join)
+	incs = append(incs, ir.NewIncoming(defVal, defBlk))
+	l.blk.NewSwitch(l.vals[addr.ID], defBlk, cases...)
+	l.blk = join
+	return named(join.NewPhi(incs...), n.Name)
+}
