@@ -107,7 +107,9 @@ type ModuleCounters struct {
 	NoTelemetry  uint64 // ACKs without telemetry under cc=hpcc (no update)
 	Discarded    uint64 // updates discarded at write-back because their QP was reset meanwhile
 	// Stalls count events that waited at least one cycle, once per event and
-	// reason; HazardCycles is the total wait for read-after-write hazards.
+	// reason; HazardCycles is the total delay read-after-write hazards added
+	// (for each hazard, the cycles from when the event could otherwise have
+	// been taken, visible and II permitting, to its QP's write-back).
 	StallII, StallHazard, StallCredit, StallAckFIFO uint64
 	HazardCycles                                    uint64
 	StallDoorbell                                   uint64 // posts that waited for the scheduler's doorbell FIFO
@@ -394,7 +396,9 @@ func (m *module) takeEvent(now engine.Cycle) bool {
 		}
 		if newly&stallHazard != 0 {
 			m.cnt.StallHazard++
-			m.cnt.HazardCycles += uint64(q.busyUntil - now)
+			// The cycles the hazard adds beyond the II: busyUntil -
+			// max(now, nextIssue).
+			m.cnt.HazardCycles += uint64(q.busyUntil - max(now, m.nextIssue))
 		}
 		if newly&stallCredit != 0 {
 			m.cnt.StallCredit++
