@@ -62,7 +62,8 @@ type Datapath struct {
 	cfg     Config
 	enc     telemetry.Encoding
 	maxHops int
-	trackID bool // store and compare hop identities
+	trackID bool   // store and compare hop identities
+	idMask  uint64 // width of the stored identity
 
 	nhMask, seqMask, timeMask, nMask uint64
 	txBits                           uint
@@ -100,6 +101,7 @@ func NewDatapath(cfg Config) (*Datapath, error) {
 	d := &Datapath{cfg: cfg, enc: cfg.Encoding, maxHops: cfg.MaxHops, trackID: cfg.HopIDBits() > 0}
 	e := cfg.Encoding
 	d.nhMask = mask64(cfg.NHopsBits())
+	d.idMask = mask64(cfg.HopIDBits())
 	d.seqMask = mask64(cfg.SeqBits)
 	d.timeMask = mask64(cfg.TimeBits)
 	d.nMask = mask64(cfg.FlowCountBits)
@@ -342,7 +344,7 @@ func (d *Datapath) UpdateSpec(st State, in Input) (State, Output) {
 		inPath := uint64(i) < nh
 		code := h.SpeedCode & d.codeMask
 		dts := d.deltaTs(rec.Ts, prev.Ts)
-		ok := pathOK && inPath && d.speedOK[code] && rec.ID == prev.ID && dts != 0 && dts <= c.MaxDeltaTsNs
+		ok := pathOK && inPath && d.speedOK[code] && rec.ID == prev.ID&d.idMask && dts != 0 && dts <= c.MaxDeltaTsNs
 
 		// Line 4: txRate = dTxBytes / dts via the 1/dts unit. An invalid
 		// slot feeds 1 to the unit (mux) so its input stays in range.

@@ -241,7 +241,7 @@ func (d *Datapath) Update(st State, in Input) (State, Output) {
 		next.Hops[i] = rec
 		code := h.SpeedCode & d.codeMask
 		dts := d.deltaTs(rec.Ts, prev.Ts)
-		ok := pathOK && d.speedOK[code] && rec.ID == prev.ID && dts != 0 && dts <= c.MaxDeltaTsNs
+		ok := pathOK && d.speedOK[code] && rec.ID == prev.ID&d.idMask && dts != 0 && dts <= c.MaxDeltaTsNs
 		if !ok {
 			continue // the slot's u' is muxed to 0 and not selected
 		}
