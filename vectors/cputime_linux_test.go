@@ -4,19 +4,21 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // threadCPU returns the CPU time consumed by the calling OS thread
-// (getrusage RUSAGE_THREAD). Benchmarks lock their goroutine to its thread
-// and report CPU time per vector next to wall time, because the machine
-// the figures come from is shared and wall time includes time spent
-// waiting for a core.
+// (clock_gettime CLOCK_THREAD_CPUTIME_ID). Benchmarks lock their goroutine
+// to its thread and report CPU time per vector next to wall time, because
+// the machine the figures come from is shared and wall time includes time
+// spent waiting for a core.
 func threadCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
+	var ts syscall.Timespec
+	const clockThreadCPUTime = 3
+	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
 		return 0
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ts.Nano())
 }
 
 // lockThread pins the goroutine to its OS thread so threadCPU measures it.

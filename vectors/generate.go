@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -354,7 +355,9 @@ func (p *plan) compute(w *worker, b *block, text, jsonl bool) error {
 
 // formatBlock renders block b's lines into b.stim, b.exp and (if jsonl) b.jl.
 func (p *plan) formatBlock(b *block, jsonl bool) {
-	b.stim, b.exp, b.jl = b.stim[:0], b.exp[:0], b.jl[:0]
+	b.stim = slices.Grow(b.stim[:0], b.n*(p.lay.in.HexDigits()+1))
+	b.exp = slices.Grow(b.exp[:0], b.n*(p.lay.out.HexDigits()+1))
+	b.jl = b.jl[:0]
 	for k := 0; k < b.n; k++ {
 		in := b.in[k*p.iw : (k+1)*p.iw]
 		out := b.out[k*p.ow : (k+1)*p.ow]
@@ -369,8 +372,9 @@ func (p *plan) formatBlock(b *block, jsonl bool) {
 
 // run evaluates vectors [p.first, p.last) on p.opts.Workers goroutines in
 // blocks and hands each finished block to consume in index order. mk returns
-// the block's buffers. It returns the merged coverage accumulators.
-func (p *plan) run(text bool, mk func(first int64, n int) *block, consume func(b *block) error) (*worker, error) {
+// the block's buffers; release (may be nil) gets each block back after
+// consume. It returns the merged coverage accumulators.
+func (p *plan) run(text bool, mk func(first int64, n int) *block, consume func(b *block) error, release func(*block)) (*worker, error) {
 	nw := p.opts.Workers
 	ws := make([]*worker, nw)
 	for k := range ws {
@@ -426,6 +430,9 @@ func (p *plan) run(text bool, mk func(first int64, n int) *block, consume func(b
 			break
 		}
 		done += int64(b.n)
+		if release != nil {
+			release(b)
+		}
 		if p.opts.Progress != nil {
 			p.opts.Progress(done, p.last-p.first)
 		}

@@ -158,12 +158,13 @@ func (h *HPCC) CoverPoints() []CoverPoint { return h.points }
 // Directed implements Model: every class's generator in class order.
 func (h *HPCC) Directed(level int, emit func(class int, in []uint64) error) error {
 	word := make([]uint64, h.in.Words())
+	sc := &codecScratch{}
 	for c, cl := range h.classes {
 		if cl.Level > level {
 			continue
 		}
 		err := h.gens[c](func(st hpcc.State, in hpcc.Input) error {
-			if err := h.packIn(&st, &in, word); err != nil {
+			if err := h.packIn(sc, &st, &in, word); err != nil {
 				return fmt.Errorf("vectors: hpcc: class %s: %w", cl.Name, err)
 			}
 			return emit(c, word)
@@ -381,15 +382,16 @@ func (h *HPCC) measurable(o *hobs, i int) bool {
 
 // hpccEval evaluates packed HPCC transactions.
 type hpccEval struct {
-	h *HPCC
-	o hobs
+	h  *HPCC
+	o  hobs
+	sc codecScratch
 }
 
 // Eval implements Evaluator: unpack, hpcc.Datapath.Update, pack; then
 // detect classes and count cover bins.
 func (e *hpccEval) Eval(in, out []uint64, hits *Hits) error {
 	o := &e.o
-	if err := e.h.unpackIn(in, &o.st, &o.in); err != nil {
+	if err := e.h.unpackIn(&e.sc, in, &o.st, &o.in); err != nil {
 		return err
 	}
 	return e.finish(out, hits)
@@ -400,7 +402,7 @@ func (e *hpccEval) Eval(in, out []uint64, hits *Hits) error {
 func (e *hpccEval) EvalRandom(r *Rand, in, out []uint64, hits *Hits) error {
 	o := &e.o
 	e.h.randomStructs(r, &o.st, &o.in)
-	if err := e.h.packIn(&o.st, &o.in, in); err != nil {
+	if err := e.h.packIn(&e.sc, &o.st, &o.in, in); err != nil {
 		return err
 	}
 	return e.finish(out, hits)
@@ -412,7 +414,7 @@ func (e *hpccEval) finish(out []uint64, hits *Hits) error {
 	h := e.h
 	o := &e.o
 	o.next, o.out = h.d.Update(o.st, o.in)
-	if err := h.packOut(&o.next, &o.out, out); err != nil {
+	if err := h.packOut(&e.sc, &o.next, &o.out, out); err != nil {
 		return err
 	}
 	h.observe(o)

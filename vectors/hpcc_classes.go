@@ -60,7 +60,7 @@ func (h *HPCC) txUnits(c uint8, dts, permille uint64) uint64 {
 	if hi != 0 {
 		return h.txMask / 2
 	}
-	return min(lo/8000/h.e.TxBytesUnit(), h.txMask/2)
+	return min(lo/(8000*h.e.TxBytesUnit()), h.txMask/2)
 }
 
 // qUnits converts bytes to queue-length units (rounded down, saturated).

@@ -62,7 +62,6 @@ type codecOp struct {
 	src      uint16 // slot index (see flatten)
 	word     uint16 // index of the word holding the field's LSB
 	shift    uint8  // bit position of the LSB in that word
-	straddle bool   // the field continues into word+1
 	k        opKind
 	hop      uint8
 	width    uint8
@@ -93,8 +92,7 @@ func splitHop(s string) (int, string, bool) {
 func compileOps(t fieldtable.Table, statePrefix string) ([]codecOp, error) {
 	var ops []codecOp
 	for _, f := range t.Fields {
-		op := codecOp{word: uint16(f.Offset / 64), shift: uint8(f.Offset % 64), straddle: f.Offset%64+f.Width > 64,
-			width: uint8(f.Width), mask: fieldtable.Mask(f.Width)}
+		op := codecOp{word: uint16(f.Offset / 64), shift: uint8(f.Offset % 64), width: uint8(f.Width), mask: fieldtable.Mask(f.Width)}
 		ok := false
 		switch {
 		case strings.HasPrefix(f.Name, statePrefix):
@@ -228,70 +226,92 @@ func unflatten(v *[numSlots]uint64, st *hpcc.State, in *hpcc.Input, maxHops int)
 	}
 }
 
-// packOps writes the slots of ops into word (zeroed first); a value wider
+// packOps writes the slots of ops into word. ops are in offset order
+// (fieldtable lays fields out LSB first, contiguously), so each word is
+// built in a register and stored once; the part of a field that spills into
+// the next word is x >> (64 - shift), which Go defines as 0 when shift is 0
+// and which is 0 anyway when the field does not straddle. A value wider
 // than its field is an error naming the field, as fieldtable.Put.
 func packOps(t *fieldtable.Table, ops []codecOp, v *[numSlots]uint64, word []uint64) error {
-	clear(word)
+	var acc, carry, bad uint64
+	w := 0
 	for i := range ops {
 		op := &ops[i]
 		x := v[op.src]
-		if x&^op.mask != 0 {
-			return fmt.Errorf("vectors: hpcc: %s: field %s: value %#x does not fit %d bits", t.Name, t.Fields[i].Name, x, op.width)
+		bad |= x &^ op.mask
+		if int(op.word) != w {
+			word[w] = acc
+			w, acc, carry = int(op.word), carry, 0
 		}
-		word[op.word] |= x << op.shift
-		if op.straddle {
-			word[op.word+1] |= x >> (64 - op.shift)
+		acc |= x << op.shift
+		carry |= x >> (64 - op.shift)
+	}
+	word[w] = acc
+	if w+1 < len(word) {
+		word[w+1] = carry
+		clear(word[w+2:])
+	}
+	if bad != 0 {
+		for i := range ops {
+			if x := v[ops[i].src]; x&^ops[i].mask != 0 {
+				return fmt.Errorf("vectors: hpcc: %s: field %s: value %#x does not fit %d bits", t.Name, t.Fields[i].Name, x, ops[i].width)
+			}
 		}
 	}
 	return nil
 }
 
-// unpackOps reads the fields of ops from word into slots (slots of fields
-// not in the table are zeroed, as hpcc's Unpack leaves them zero).
+// unpackOps reads the fields of ops from word into their slots, branch
+// free: the high part comes from the next word (the same word for the last
+// one), and bits beyond the field are masked off.
 func unpackOps(ops []codecOp, v *[numSlots]uint64, word []uint64) {
-	clear(v[:])
+	last := len(word) - 1
 	for i := range ops {
 		op := &ops[i]
-		x := word[op.word] >> op.shift
-		if op.straddle {
-			x |= word[op.word+1] << (64 - op.shift)
-		}
+		nx := min(int(op.word)+1, last)
+		x := word[op.word]>>op.shift | word[nx]<<(64-op.shift)
 		v[op.src] = x & op.mask
 	}
 }
 
+// codecScratch holds the slot arrays of one goroutine. pack is
+// overwritten by flatten for every slot a table can reference (all kinds,
+// hops below MaxHops), so it needs no clearing; unpack is written only at
+// the slots of the input table, so its other slots stay zero, as hpcc's
+// Unpack leaves fields outside the table.
+type codecScratch struct {
+	pack, unpack [numSlots]uint64
+}
+
 // packIn packs the state before and the event.
-func (h *HPCC) packIn(st *hpcc.State, in *hpcc.Input, word []uint64) error {
+func (h *HPCC) packIn(sc *codecScratch, st *hpcc.State, in *hpcc.Input, word []uint64) error {
 	if h.codec == nil {
 		return h.d.PackInput(*st, *in, word)
 	}
-	var v [numSlots]uint64
-	flatten(&v, st, in, nil, h.maxHops)
-	return packOps(&h.in, h.codec.in, &v, word)
+	flatten(&sc.pack, st, in, nil, h.maxHops)
+	return packOps(&h.in, h.codec.in, &sc.pack, word)
 }
 
 // unpackIn reads the state before and the event.
-func (h *HPCC) unpackIn(word []uint64, st *hpcc.State, in *hpcc.Input) error {
+func (h *HPCC) unpackIn(sc *codecScratch, word []uint64, st *hpcc.State, in *hpcc.Input) error {
 	if h.codec == nil {
 		var err error
 		*st, *in, err = h.d.UnpackInput(word)
 		return err
 	}
-	var v [numSlots]uint64
-	unpackOps(h.codec.in, &v, word)
+	unpackOps(h.codec.in, &sc.unpack, word)
 	*st, *in = hpcc.State{}, hpcc.Input{}
-	unflatten(&v, st, in, h.maxHops)
+	unflatten(&sc.unpack, st, in, h.maxHops)
 	return nil
 }
 
 // packOut packs the state after and the outputs.
-func (h *HPCC) packOut(next *hpcc.State, out *hpcc.Output, word []uint64) error {
+func (h *HPCC) packOut(sc *codecScratch, next *hpcc.State, out *hpcc.Output, word []uint64) error {
 	if h.codec == nil {
 		return h.d.PackOutput(*next, *out, word)
 	}
-	var v [numSlots]uint64
-	flatten(&v, next, nil, out, h.maxHops)
-	return packOps(&h.out, h.codec.out, &v, word)
+	flatten(&sc.pack, next, nil, out, h.maxHops)
+	return packOps(&h.out, h.codec.out, &sc.pack, word)
 }
 
 // buildCodec compiles the fast codec and checks it against hpcc's
@@ -307,6 +327,7 @@ func (h *HPCC) buildCodec() {
 	saved := h.codec
 	h.codec = c
 	ok := true
+	sc := &codecScratch{}
 	wa, wb := make([]uint64, h.in.Words()), make([]uint64, h.in.Words())
 	oa, ob := make([]uint64, h.out.Words()), make([]uint64, h.out.Words())
 	r := NewRand(0x5eed, 0)
@@ -316,14 +337,14 @@ func (h *HPCC) buildCodec() {
 		h.randomStructs(r, &st, &ev)
 		var st2 hpcc.State
 		var ev2 hpcc.Input
-		if h.d.PackInput(st, ev, wa) != nil || h.packIn(&st, &ev, wb) != nil || !equalWords(wa, wb) || h.unpackIn(wa, &st2, &ev2) != nil {
+		if h.d.PackInput(st, ev, wa) != nil || h.packIn(sc, &st, &ev, wb) != nil || !equalWords(wa, wb) || h.unpackIn(sc, wa, &st2, &ev2) != nil {
 			ok = false
 			break
 		}
 		st3, ev3, err := h.d.UnpackInput(wa)
 		next, o := h.d.Update(st, ev)
 		ok = err == nil && st2 == st3 && ev2 == ev3 &&
-			h.d.PackOutput(next, o, oa) == nil && h.packOut(&next, &o, ob) == nil && equalWords(oa, ob)
+			h.d.PackOutput(next, o, oa) == nil && h.packOut(sc, &next, &o, ob) == nil && equalWords(oa, ob)
 	}
 	if !ok {
 		h.codec = saved

@@ -133,6 +133,8 @@ func (h *HPCC) addPatternClasses() {
 //     above the maximum), txBytes increase for a utilization uniform in
 //     [0, 110%] of the link (1/64: any), queue lengths log-uniform (1/4:
 //     empty), residence log-uniform below 1 s, 1/64 a changed identity.
+//     (Small ranges are drawn by multiply-shift from bits of one draw, so
+//     "uniform" holds to within 2^-26.)
 //
 // Slots at or above the hop count are filled the same way (the datapath
 // must ignore them).
@@ -140,7 +142,7 @@ func (h *HPCC) Random(r *Rand, word []uint64) error {
 	var st hpcc.State
 	var in hpcc.Input
 	h.randomStructs(r, &st, &in)
-	return h.packIn(&st, &in, word)
+	return h.packIn(&codecScratch{}, &st, &in, word)
 }
 
 // randomStructs draws the transaction Random packs into *st and *in.
@@ -182,42 +184,50 @@ func (h *HPCC) randomStructs(r *Rand, st *hpcc.State, in *hpcc.Input) {
 		in.NowNs = (st.LastUpdate + el) & h.seqMask
 		in.NFlows = uint32(r.LogUniform(fieldtable.Mask(c.FlowCountBits)))
 	}
+	idBits := c.HopIDBits()
 	for i := 0; i < h.maxHops; i++ {
+		// One draw decides the rare cases: bits 0-4 any speed code (1/32),
+		// 5-10 dts = 0 (value 0) or just above the maximum (value 1), 11-16
+		// any txBytes increase, 17-18 / 19-20 empty new / stored queue
+		// (1/4 each), 21-26 changed identity, 27-36 the amount above the
+		// maximum, 37-63 the utilization.
+		dice := r.Uint64()
 		s := hopSpec{code: h.okCodes[r.Below(uint64(len(h.okCodes)))]}
-		if r.Chance(1, 32) {
+		if dice&31 == 0 {
 			s.code = uint8(r.Below(uint64(h.e.SpeedCodes())))
 		}
 		if h.e == telemetry.Compact {
 			s.prevNs = r.Bits(telemetry.CompactTsBits)
 		} else {
-			s.prevSec, s.prevNs = r.Bits(telemetry.IFARxSecBits), r.Below(telemetry.NsPerSecond)
-			s.residence = r.LogUniform(telemetry.NsPerSecond - 1)
+			x := r.Uint64()
+			s.prevSec, s.prevNs = x>>(64-telemetry.IFARxSecBits), (x&0xffffffff)*telemetry.NsPerSecond>>32
+			s.residence = r.LogUniform32(telemetry.NsPerSecond - 1)
 		}
-		switch {
-		case r.Chance(1, 64):
+		switch dice >> 5 & 63 {
+		case 0:
 			s.dts = 0
-		case r.Chance(1, 64):
-			s.dts = c.MaxDeltaTsNs + 1 + r.Below(1000)
+		case 1:
+			s.dts = c.MaxDeltaTsNs + 1 + (dice>>27&1023)*1000>>10
 		default:
-			s.dts = r.LogUniform(c.MaxDeltaTsNs)
+			s.dts = r.LogUniform32(c.MaxDeltaTsNs)
 		}
 		s.prevTx = r.Bits(h.e.TxBytesBits())
-		if r.Chance(1, 64) {
+		if dice>>11&63 == 0 {
 			s.dTx = r.Bits(h.e.TxBytesBits())
 		} else {
-			s.dTx = h.txUnits(s.code, s.dts, r.Below(1101))
+			s.dTx = h.txUnits(s.code, s.dts, (dice>>37)*1101>>27)
 		}
-		if !r.Chance(1, 4) {
-			s.q = r.LogUniform(h.qMask)
+		if dice>>17&3 != 0 {
+			s.q = r.LogUniform32(h.qMask)
 		}
-		if !r.Chance(1, 4) {
-			s.prevQ = r.LogUniform(h.qMask)
+		if dice>>19&3 != 0 {
+			s.prevQ = r.LogUniform32(h.qMask)
 		}
-		if h.cfg.HopIDBits() > 0 {
-			s.id = r.Bits(h.cfg.HopIDBits())
+		if idBits > 0 {
+			s.id = r.Bits(idBits)
 			s.newID = s.id
-			if r.Chance(1, 64) {
-				s.newID = r.Bits(h.cfg.HopIDBits())
+			if dice>>21&63 == 0 {
+				s.newID = r.Bits(idBits)
 			}
 		}
 		h.setHop(st, in, i, s)

@@ -387,7 +387,7 @@ func TestHPCCCodecAndFastRandom(t *testing.T) {
 					return err
 				}
 				w2 := make([]uint64, iw)
-				if err := m.packIn(&st, &in, w2); err != nil || !equalWords(w, w2) {
+				if err := m.packIn(&codecScratch{}, &st, &in, w2); err != nil || !equalWords(w, w2) {
 					t.Fatalf("%s: class %s: fast pack differs from hpcc.PackInput (%v)", name, m.classes[c].Name, err)
 				}
 				return nil

@@ -93,3 +93,20 @@ func (r *Rand) LogUniform(max uint64) uint64 {
 	}
 	return v
 }
+
+// LogUniform32 is LogUniform from a single draw, for max < 2^32: the bit
+// length from the high 32 bits by multiply-shift (uniform to within 2^-26),
+// the value from the low 32 bits. For larger max it is LogUniform.
+func (r *Rand) LogUniform32(max uint64) uint64 {
+	if max>>32 != 0 {
+		return r.LogUniform(max)
+	}
+	l := uint64(bits.Len64(max))
+	x := r.Uint64()
+	n := (x >> 32) * (l + 1) >> 32
+	v := x & (1<<n - 1)
+	if v > max {
+		v = max
+	}
+	return v
+}

@@ -48,7 +48,7 @@ func Generate(m Model, opts Options) (*Set, error) {
 	acc, err := p.run(false, func(first int64, cnt int) *block {
 		off := int(first - p.first)
 		return &block{first: first, n: cnt, in: s.in[off*p.iw : (off+cnt)*p.iw], out: s.out[off*p.ow : (off+cnt)*p.ow]}
-	}, func(*block) error { return nil })
+	}, func(*block) error { return nil }, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -109,9 +109,24 @@ func GenerateDir(dir string, m Model, opts Options) (*Manifest, error) {
 	}
 	var man *Manifest
 	err = writeDir(dir, p, func(emit func(*block) error) (*Manifest, error) {
+		// Blocks are recycled: at most 4*Workers+2 are ever allocated.
+		free := make(chan *block, 4*p.opts.Workers+2)
 		acc, err := p.run(true, func(first int64, n int) *block {
-			return &block{first: first, n: n, in: make([]uint64, n*p.iw), out: make([]uint64, n*p.ow)}
-		}, emit)
+			var b *block
+			select {
+			case b = <-free:
+			default:
+				b = &block{in: make([]uint64, blockSize*p.iw), out: make([]uint64, blockSize*p.ow)}
+			}
+			b.first, b.n, b.err = first, n, nil
+			b.in, b.out = b.in[:n*p.iw], b.out[:n*p.ow]
+			return b
+		}, emit, func(b *block) {
+			select {
+			case free <- b:
+			default:
+			}
+		})
 		if err != nil {
 			return nil, err
 		}
