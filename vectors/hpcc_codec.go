@@ -58,13 +58,13 @@ const (
 )
 
 type codecOp struct {
-	mask     uint64
-	src      uint16 // slot index (see flatten)
-	word     uint16 // index of the word holding the field's LSB
-	shift    uint8  // bit position of the LSB in that word
-	k        opKind
-	hop      uint8
-	width    uint8
+	mask  uint64
+	src   uint16 // slot index (see flatten)
+	word  uint16 // index of the word holding the field's LSB
+	shift uint8  // bit position of the LSB in that word
+	k     opKind
+	hop   uint8
+	width uint8
 }
 
 var stateKinds = map[string]opKind{"valid": kValid, "nhops": kNHops, "w": kW, "wc": kWc, "u": kU, "inc_stage": kInc, "last_update": kLast}
