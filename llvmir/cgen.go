@@ -39,6 +39,10 @@ func (md *Model) genHeader(b *strings.Builder, open, mid, close, what string) {
 	if len(md.Params) > 0 {
 		fmt.Fprintf(b, "%s Configuration:\n", mid)
 		for _, p := range md.Params {
+			if p.Key == "" { // continuation line (e.g. a JSON document)
+				fmt.Fprintf(b, "%s     %s\n", mid, p.Value)
+				continue
+			}
 			fmt.Fprintf(b, "%s   %s = %s\n", mid, p.Key, p.Value)
 		}
 	}

@@ -52,12 +52,15 @@
 // clamped to W-1 (rtl gives W copies of the sign bit).
 //
 // ROMs are pointer-free: a switch on the address into one empty block per
-// distinct entry value and a phi in a join block; the most frequent value
-// (0 when the table is shorter than its address space, since addresses past
-// the table read 0) is the default. This is the form clang emits for a C
-// switch; at -O1 and above LLVM's SimplifyCFG turns it into a constant
-// table load, a bitmap in a register or arithmetic, whichever is cheaper,
-// and an HLS flow sees a multiplexer. A private constant array read through
+// distinct entry value and, in a join block, a phi per 64-bit word of the
+// entries typed i8, i16, i32 or i64 (then trunc, or zext/shl/or for wider
+// entries); the most frequent value (0 when the table is shorter than its
+// address space, since addresses past the table read 0) is the default.
+// This is the form clang emits for a C switch; at -O2 LLVM's SimplifyCFG
+// turns it into a constant-table load, a bitmap in a register or
+// arithmetic, whichever is cheaper (it builds tables only of those four
+// integer types: an i20 phi would stay a branch tree, 2x slower on
+// hpcc_update), and an HLS flow sees a multiplexer. A private constant array read through
 // getelementptr would put pointers in the update function, which llir
 // v0.3.6 prints typed (i32*), a form LLVM 15 and later read only with extra
 // flags; the emitted .ll contains no pointer type at all.

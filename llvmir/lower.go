@@ -434,12 +434,13 @@ func (l *lowerer) rom(n *rtl.Node) value.Value {
 	}
 	defBlk := l.fn.NewBlock(n.Name + ".def")
 	join := l.fn.NewBlock(n.Name + ".end")
-	var defVal value.Value = l.cint(w, 0)
+	defVal := rtl.Bits{}
 	if def >= 0 {
-		defVal = l.cnst(w, classes[def].val)
+		defVal = classes[def].val
 	}
-	var incs []*ir.Incoming
 	var cases []*ir.Case
+	var preds []*ir.Block
+	var vals []rtl.Bits
 	k := 0
 	for i, c := range classes {
 		if i == def {
@@ -448,14 +449,56 @@ func (l *lowerer) rom(n *rtl.Node) value.Value {
 		blk := blks[k]
 		k++
 		blk.NewBr(join)
-		incs = append(incs, ir.NewIncoming(l.cnst(w, c.val), blk))
+		preds, vals = append(preds, blk), append(vals, c.val)
 		for _, a := range c.addrs {
 			cases = append(cases, ir.NewCase(l.cint(aw, a), blk))
 		}
 	}
 	defBlk.NewBr(join)
-	incs = append(incs, ir.NewIncoming(defVal, defBlk))
+	preds, vals = append(preds, defBlk), append(vals, defVal)
 	l.blk.NewSwitch(l.vals[addr.ID], defBlk, cases...)
 	l.blk = join
-	return named(join.NewPhi(incs...), n.Name)
+	// One phi per 64-bit word of the entries, of type i8/i16/i32/i64: the
+	// integer types LLVM builds lookup tables of (i20 or i128 would leave
+	// the switch a branch tree).
+	words := (w + 63) / 64
+	phis := make([]value.Value, words)
+	for k := range phis { // every phi first: they must lead the block
+		cw := min(64, w-64*k)
+		pw := 8
+		for pw < cw {
+			pw *= 2
+		}
+		incs := make([]*ir.Incoming, len(preds))
+		for i, b := range preds {
+			incs[i] = ir.NewIncoming(l.cint(pw, vals[i].Shr(uint(64*k))[0]&(^uint64(0)>>uint(64-cw))), b)
+		}
+		name := n.Name
+		if words > 1 || pw != w {
+			name = n.Name + ".p" + strconv.Itoa(k)
+		}
+		phis[k] = named(join.NewPhi(incs...), name)
+	}
+	if words == 1 {
+		if phis[0].Type().Equal(l.ty(w)) {
+			return phis[0]
+		}
+		return named(join.NewTrunc(phis[0], l.ty(w)), n.Name)
+	}
+	var acc value.Value
+	for k, x := range phis {
+		ks := strconv.Itoa(k)
+		x = named(join.NewZExt(x, l.ty(w)), n.Name+".z"+ks)
+		if k == 0 {
+			acc = x
+			continue
+		}
+		x = named(join.NewShl(x, l.cint(w, uint64(64*k))), n.Name+".s"+ks)
+		name := n.Name + ".o" + ks
+		if k == words-1 {
+			name = n.Name
+		}
+		acc = named(join.NewOr(acc, x), name)
+	}
+	return acc
 }
