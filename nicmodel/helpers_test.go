@@ -31,6 +31,10 @@ type link struct {
 	qlen     func(now engine.Cycle) uint64 // queue length to report; nil = 0
 	frames   uint64
 	pushErrs int
+	// rec records every frame with its departure cycle (the cycle the link
+	// took it from the NIC), after stamping.
+	rec bool
+	got []stamped[[]byte]
 }
 
 func (l *link) Tick(now engine.Cycle) bool {
@@ -57,6 +61,9 @@ func (l *link) Tick(now engine.Cycle) bool {
 			if err != nil {
 				l.pushErrs++
 			}
+		}
+		if l.rec {
+			l.got = append(l.got, stamped[[]byte]{now, append([]byte(nil), data...)})
 		}
 		l.to.Push(now, now+l.delay, pipeline.Frame{Data: data})
 	}
@@ -120,9 +127,9 @@ func newBench(t testing.TB, o benchOpts) *bench {
 			t.Fatal(err)
 		}
 	}
-	ab := &link{from: a.Out(), to: b.In(), delay: o.delay, freq: e.Freq(), stamp: true, enc: o.cfgA.HPCC.Encoding,
-		gbps: o.cfgA.HPCC.NICSpeedGbps, qlen: o.qlen}
-	ba := &link{from: b.Out(), to: a.In(), delay: o.delay, freq: e.Freq()}
+	ab := &link{from: a.Out(), to: b.In(), delay: o.delay, freq: e.Freq(), stamp: o.cfgA.Tx.INTOnData, enc: o.cfgA.HPCC.Encoding,
+		gbps: o.cfgA.HPCC.NICSpeedGbps, qlen: o.qlen, rec: true}
+	ba := &link{from: b.Out(), to: a.In(), delay: o.delay, freq: e.Freq(), rec: true}
 	abID, err := e.Add("link_ab", ab)
 	if err != nil {
 		t.Fatal(err)
@@ -176,4 +183,42 @@ func must[T any](v T, err error) func(testing.TB) T {
 	}
 }
 
+// decoded decodes a recorded frame.
+func decoded(t testing.TB, f []byte) wire.Packet {
+	t.Helper()
+	var p wire.Packet
+	wire.Decode(f, &p)
+	if p.Class == wire.ClassMalformed {
+		t.Fatalf("recorded frame is malformed (%v): %x", p.Reason, f)
+	}
+	return p
+}
+
 var _ = fmt.Sprintf
+
+func splitLines(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && s[i] != '\n' {
+			i++
+		}
+		if i > 0 {
+			out = append(out, s[:i])
+		}
+		if i == len(s) {
+			break
+		}
+		s = s[i+1:]
+	}
+	return out
+}
+
+func fieldValue(word []uint64, off, width int) uint64 {
+	var v uint64
+	for i := 0; i < width; i++ {
+		b := off + i
+		v |= (word[b/64] >> uint(b%64) & 1) << uint(i)
+	}
+	return v
+}
