@@ -95,9 +95,10 @@ func newTracer(o TraceOptions, cfg *Config, tx *ccCore, rx *ccCore) (*tracer, er
 		return s
 	}
 	wf, rf := cfg.HPCC.Formats.W.String(), cfg.HPCC.Formats.Rate.String()
-	cyc := fieldtable.Spec{Name: "cycle", Width: 64, Format: "uint", Doc: "cycle the transaction is accepted by the consumer (valid and ready)"}
+	cyc := func(doc string) fieldtable.Spec { return fieldtable.Spec{Name: "cycle", Width: 64, Format: "uint", Doc: doc} }
+	pushed := cyc("cycle the module pushed it (the scheduler can take it from the next cycle)")
 	qpn := fieldtable.Spec{Name: "qpn", Width: 24, Format: "uint", Doc: "local QP number (flow id)"}
-	evSpecs := []fieldtable.Spec{cyc, qpn,
+	evSpecs := []fieldtable.Spec{cyc("cycle the HPCC++ module took the event from the event FIFO"), qpn,
 		{Name: "kind", Width: 2, Format: "uint", Doc: "1 ack, 2 notify, 3 probe reply (pipeline.EventKind)"},
 		{Name: "psn", Width: 24, Format: "uint", Doc: "acknowledged PSN (ack, notify) or the probe's PSN"},
 		{Name: "msn", Width: 24, Format: "uint", Doc: "AETH MSN"},
@@ -118,17 +119,18 @@ func newTracer(o TraceOptions, cfg *Config, tx *ccCore, rx *ccCore) (*tracer, er
 		}
 	}
 	t.events = mk("events", "Rx pipeline -> HPCC++ module: telemetry response events (section 7.2)", evSpecs)
-	t.acks = mk("acks", "HPCC++ module -> scheduler: acknowledged bytes", []fieldtable.Spec{cyc, qpn,
+	t.acks = mk("acks", "HPCC++ module -> scheduler: acknowledged bytes", []fieldtable.Spec{pushed, qpn,
 		{Name: "acked_bytes", Width: 64, Format: "uint", Doc: "cumulative payload bytes acknowledged since the QP's reset"}})
-	t.updates = mk("updates", "HPCC++ module -> scheduler: window and rate updates (section 7.2)", []fieldtable.Spec{cyc, qpn,
+	t.updates = mk("updates", "HPCC++ module -> scheduler: window and rate updates (section 7.2)", []fieldtable.Spec{pushed, qpn,
 		{Name: "set_window", Width: 1, Format: "bool", Doc: "apply w"},
 		{Name: "set_rate", Width: 1, Format: "bool", Doc: "apply rate"},
 		{Name: "w", Width: cfg.HPCC.Formats.W.W, Format: wf, Doc: "window W, bytes"},
 		{Name: "rate", Width: cfg.HPCC.Formats.Rate.W, Format: rf, Doc: "pacing rate R = W/T, bytes per ns"}})
-	t.bells = mk("doorbells", "HPCC++ module (QP context) -> scheduler: messages to send", []fieldtable.Spec{cyc, qpn,
+	t.bells = mk("doorbells", "HPCC++ module (QP context) -> scheduler: messages to send", []fieldtable.Spec{pushed, qpn,
 		{Name: "bytes", Width: 64, Format: "uint", Doc: "message payload bytes"},
 		{Name: "reset", Width: 1, Format: "bool", Doc: "new connection: reset the flow's entry first"}})
-	t.sends = mk("pktsend", "scheduler -> Tx pipeline: PktSend commands (section 7.2)", []fieldtable.Spec{cyc, qpn,
+	t.sends = mk("pktsend", "scheduler -> Tx pipeline: PktSend commands (section 7.2)", []fieldtable.Spec{
+		cyc("cycle the PktSend register took the command from the scheduler and pushed it to the Tx pipeline"), qpn,
 		{Name: "psn", Width: 24, Format: "uint", Doc: "BTH PSN"},
 		{Name: "bytes", Width: 32, Format: "uint", Doc: "payload bytes"},
 		{Name: "offset", Width: 64, Format: "uint", Doc: "payload bytes of the QP sent before this packet"},
