@@ -95,7 +95,9 @@ func newTracer(o TraceOptions, cfg *Config, tx *ccCore, rx *ccCore) (*tracer, er
 		return s
 	}
 	wf, rf := cfg.HPCC.Formats.W.String(), cfg.HPCC.Formats.Rate.String()
-	cyc := func(doc string) fieldtable.Spec { return fieldtable.Spec{Name: "cycle", Width: 64, Format: "uint", Doc: doc} }
+	cyc := func(doc string) fieldtable.Spec {
+		return fieldtable.Spec{Name: "cycle", Width: 64, Format: "uint", Doc: doc}
+	}
 	pushed := cyc("cycle the module pushed it (the scheduler can take it from the next cycle)")
 	qpn := fieldtable.Spec{Name: "qpn", Width: 24, Format: "uint", Doc: "local QP number (flow id)"}
 	evSpecs := []fieldtable.Spec{cyc("cycle the HPCC++ module took the event from the event FIFO"), qpn,
