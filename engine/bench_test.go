@@ -146,3 +146,28 @@ func (l *loopback) Tick(now Cycle) bool {
 }
 
 func (l *loopback) NextWake(Cycle) (Cycle, bool) { return 0, false }
+
+// spinner makes progress in every cycle and does nothing else.
+type spinner struct{ n uint64 }
+
+func (s *spinner) Tick(Cycle) bool              { s.n++; return true }
+func (s *spinner) NextWake(Cycle) (Cycle, bool) { return 0, false }
+
+// BenchmarkEngineOverhead reports the engine's own cost per busy cycle with
+// 1, 4 and 16 components that make progress in every cycle and do no work
+// (no queue operations): the floor under any model's per-cycle cost.
+func BenchmarkEngineOverhead(b *testing.B) {
+	for _, n := range []int{1, 4, 16} {
+		b.Run(fmt.Sprintf("components=%d", n), func(b *testing.B) {
+			e, _ := New(Config{Freq: GHz})
+			for i := 0; i < n; i++ {
+				if _, err := e.Add("s", &spinner{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			e.Run(Cycle(b.N))
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds()/1e6, "Mcycles/s")
+		})
+	}
+}

@@ -246,15 +246,8 @@ func (e *Engine) advance(to Cycle) {
 // cycle executes cycle e.now and advances to e.now+1.
 func (e *Engine) cycle() {
 	now := e.now
-	for len(e.timers) > 0 && e.timers[0].at <= now {
-		t := e.timers.pop()
-		if e.armed[t.id] == t.at {
-			e.armed[t.id] = Never
-		}
-		if !e.cur.has(t.id) {
-			e.stats.Wakes++
-			e.cur.add(t.id)
-		}
+	if len(e.timers) > 0 && e.timers[0].at <= now {
+		e.fireTimers(now)
 	}
 	e.running = true
 	if e.cfg.NoSkip {
@@ -269,6 +262,21 @@ func (e *Engine) cycle() {
 	e.now = now + 1
 	if e.hook != nil {
 		e.hook(now)
+	}
+}
+
+// fireTimers makes due in cycle now every component whose timer is at or
+// before now.
+func (e *Engine) fireTimers(now Cycle) {
+	for len(e.timers) > 0 && e.timers[0].at <= now {
+		t := e.timers.pop()
+		if e.armed[t.id] == t.at {
+			e.armed[t.id] = Never
+		}
+		if !e.cur.has(t.id) {
+			e.stats.Wakes++
+			e.cur.add(t.id)
+		}
 	}
 }
 
