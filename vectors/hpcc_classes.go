@@ -60,7 +60,11 @@ func (h *HPCC) txUnits(c uint8, dts, permille uint64) uint64 {
 	if hi != 0 {
 		return h.txMask / 2
 	}
-	return min(lo/(8000*h.e.TxBytesUnit()), h.txMask/2)
+	unit := h.e.TxBytesUnit()
+	if unit&(unit-1) == 0 { // 1 or 128 bytes: floor(floor(x/8000)/unit) = floor(x/(8000*unit)), constant divisor
+		return min(lo/8000>>uint(bits.TrailingZeros64(unit)), h.txMask/2)
+	}
+	return min(lo/(8000*unit), h.txMask/2)
 }
 
 // qUnits converts bytes to queue-length units (rounded down, saturated).
