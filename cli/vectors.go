@@ -48,7 +48,7 @@ func runVectorsGen(env *Env) error {
 	fs := newFlagSet(env, "vectors gen", "vectors gen [--config FILE] [--seed N] [--count N] [--level 1|2] [--out DIR] [--shard i/n] [--class A,B] [--no-jsonl] [--workers N]")
 	configFile := fs.String("config", "", "HPCC++ configuration JSON (hpcc.LoadConfig form); default: the default configuration")
 	seed := fs.Uint64("seed", 1, "seed of the constrained-random vectors")
-	count := fs.Int64("count", 100000, "number of constrained-random vectors after the directed ones")
+	count := fs.Int64("count", 10000, "number of constrained-random vectors after the directed ones")
 	level := fs.Int("level", 1, "1: every directed corner class; 2: adds the bit-pattern classes")
 	out := fs.String("out", "vectors", "output directory")
 	shard := fs.String("shard", "", "generate only shard i/n (0 <= i < n) of the set")
