@@ -118,7 +118,15 @@ func (p *printer) body() {
 			ports = append(ports, port{"input  wire rst", "synchronous reset, active high"})
 		}
 	}
+	used := p.usedInputs()
 	for _, in := range m.Inputs {
+		if !used[in.ID] {
+			// Waiver (docs/rtl.md): the port belongs to the transaction
+			// layout (field table) but this module does not read it.
+			ports = append(ports, port{fmt.Sprintf("/* verilator lint_off UNUSEDSIGNAL */ input  wire %s%s", rng(in.Width), in.Name),
+				"not read by this module (kept for the field-table layout) /* verilator lint_on UNUSEDSIGNAL */"})
+			continue
+		}
 		ports = append(ports, port{fmt.Sprintf("input  wire %s%s", rng(in.Width), in.Name), in.Doc})
 	}
 	for _, o := range m.Outputs {
@@ -389,4 +397,36 @@ func (p *printer) instance(in *rtl.Inst) {
 		conns = append(conns, fmt.Sprintf(".%s(%s)", o.Name, in.Outs[k].Name))
 	}
 	p.f("  %s %s (\n    %s\n  );\n", in.Mod.Name, in.Name, strings.Join(conns, ",\n    "))
+}
+
+// usedInputs reports, by node ID, the input ports some live logic reads.
+func (p *printer) usedInputs() map[int]bool {
+	m := p.m
+	used := map[int]bool{}
+	mark := func(n *rtl.Node) {
+		if n != nil {
+			used[alias(n).ID] = true
+		}
+	}
+	for _, n := range m.Nodes {
+		if p.live[n.ID] && n.Op != rtl.OpInput {
+			for _, a := range n.Args {
+				mark(a)
+			}
+		}
+	}
+	for _, o := range m.Outputs {
+		mark(o.Node)
+	}
+	for _, mem := range m.Mems {
+		mark(mem.WE)
+		mark(mem.WAddr)
+		mark(mem.WData)
+	}
+	for _, in := range m.Insts {
+		for _, a := range in.Args {
+			mark(a)
+		}
+	}
+	return used
 }

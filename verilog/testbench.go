@@ -157,6 +157,8 @@ func (b Bench) Testbench() ([]byte, error) {
     end
     $readmemh(stim_file, stim, 0, nvec - 1);
     $readmemh(exp_file, expv, 0, nvec - 1);
+    $display("loaded %%0d vectors", nvec);
+    $fflush;
   end
 
   always @(posedge clk) begin

@@ -1,6 +1,7 @@
 package verilog
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -280,7 +281,24 @@ type Result struct {
 	Passed, Failed int
 	Stalls         int           // cycles a transaction waited for ready
 	Output         string        // the simulator's full output
-	Duration       time.Duration // wall time of the run
+	Duration       time.Duration // wall time of the whole run
+	// SimTime is the wall time from the testbench's "loaded" line (after
+	// $readmemh) to the end: the simulation proper, without parsing the
+	// vector files. Zero if the line was not seen.
+	SimTime time.Duration
+}
+
+// VectorsPerSecond is the simulation throughput, excluding file loading
+// when SimTime is known.
+func (r Result) VectorsPerSecond() float64 {
+	t := r.SimTime
+	if t <= 0 {
+		t = r.Duration
+	}
+	if t <= 0 {
+		return 0
+	}
+	return float64(r.Passed+r.Failed) / t.Seconds()
 }
 
 // OK reports whether every vector passed.
@@ -299,8 +317,12 @@ func (b *Build) Run(ctx context.Context, stim, exp string, n, gap int) (Result, 
 	args := append(append([]string(nil), b.Cmd[1:]...),
 		"+stim="+stim, "+exp="+exp, "+n="+strconv.Itoa(n), "+gap="+strconv.Itoa(gap))
 	start := time.Now()
-	out, err := run(ctx, b.Dir, b.Cmd[0], args...)
-	r := Result{Output: out, Duration: time.Since(start)}
+	out, loaded, err := runTimed(ctx, b.Dir, "loaded ", b.Cmd[0], args...)
+	end := time.Now()
+	r := Result{Output: out, Duration: end.Sub(start)}
+	if !loaded.IsZero() {
+		r.SimTime = end.Sub(loaded)
+	}
 	m := reSummary.FindStringSubmatch(out)
 	if m == nil {
 		if err == nil {
@@ -314,4 +336,38 @@ func (b *Build) Run(ctx context.Context, stim, exp string, n, gap int) (Result, 
 		r.Stalls, _ = strconv.Atoi(s[1])
 	}
 	return r, nil
+}
+
+// runTimed runs a program like run and also returns when its output first
+// had a line starting with marker (zero time if never).
+func runTimed(ctx context.Context, dir, marker, name string, args ...string) (string, time.Time, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	var buf bytes.Buffer
+	cmd.Stderr = &buf
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", time.Time{}, fmt.Errorf("%s: %w", filepath.Base(name), err)
+	}
+	var at time.Time
+	var out strings.Builder
+	sc := bufio.NewScanner(pipe)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	for sc.Scan() {
+		line := sc.Text()
+		if at.IsZero() && strings.HasPrefix(line, marker) {
+			at = time.Now()
+		}
+		out.WriteString(line)
+		out.WriteByte('\n')
+	}
+	err = cmd.Wait()
+	out.WriteString(buf.String())
+	if err != nil {
+		return out.String(), at, fmt.Errorf("%s %s: %w\n%s", filepath.Base(name), strings.Join(args, " "), err, tail(out.String(), 4000))
+	}
+	return out.String(), at, nil
 }

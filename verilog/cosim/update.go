@@ -1,0 +1,269 @@
+package cosim
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
+	"github.com/hpccgold/hpccgold/vectors"
+	"github.com/hpccgold/hpccgold/verilog"
+)
+
+// ErrMismatch is wrapped by Report.Err when co-simulation found a failing
+// vector (as opposed to a setup or tool error).
+var ErrMismatch = errors.New("co-simulation mismatch")
+
+// Options configures a co-simulation run.
+type Options struct {
+	Config    hpcc.Config
+	Stages    int               // hpcc_update pipeline stages
+	Simulator verilog.Simulator // verilator or icarus
+	// Vectors is an existing vector set directory (stimulus.hex,
+	// expected.hex, manifest.json); empty: generate one into WorkDir/vectors
+	// with Level, Seed and Count.
+	Vectors string
+	Level   int
+	Seed    uint64
+	Count   int64
+	// Limit uses only the first Limit vectors of the set (0: all).
+	Limit    int
+	WorkDir  string // emitted RTL, testbench and generated vectors go here
+	CacheDir string // simulator builds (default WorkDir/build), reused when unchanged
+	Lint     bool   // run verilator --lint-only -Wall on the emitted modules first
+	Synth    bool   // run the Yosys checks and report cells and depth
+	Gap      int    // an idle cycle after every Gap transactions (0: back to back)
+	Log      io.Writer
+}
+
+// Report is the outcome of a co-simulation run.
+type Report struct {
+	Design    string
+	Simulator verilog.Simulator
+	Stages    int
+	Vectors   int
+	Passed    int
+	Failed    int
+	Stalls    int
+	Classes   []vectors.ClassCount // classes of the vector set (directed first, then random)
+	BuildTime time.Duration
+	Cached    bool
+	RunTime   time.Duration // the simulator process, including reading the vector files
+	SimTime   time.Duration // the simulation after $readmemh
+	SimRate   float64       // vectors per second of SimTime
+	Synth     *verilog.SynthReport
+	Output    string // the simulator's output
+	Dir       string // the emitted RTL
+}
+
+// VectorsPerSecond is the end-to-end throughput (whole simulator process,
+// including reading the vector files); SimRate excludes the file loading.
+func (r *Report) VectorsPerSecond() float64 {
+	if r.RunTime <= 0 {
+		return 0
+	}
+	return float64(r.Vectors) / r.RunTime.Seconds()
+}
+
+// Err returns nil when every vector passed, else an error wrapping
+// ErrMismatch with the counts and the first mismatches.
+func (r *Report) Err() error {
+	if r.Failed == 0 && r.Passed == r.Vectors && r.Vectors > 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s under %s: %d passed, %d failed\n%s", ErrMismatch, r.Design, r.Simulator, r.Passed, r.Failed, mismatchLines(r.Output, 40))
+}
+
+// mismatchLines returns up to n lines of the simulator output that report
+// mismatches.
+func mismatchLines(out string, n int) string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "MISMATCH") || strings.HasPrefix(l, "  ") || strings.HasPrefix(l, "TIMEOUT") {
+			keep = append(keep, l)
+			if len(keep) == n {
+				break
+			}
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+func (o *Options) logf(format string, args ...any) {
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, format+"\n", args...)
+	}
+}
+
+// ConfigFromManifest returns the configuration a vector set was generated
+// with (its manifest's "config").
+func ConfigFromManifest(dir string) (hpcc.Config, error) {
+	man, err := vectors.ReadManifest(dir)
+	if err != nil {
+		return hpcc.Config{}, err
+	}
+	if man.Model != vectors.HPCCModelName {
+		return hpcc.Config{}, fmt.Errorf("cosim: %s: model %q, want %q", dir, man.Model, vectors.HPCCModelName)
+	}
+	return hpcc.LoadConfig(strings.NewReader(string(man.Config)))
+}
+
+// vectorSet makes sure opts names a vector set for cfg and returns its
+// directory, the number of vectors to use, and its class counts.
+func vectorSet(opts *Options) (string, int, []vectors.ClassCount, error) {
+	dir := opts.Vectors
+	if dir == "" {
+		dir = filepath.Join(opts.WorkDir, "vectors")
+		model, err := vectors.NewHPCC(opts.Config)
+		if err != nil {
+			return "", 0, nil, err
+		}
+		opts.logf("generating vectors (level %d, %d random, seed %d) into %s", max(opts.Level, 1), opts.Count, opts.Seed, dir)
+		if _, err := vectors.GenerateDir(dir, model, vectors.Options{Level: opts.Level, Seed: opts.Seed, Count: opts.Count, NoJSONL: true}); err != nil {
+			return "", 0, nil, err
+		}
+	}
+	man, err := vectors.ReadManifest(dir)
+	if err != nil {
+		return "", 0, nil, err
+	}
+	cfgJSON, err := opts.Config.JSON()
+	if err != nil {
+		return "", 0, nil, err
+	}
+	if !sameJSON(man.Config, cfgJSON) {
+		return "", 0, nil, fmt.Errorf("cosim: %s was generated with another configuration than the RTL's", dir)
+	}
+	n := int(man.Count)
+	if opts.Limit > 0 && opts.Limit < n {
+		n = opts.Limit
+	}
+	if n == 0 {
+		return "", 0, nil, fmt.Errorf("cosim: %s holds no vectors", dir)
+	}
+	return dir, n, man.Classes, nil
+}
+
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}
+
+// maxVec is the testbench array depth for n vectors: the next power of two
+// (at least 1024), so nearby counts share one build.
+func maxVec(n int) int {
+	m := 1024
+	for m < n {
+		m <<= 1
+	}
+	return m
+}
+
+// RunUpdate co-simulates hpcc_update on a golden vector set.
+func RunUpdate(ctx context.Context, opts Options) (*Report, error) {
+	if opts.WorkDir == "" {
+		return nil, fmt.Errorf("cosim: WorkDir is required")
+	}
+	tools, terr := verilog.FindTools()
+	m, _, err := hpccrtl.Update(opts.Config, opts.Stages)
+	if err != nil {
+		return nil, err
+	}
+	d, err := hpcc.NewDatapath(opts.Config)
+	if err != nil {
+		return nil, err
+	}
+	dir, n, classes, err := vectorSet(&opts)
+	if err != nil {
+		return nil, err
+	}
+	bench := verilog.Bench{DUT: m, In: d.InputTable(), Out: d.OutputTable(), ValidIn: hpccrtl.ValidIn, ValidOut: hpccrtl.ValidOut}
+	return run(ctx, &opts, tools, terr, bench, dir, n, classes)
+}
+
+// run emits, checks, builds and runs bench on n vectors of dir.
+func run(ctx context.Context, opts *Options, tools verilog.Tools, terr error, bench verilog.Bench, dir string, n int, classes []vectors.ClassCount) (*Report, error) {
+	rep := &Report{Design: bench.DUT.Name, Simulator: opts.Simulator, Stages: opts.Stages, Vectors: n, Classes: classes}
+	src := filepath.Join(opts.WorkDir, "rtl")
+	rep.Dir = src
+	bench.MaxVectors = maxVec(n)
+	files, err := verilog.Emit(src, bench)
+	if err != nil {
+		return nil, err
+	}
+	if terr != nil {
+		return nil, terr
+	}
+	dut := files[:len(files)-1]
+	if opts.Lint {
+		opts.logf("lint: verilator --lint-only -Wall %s", strings.Join(dut, " "))
+		if err := tools.Lint(ctx, src, bench.DUT.Name, dut); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Synth {
+		opts.logf("synth: yosys %s", strings.Join(dut, " "))
+		sr, err := tools.Synth(ctx, src, bench.DUT.Name, dut)
+		if err != nil {
+			return nil, err
+		}
+		rep.Synth = &sr
+	}
+	cache := opts.CacheDir
+	if cache == "" {
+		cache = filepath.Join(opts.WorkDir, "build")
+	}
+	opts.logf("build: %s", opts.Simulator)
+	b, err := tools.Compile(ctx, opts.Simulator, src, cache, bench.Name(), files, bench.MaxVectors)
+	if err != nil {
+		return nil, err
+	}
+	rep.BuildTime, rep.Cached = b.Duration, b.Cached
+	stim, err := filepath.Abs(filepath.Join(dir, "stimulus.hex"))
+	if err != nil {
+		return nil, err
+	}
+	exp, err := filepath.Abs(filepath.Join(dir, "expected.hex"))
+	if err != nil {
+		return nil, err
+	}
+	opts.logf("run: %d vectors", n)
+	res, err := b.Run(ctx, stim, exp, n, opts.Gap)
+	if err != nil {
+		return nil, err
+	}
+	rep.Passed, rep.Failed, rep.Stalls, rep.RunTime, rep.Output = res.Passed, res.Failed, res.Stalls, res.Duration, res.Output
+	rep.SimTime, rep.SimRate = res.SimTime, res.VectorsPerSecond()
+	return rep, nil
+}
+
+// countLines returns the number of non-empty lines of a file.
+func countLines(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<22)
+	n := 0
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) != "" {
+			n++
+		}
+	}
+	return n, sc.Err()
+}
