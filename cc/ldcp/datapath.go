@@ -1,0 +1,349 @@
+package ldcp
+
+import (
+	"fmt"
+	"math/big"
+
+	"github.com/hpccgold/hpccgold/fixedpoint"
+)
+
+// State is one flow's entry in the hardware flow table: raw bit patterns
+// whose widths and formats the configuration fixes (FlowStateBits; the st_
+// fields of InputTable). The zero State is a flow that has not started.
+type State struct {
+	Stage    Stage  // 2 bits
+	Cw       uint64 // Formats.Cw: congestion window, packets
+	Start    uint32 // SeqBits: PSN of the message's first packet
+	Una      uint32 // SeqBits: snd_una
+	Nxt      uint32 // SeqBits: snd_nxt
+	End      uint32 // SeqBits: PSN after the message's last packet
+	NextSend uint64 // TimeBits: sub-packet timer deadline, ns
+}
+
+// Output is what the datapath reports for one event besides the next state.
+// Field meanings are those of RefOutput; Cw is the raw Formats.Cw register
+// and IntervalNs the timer interval rounded to whole ns.
+type Output struct {
+	Cw    uint64
+	Stage Stage
+	Rule  Rule
+	N     uint32
+
+	Allowed bool
+	Block   Block
+	PSN     uint32
+	ECT     bool
+	Last    bool
+
+	Done    bool
+	Invalid bool
+	Stale   bool
+	FullAck bool
+	Loss    bool
+	GoBackN bool
+
+	Sub        bool
+	TimerArmed bool
+	IntervalNs uint64
+}
+
+// Datapath is the golden fixed-point LDCP sender built from a Config: the
+// bit-exact model the RTL must match. It is immutable and safe for
+// concurrent use; Update allocates nothing.
+type Datapath struct {
+	cfg Config
+
+	seqMask, msgMask uint32
+	timeMask         uint64
+	nMax             uint64
+	half             uint32 // 2^(SeqBits-1): serial-number threshold
+
+	fCw, fParam, fRecip, fN, fNP, fRTT, fIv, fSeq fixedpoint.Format
+
+	// constants
+	alpha, beta, gamma, eta fixedpoint.Value // Formats.Param
+	one, cwMax, iw          fixedpoint.Value // Formats.Cw
+	gammaCw                 fixedpoint.Value // gamma in Formats.Cw (exact: F(Param) <= F(Cw))
+	rtt                     fixedpoint.Value // T in u(RTTBits).(RTTBits)
+
+	recip *fixedpoint.Reciprocal
+
+	inTx, outTx transaction
+}
+
+// NewDatapath validates cfg and builds the datapath: formats, quantized
+// constants and the 1/cw reciprocal unit.
+func NewDatapath(cfg Config) (*Datapath, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	d := &Datapath{
+		cfg:      cfg,
+		seqMask:  uint32(mask64(cfg.SeqBits)),
+		msgMask:  uint32(mask64(cfg.MsgPktsBits())),
+		timeMask: mask64(cfg.TimeBits),
+		nMax:     cfg.NMax(),
+		half:     uint32(1) << uint(cfg.SeqBits-1),
+		fCw:      cfg.Formats.Cw.Format,
+		fParam:   cfg.Formats.Param.Format,
+		fRecip:   cfg.Formats.RecipCw.Format,
+	}
+	var err error
+	mk := func(w, i int) fixedpoint.Format {
+		f, e := fixedpoint.NewFormat(w, i, false)
+		if e != nil && err == nil {
+			err = e
+		}
+		return f
+	}
+	d.fN = mk(cfg.AckPktsBits, cfg.AckPktsBits)
+	d.fRTT = mk(cfg.RTTBits(), cfg.RTTBits())
+	d.fIv = mk(cfg.TimeBits, cfg.TimeBits)
+	d.fSeq = mk(cfg.SeqBits, cfg.SeqBits)
+	if err != nil {
+		return nil, fmt.Errorf("ldcp: datapath formats: %w", err)
+	}
+	if d.fNP, err = fixedpoint.MulFormat(d.fN, d.fParam); err != nil {
+		return nil, fmt.Errorf("ldcp: n*param format: %w", err)
+	}
+	konst := func(name string, f fixedpoint.Format, r *big.Rat) fixedpoint.Value {
+		v, e := fixedpoint.FromRat(f, r, fixedpoint.Rnd, fixedpoint.Sat)
+		if e != nil && err == nil {
+			err = fmt.Errorf("ldcp: constant %s: %w", name, e)
+		}
+		return v
+	}
+	d.alpha = konst("alpha", d.fParam, ratOf(cfg.Alpha))
+	d.beta = konst("beta", d.fParam, ratOf(cfg.Beta))
+	d.gamma = konst("gamma", d.fParam, ratOf(cfg.Gamma))
+	d.eta = konst("eta", d.fParam, ratOf(cfg.Eta))
+	d.one = konst("one", d.fCw, big.NewRat(1, 1))
+	d.cwMax = konst("cw_max", d.fCw, ratOf(cfg.CwMaxPkts))
+	d.iw = konst("iw", d.fCw, big.NewRat(int64(cfg.IWPkts), 1))
+	d.rtt = konst("t", d.fRTT, big.NewRat(int64(cfg.BaseRTTNs), 1))
+	if err != nil {
+		return nil, err
+	}
+	d.gammaCw = fixedpoint.Cast(d.gamma, d.fCw, fixedpoint.Trn, fixedpoint.Sat)
+	d.recip, err = fixedpoint.NewReciprocal(fixedpoint.ReciprocalConfig{
+		In: d.fCw, TableBits: min(cfg.RecipCw.TableBits, d.fCw.W-1), Entry: fixedpoint.Format{W: cfg.RecipCw.EntryBits, I: 0},
+		NRSteps: cfg.RecipCw.NRSteps, Out: d.fRecip, Q: fixedpoint.Rnd, O: fixedpoint.Sat,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ldcp: recip_cw unit: %w", err)
+	}
+	if err := d.buildTransactions(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// ratOf returns the exact value of a float64 parameter.
+func ratOf(x float64) *big.Rat { return new(big.Rat).SetFloat64(x) }
+
+// Config returns the datapath's configuration.
+func (d *Datapath) Config() Config { return d.cfg }
+
+// InitialState returns the flow-table entry of a flow that has not started:
+// the zero State.
+func (d *Datapath) InitialState() State { return State{} }
+
+// bits64 reads raw bits into a format, dropping bits above its width as a
+// hardware port of that width would.
+func bits64(f fixedpoint.Format, raw uint64) fixedpoint.Value {
+	v, _ := fixedpoint.FromBits64(f, raw&mask64(f.W))
+	return v
+}
+
+// recipCw is the 1/cw unit (cw = 0, unreachable, gives Formats.RecipCw's
+// maximum).
+func (d *Datapath) recipCw(cw fixedpoint.Value) fixedpoint.Value {
+	r, _ := d.recip.Recip(cw)
+	return r
+}
+
+// Window is the golden per-ACK window adjustment (the fixed-point form of
+// Reference.Window) on a raw Formats.Cw register for an ACK acknowledging
+// n >= 1 packets (n above NMax is applied as NMax). Operations, as listed in
+// docs/ldcp.md:
+//
+//	sub    = cw < 1
+//	ai     = min(Sat(cw + Rnd,Sat(n*alpha * recip_cw(cw))), CwMax)   (n*alpha exact)
+//	md     = max(cw - n*beta, gamma)                                 (exact)
+//	sub_ai = min(Sat(cw + n*gamma), CwMax)                           (exact sum)
+//	sub_md = max(Rnd,Sat(cw * eta), gamma)
+//	cw'    = sub ? (ece ? sub_md : sub_ai) : (ece ? md : ai)
+//
+// The hardware computes the four candidates in parallel and muxes; the
+// model evaluates the selected one, which gives the same bits.
+func (d *Datapath) Window(cwRaw uint64, ece bool, n uint64) (uint64, Rule) {
+	const (
+		rnd = fixedpoint.Rnd
+		trn = fixedpoint.Trn
+		sat = fixedpoint.Sat
+	)
+	cw := bits64(d.fCw, cwRaw)
+	nv := bits64(d.fN, min(n, d.nMax))
+	sub := fixedpoint.Cmp(cw, d.one) < 0
+	var w fixedpoint.Value
+	var rule Rule
+	switch {
+	case !sub && !ece:
+		na, _ := fixedpoint.Mul(nv, d.alpha) // exact, fNP
+		inc := fixedpoint.MulCast(na, d.recipCw(cw), d.fCw, rnd, sat)
+		w = fixedpoint.Min(fixedpoint.AddCast(cw, inc, d.fCw, trn, sat), d.cwMax)
+		rule = RuleAI
+	case !sub:
+		nb, _ := fixedpoint.Mul(nv, d.beta)
+		diff, _ := fixedpoint.Sub(cw, nb) // exact, signed
+		w = fixedpoint.Cast(fixedpoint.Max(diff, d.gamma), d.fCw, trn, sat)
+		rule = RuleMD
+	case !ece:
+		ng, _ := fixedpoint.Mul(nv, d.gamma)
+		w = fixedpoint.Min(fixedpoint.AddCast(cw, ng, d.fCw, trn, sat), d.cwMax)
+		rule = RuleSubAI
+	default:
+		h := fixedpoint.MulCast(cw, d.eta, d.fCw, rnd, sat)
+		w = fixedpoint.Max(h, d.gammaCw)
+		rule = RuleSubMD
+	}
+	return w.RawUint(), rule
+}
+
+// Interval is the sub-packet timer interval RTT/cw in whole ns:
+// Rnd,Sat(T * recip_cw(cw)) into u(TimeBits).(TimeBits).
+func (d *Datapath) Interval(cwRaw uint64) uint64 {
+	cw := bits64(d.fCw, cwRaw)
+	return fixedpoint.MulCast(d.rtt, d.recipCw(cw), d.fIv, fixedpoint.Rnd, fixedpoint.Sat).RawUint()
+}
+
+// lossCw is min(max(acked, 1), CwMax) in Formats.Cw (transition 1).
+func (d *Datapath) lossCw(acked uint32) uint64 {
+	a := bits64(d.fSeq, uint64(acked))
+	w := fixedpoint.Cast(fixedpoint.Max(a, d.one), d.fCw, fixedpoint.Trn, fixedpoint.Sat)
+	return fixedpoint.Min(w, d.cwMax).RawUint()
+}
+
+// isSub reports cw < 1.
+func (d *Datapath) isSub(cwRaw uint64) bool { return cwRaw&mask64(d.fCw.W) < d.one.RawUint() }
+
+// Update is the golden per-event update: the same state machine as
+// Reference.Update (see its rules and docs/ldcp.md, section 1) on the raw
+// flow-table registers, every input masked to its field width, so any bit
+// pattern of state and event has a defined result.
+func (d *Datapath) Update(st State, ev Event) (State, Output) {
+	c := &d.cfg
+	sm := d.seqMask
+	now := ev.NowNs & d.timeMask
+	if st.Stage&3 == 3 {
+		st.Stage = Stable // the unused code 3 decodes as stable (bit 1 set)
+	}
+	st.Stage &= 3
+	st.Cw &= mask64(d.fCw.W)
+	st.Start, st.Una, st.Nxt, st.End = st.Start&sm, st.Una&sm, st.Nxt&sm, st.End&sm
+	st.NextSend &= d.timeMask
+	next := st
+	var out Output
+	switch ev.Kind & 3 {
+	case Start:
+		msg := ev.MsgPkts & d.msgMask
+		if msg == 0 {
+			out.Invalid = true
+			break
+		}
+		seq := ev.Seq & sm
+		next = State{Stage: FastStart, Cw: d.iw.RawUint(), Start: seq, Una: seq, Nxt: seq, End: (seq + msg) & sm, NextSend: now}
+	case Send:
+		inflight := (st.Nxt - st.Una) & sm
+		sub := d.isSub(st.Cw)
+		// Window check: (inflight + 1) << F(Cw) <= cw, compared exactly.
+		fits := fixedpoint.Cmp(bits64(d.fSeq, uint64(inflight)), fixedpoint.SubCast(bits64(d.fCw, st.Cw), d.one, d.fCw, fixedpoint.Trn, fixedpoint.Sat)) <= 0
+		switch {
+		case st.Stage == Idle:
+			out.Block = BlockIdle
+		case st.Nxt == st.End:
+			out.Block = BlockNoData
+		case !sub && !fits:
+			out.Block = BlockWindow
+		case sub && fixedpoint.WrapDiffSigned(now, st.NextSend, uint(c.TimeBits)) < 0:
+			out.Block = BlockTimer
+		}
+		if out.Block != NotBlocked {
+			break
+		}
+		psn := st.Nxt
+		out.Allowed, out.PSN = true, psn
+		out.Last = (psn+1)&sm == st.End
+		out.ECT = st.Stage == Stable || (psn-st.Start)&sm >= c.IWPkts-1 || out.Last
+		next.Nxt = (psn + 1) & sm
+		if sub {
+			d.arm(&next, &out, now)
+		}
+	case Ack:
+		if st.Stage == Idle {
+			out.Invalid = true
+			break
+		}
+		ack := ev.AckSeq & sm
+		dlt := (ack - st.Una) & sm
+		inflight := (st.Nxt - st.Una) & sm
+		if dlt > inflight {
+			if dlt >= d.half {
+				out.Stale = true
+			} else {
+				out.Invalid = true
+			}
+			break
+		}
+		next.Una = ack
+		out.N = uint32(min(uint64(dlt), d.nMax))
+		if st.Stage == FastStart {
+			acked := (ack - st.Start) & sm
+			switch {
+			case ev.NAK:
+				next.Stage, next.Cw, next.Nxt = Stable, d.lossCw(acked), ack
+				out.Loss, out.GoBackN = true, true
+			case acked >= c.IWPkts:
+				next.Stage, next.Cw = Stable, d.iw.RawUint()
+				out.FullAck = true
+			}
+			break
+		}
+		if dlt > 0 {
+			next.Cw, out.Rule = d.Window(st.Cw, ev.ECE, uint64(dlt))
+			if !d.isSub(st.Cw) && d.isSub(next.Cw) {
+				d.arm(&next, &out, now)
+			}
+		}
+		if ev.NAK {
+			next.Nxt = ack
+			out.GoBackN = true
+		}
+	case Timeout:
+		switch st.Stage {
+		case Idle:
+			out.Invalid = true
+		case FastStart:
+			next.Stage, next.Cw = Stable, d.lossCw((st.Una-st.Start)&sm)
+			out.Loss = true
+		default:
+			next.Cw = min(st.Cw, d.one.RawUint())
+		}
+		if st.Stage != Idle {
+			next.Nxt = st.Una
+			out.GoBackN = true
+		}
+	}
+	out.Cw, out.Stage = next.Cw, next.Stage
+	out.Sub = d.isSub(next.Cw)
+	out.Done = next.Stage != Idle && next.Una == next.End
+	return next, out
+}
+
+// arm re-arms the sub-packet timer: deadline = (now + Interval(cw)) mod
+// 2^TimeBits.
+func (d *Datapath) arm(next *State, out *Output, now uint64) {
+	iv := d.Interval(next.Cw)
+	out.TimerArmed, out.IntervalNs = true, iv
+	next.NextSend = (now + iv) & d.timeMask
+}
