@@ -14,8 +14,8 @@ import (
 
 // ModuleOptions configures a co-simulation of hpcc_module.
 type ModuleOptions struct {
-	Options             // Config, Stages, Simulator, WorkDir, CacheDir, Lint, Synth, Gap, Log
-	FlowBits int        // flow-table depth 2^FlowBits
+	Options      // Config, Stages, Simulator, WorkDir, CacheDir, Lint, Synth, Gap, Log
+	FlowBits int // flow-table depth 2^FlowBits
 	Kinds    []hpccrtl.StreamKind
 	Events   int   // events per stream kind
 	Seed     int64 // stream seed
