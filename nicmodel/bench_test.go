@@ -1,6 +1,7 @@
 package nicmodel
 
 import (
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +20,19 @@ import (
 //	               MAC; B's MAC, Rx, Tx (the ACK) and MAC; A's MAC, Rx and
 //	               HPCC++ module
 //	pkts/s         data packets per wall second
+//	cpu-ns/pkt     process CPU time (user + system, all threads: GC
+//	               included) per data packet, from getrusage: on a shared
+//	               machine this is the load-independent figure
+//	busy-cycles/cpu-s  executed cycles per CPU second
+
+// cpuTime returns the process's user + system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 func runBench(b *testing.B, flows int, bytesPerFlow uint64, cc CCMode) {
 	b.Helper()
@@ -26,7 +40,7 @@ func runBench(b *testing.B, flows int, bytesPerFlow uint64, cc CCMode) {
 	cfg.QPs = flows + 1
 	cfg.FIFOs.Posts = flows + 1
 	var busy, cycles, pkts uint64
-	var wall time.Duration
+	var wall, cpu time.Duration
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		bn := newBench(b, benchOpts{cfgA: cfg, cfgB: cfg, flows: flows, delay: 1000})
@@ -35,11 +49,12 @@ func runBench(b *testing.B, flows int, bytesPerFlow uint64, cc CCMode) {
 			bn.open(b, wire.QPN(q), bytesPerFlow, 0)
 		}
 		b.StartTimer()
-		t0 := time.Now()
+		t0, c0 := time.Now(), cpuTime()
 		if !bn.e.RunUntilIdle(engine.Never - 1) {
 			b.Fatal("not idle")
 		}
 		wall += time.Since(t0)
+		cpu += cpuTime() - c0
 		st := bn.e.Stats()
 		busy += st.BusyCycles
 		cycles += st.Cycles
@@ -54,6 +69,8 @@ func runBench(b *testing.B, flows int, bytesPerFlow uint64, cc CCMode) {
 	b.ReportMetric(float64(busy)/s, "busy-cycles/s")
 	b.ReportMetric(float64(wall.Nanoseconds())/float64(pkts), "ns/pkt")
 	b.ReportMetric(float64(pkts)/s, "pkts/s")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(pkts), "cpu-ns/pkt")
+	b.ReportMetric(float64(busy)/cpu.Seconds(), "busy-cycles/cpu-s")
 }
 
 // BenchmarkOneFlow: one 4 MB flow (4000 packets) at 100 Gbit/s.
