@@ -7,5 +7,7 @@ func commandList() []command {
 		{"version", "print the tool version", runVersion},
 		{"replay", "run a telemetry trace through the HPCC++ float and/or fixed-point model", runReplay},
 		{"vectors", "generate, check and verify golden HPCC++ test vectors", runVectors},
+		{"emit", "write the HPCC++ RTL (Verilog) from a configuration", runEmit},
+		{"cosim", "co-simulate the emitted RTL against golden vectors (Verilator or Icarus)", runCosim},
 	}
 }

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
+	"github.com/hpccgold/hpccgold/verilog"
+	"github.com/hpccgold/hpccgold/verilog/cosim"
+)
+
+func runCosim(env *Env) error {
+	fs := newFlagSet(env, "cosim", "cosim [--simulator verilator|icarus] [--design update|module] [--vectors DIR] [--config FILE] [--stages N] [flags]")
+	simName := fs.String("simulator", "verilator", "verilator or icarus")
+	design := fs.String("design", "update", "update: hpcc_update on a golden vector set; module: hpcc_module on generated event streams")
+	vecDir := fs.String("vectors", "", "existing vector set (stimulus.hex, expected.hex, manifest.json); default: generate one")
+	configFile := fs.String("config", "", "HPCC++ configuration JSON; default: the vector set's manifest, else the default configuration")
+	stages := fs.Int("stages", 3, "hpcc_update pipeline stages")
+	level := fs.Int("level", 1, "generated vectors: 1 every directed corner class, 2 adds the bit-pattern classes")
+	count := fs.Int64("count", 10000, "generated vectors: constrained-random vectors after the directed ones")
+	seed := fs.Uint64("seed", 1, "generated vectors: seed")
+	limit := fs.Int("limit", 0, "use only the first N vectors (0: all)")
+	gap := fs.Int("gap", 0, "insert an idle cycle after every N transactions (0: back to back)")
+	flowBits := fs.Int("flow-bits", 4, "module: flow table of 2^N flows")
+	events := fs.Int("events", 3000, "module: events per stream kind (same-flow, interleaved, mixed)")
+	work := fs.String("work", "", "working directory for RTL, vectors and builds (default: a temporary directory, removed afterwards)")
+	cacheDir := fs.String("cache", "", "simulator build cache (default: the user cache directory, hpccgold/cosim)")
+	lint := fs.Bool("lint", true, "lint the emitted modules first (verilator --lint-only -Wall)")
+	synth := fs.Bool("synth", false, "also run Yosys synthesis checks (minutes for the default configuration)")
+	if err := fs.Parse(env.Args); err != nil {
+		return err
+	}
+	if err := noPositional(fs); err != nil {
+		return err
+	}
+	sim, err := verilog.ParseSimulator(*simName)
+	if err != nil {
+		return err
+	}
+	cfg, err := loadHPCCConfig(*configFile)
+	if err != nil {
+		return err
+	}
+	if *configFile == "" && *vecDir != "" {
+		if cfg, err = cosim.ConfigFromManifest(*vecDir); err != nil {
+			return err
+		}
+	}
+	dir := *work
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "hpccgold-cosim-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	}
+	cache := *cacheDir
+	if cache == "" {
+		cache = filepath.Join(dir, "build")
+		if ucd, err := os.UserCacheDir(); err == nil {
+			cache = filepath.Join(ucd, "hpccgold", "cosim")
+		}
+	}
+	opts := cosim.Options{Config: cfg, Stages: *stages, Simulator: sim, Vectors: *vecDir, Level: *level, Seed: *seed,
+		Count: *count, Limit: *limit, WorkDir: dir, CacheDir: cache, Lint: *lint, Synth: *synth, Gap: *gap, Log: env.Stderr}
+	ctx := context.Background()
+	var rep *cosim.Report
+	var repErr error
+	switch *design {
+	case "update":
+		rep, err = cosim.RunUpdate(ctx, opts)
+		if err != nil {
+			return err
+		}
+		repErr = rep.Err()
+	case "module":
+		mr, err := cosim.RunModule(ctx, cosim.ModuleOptions{Options: opts, FlowBits: *flowBits, Events: *events, Seed: int64(*seed),
+			Kinds: []hpccrtl.StreamKind{hpccrtl.SameFlow, hpccrtl.Interleaved, hpccrtl.Mixed}})
+		if err != nil {
+			return err
+		}
+		rep, repErr = &mr.Report, mr.Err()
+		fmt.Fprintf(env.Stdout, "stall cycles: %d (handshake rule: %d)\n", mr.Stalls, mr.WantStalls)
+	default:
+		return fmt.Errorf("--design=%q: want update or module", *design)
+	}
+	if rep.Synth != nil {
+		fmt.Fprintf(env.Stdout, "synth %s: %d cells (%d flip-flops), longest path %d cells\n", rep.Design, rep.Synth.Cells, rep.Synth.FlipFlops, rep.Synth.LongestPath)
+	}
+	var directed []string
+	for _, c := range rep.Classes {
+		if c.Level > 0 && c.Count > 0 {
+			directed = append(directed, c.Name)
+		}
+	}
+	if len(directed) > 0 {
+		fmt.Fprintf(env.Stdout, "directed classes: %d (%s)\n", len(directed), strings.Join(directed, ", "))
+	}
+	build := fmt.Sprintf("build %.1fs", rep.BuildTime.Seconds())
+	if rep.Cached {
+		build = "build cached"
+	}
+	fmt.Fprintf(env.Stdout, "%s under %s (%d stages): %s, run %.2fs, %.0f vectors/s simulated\n",
+		rep.Design, rep.Simulator, rep.Stages, build, rep.RunTime.Seconds(), rep.SimRate)
+	fmt.Fprintf(env.Stdout, "%d passed, %d failed\n", rep.Passed, rep.Failed)
+	if repErr != nil {
+		if errors.Is(repErr, cosim.ErrMismatch) {
+			return fmt.Errorf("%w: %v", ErrFailed, repErr)
+		}
+		return repErr
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCosimExitStatus runs `cosim` end to end under Icarus on the first
+// vectors of a generated set (exit 0, "N passed, 0 failed"), then on a copy
+// whose expected.hex has one flipped bit (exit 1, the mismatch reported
+// field by field).
+func TestCosimExitStatus(t *testing.T) {
+	for _, tool := range []string{"iverilog", "vvp", "verilator"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("HPCCGOLD_REQUIRE_TOOLS") == "1" {
+				t.Fatal(err)
+			}
+			t.Skip(err)
+		}
+	}
+	vec := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := Main([]string{"vectors", "gen", "--count", "50", "--out", vec, "--no-jsonl"}, &out, &errb); code != 0 {
+		t.Fatalf("vectors gen: exit %d: %s", code, errb.String())
+	}
+	args := []string{"cosim", "--simulator", "icarus", "--vectors", vec, "--limit", "200", "--stages", "1", "--work", t.TempDir(), "--cache", t.TempDir()}
+	out.Reset()
+	errb.Reset()
+	if code := Main(args, &out, &errb); code != 0 || !strings.Contains(out.String(), "200 passed, 0 failed") {
+		t.Fatalf("cosim: exit %d\nstdout %s\nstderr %s", code, out.String(), errb.String())
+	}
+	// Flip the lowest bit of the 8th expected line (ns_valid of vector 7).
+	path := filepath.Join(vec, "expected.hex")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	l := []byte(lines[7])
+	l[len(l)-1] ^= 1
+	lines[7] = string(l)
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	code := Main(args, &out, &errb)
+	if code != 1 || !strings.Contains(out.String(), "199 passed, 1 failed") || !strings.Contains(errb.String(), "MISMATCH vector 7") {
+		t.Fatalf("cosim with a corrupted expected line: exit %d\nstdout %s\nstderr %s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(errb.String(), "ns_valid: got 1 want 0") {
+		t.Errorf("mismatch not reported field by field:\n%s", errb.String())
+	}
+}

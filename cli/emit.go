@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/hpccgold/hpccgold/atomicfile"
+	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/rtl"
+	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
+	"github.com/hpccgold/hpccgold/verilog"
+)
+
+const emitUsage = `emit <verilog> [flags]
+
+  verilog  write the HPCC++ RTL (hpcc_update.v, hpcc_module.v), their testbenches,
+           field-layout includes and JSON layouts; optionally lint and synthesize
+
+Run 'hpccgold emit <target> -h' for its flags. Interfaces and timing: docs/rtl.md.`
+
+// runEmit dispatches the emit targets.
+func runEmit(env *Env) error {
+	if len(env.Args) == 0 || env.Args[0] == "-h" || env.Args[0] == "--help" {
+		fmt.Fprintf(env.Stderr, "Usage: hpccgold %s\n", emitUsage)
+		if len(env.Args) == 0 {
+			return errors.New("missing target")
+		}
+		return flag.ErrHelp
+	}
+	sub := &Env{Args: env.Args[1:], Stdout: env.Stdout, Stderr: env.Stderr}
+	switch env.Args[0] {
+	case "verilog":
+		return runEmitVerilog(sub)
+	}
+	return fmt.Errorf("unknown target %q (want verilog)", env.Args[0])
+}
+
+// loadHPCCConfig reads a configuration file, or returns the default.
+func loadHPCCConfig(path string) (hpcc.Config, error) {
+	if path == "" {
+		return hpcc.DefaultConfig(), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return hpcc.Config{}, err
+	}
+	defer f.Close()
+	cfg, err := hpcc.LoadConfig(f)
+	if err != nil {
+		return hpcc.Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+func runEmitVerilog(env *Env) error {
+	fs := newFlagSet(env, "emit verilog", "emit verilog [--config FILE] [--stages N] [--flow-bits N] --out DIR [--lint] [--synth]")
+	configFile := fs.String("config", "", "HPCC++ configuration JSON (hpcc.LoadConfig form); default: the default configuration")
+	stages := fs.Int("stages", 3, "hpcc_update pipeline stages (latency in cycles, II = 1)")
+	flowBits := fs.Int("flow-bits", 10, "hpcc_module flow table of 2^N flows")
+	out := fs.String("out", "", "output directory (required)")
+	lint := fs.Bool("lint", false, "run verilator --lint-only -Wall on the emitted modules")
+	synth := fs.Bool("synth", false, "run Yosys synthesis checks and print cells and logic depth (minutes for the default configuration)")
+	if err := fs.Parse(env.Args); err != nil {
+		return err
+	}
+	if err := noPositional(fs); err != nil {
+		return err
+	}
+	if *out == "" {
+		return errors.New("--out is required")
+	}
+	cfg, err := loadHPCCConfig(*configFile)
+	if err != nil {
+		return err
+	}
+	upd, stageRep, err := hpccrtl.Update(cfg, *stages)
+	if err != nil {
+		return err
+	}
+	mopts := hpccrtl.ModuleOptions{Stages: *stages, FlowBits: *flowBits}
+	mod, err := hpccrtl.Module(cfg, mopts)
+	if err != nil {
+		return err
+	}
+	d, err := hpcc.NewDatapath(cfg)
+	if err != nil {
+		return err
+	}
+	modIn, modOut, err := hpccrtl.ModuleTables(cfg, mopts)
+	if err != nil {
+		return err
+	}
+	benches := []verilog.Bench{
+		{DUT: upd, In: d.InputTable(), Out: d.OutputTable(), ValidIn: hpccrtl.ValidIn, ValidOut: hpccrtl.ValidOut},
+		{DUT: mod, In: modIn, Out: modOut, ValidIn: hpccrtl.EvValid, ValidOut: hpccrtl.UpdValid, Ready: hpccrtl.EvReady},
+	}
+	var written []string
+	for _, b := range benches {
+		names, err := verilog.Emit(*out, b)
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if !contains(written, n) {
+				written = append(written, n)
+			}
+		}
+		for _, t := range []struct {
+			suffix string
+			data   func() ([]byte, error)
+		}{
+			{"_in.vh", func() ([]byte, error) { return []byte(b.In.VerilogHeader(b.In.Name)), nil }},
+			{"_out.vh", func() ([]byte, error) { return []byte(b.Out.VerilogHeader(b.Out.Name)), nil }},
+			{"_in.json", b.In.JSON},
+			{"_out.json", b.Out.JSON},
+		} {
+			data, err := t.data()
+			if err != nil {
+				return err
+			}
+			name := b.DUT.Name + t.suffix
+			if err := atomicfile.WriteBytes(filepath.Join(*out, name), 0o644, data); err != nil {
+				return err
+			}
+			written = append(written, name)
+		}
+	}
+	for _, n := range written {
+		fmt.Fprintln(env.Stdout, filepath.Join(*out, n))
+	}
+	fmt.Fprintf(env.Stdout, "hpcc_update: %d stages, latency %d, II 1; hpcc_module: %d flows, latency %d, same-flow spacing %d cycles\n",
+		*stages, *stages, 1<<uint(*flowBits), mopts.Latency(), mopts.SameFlowSpacing())
+	for _, r := range stageRep {
+		fmt.Fprintf(env.Stdout, "  stage %d: %d ops, estimated depth %.0f gate levels, %d register bits\n", r.Stage, r.Ops, r.Delay, r.RegBits)
+	}
+	if !*lint && !*synth {
+		return nil
+	}
+	tools, err := verilog.FindTools()
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	if *lint {
+		for _, m := range []*rtl.Module{upd, mod} {
+			if err := tools.Lint(ctx, *out, m.Name, verilog.ModuleFiles(m)); err != nil {
+				return fmt.Errorf("%w: %v", ErrFailed, err)
+			}
+			fmt.Fprintf(env.Stdout, "lint %s: clean (verilator --lint-only -Wall)\n", m.Name)
+		}
+	}
+	if *synth {
+		rep, err := tools.Synth(ctx, *out, hpccrtl.UpdateName, verilog.ModuleFiles(upd))
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrFailed, err)
+		}
+		fmt.Fprintf(env.Stdout, "synth %s: %d cells (%d flip-flops), longest path %d cells; no latches, no undriven nets\n",
+			hpccrtl.UpdateName, rep.Cells, rep.FlipFlops, rep.LongestPath)
+	}
+	return nil
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
