@@ -10,6 +10,7 @@ import (
 	"github.com/hpccgold/hpccgold/engine"
 	"github.com/hpccgold/hpccgold/pipeline"
 	"github.com/hpccgold/hpccgold/pipeline/wire"
+	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/scheduler"
 )
 
@@ -184,15 +185,17 @@ type SchedulerConfig struct {
 
 // ModuleConfig is the HPCC++ module's timing.
 type ModuleConfig struct {
-	// LatencyCycles is the pipeline latency of the HPCC++ update, cycles
-	// from taking an event to pushing its window/rate update: it must equal
-	// the stage count of the emitted RTL hpcc_update (rtl.PipelineOptions.
-	// Stages) for the same configuration, so that the Verilated module can
-	// replace the Go one in a closed-loop run. Range [0, 64] (0 =
-	// combinational, the update is pushed in the cycle the event is taken).
-	LatencyCycles int `json:"latency_cycles"`
+	// Stages is the pipeline depth of the RTL hpcc_update inside the RTL
+	// hpcc_module (rtl/hpccrtl ModuleOptions.Stages), range [0, 16]. The
+	// module's timing is derived from it by package hpccrtl, so that the
+	// Verilated module can replace the Go one in a closed-loop run: an
+	// event's update leaves hpccrtl.ModuleOptions.Latency() = 1 + Stages
+	// cycles after the event is taken (one for the flow-table read), and two
+	// events of one QP are taken at least SameFlowSpacing() = Stages + 1
+	// cycles apart (the read-after-write stall).
+	Stages int `json:"stages"`
 	// IICycles is the initiation interval: cycles between two events taken
-	// (the RTL's is 1). Range [1, 64].
+	// (the RTL's is 1; larger values are for what-if runs). Range [1, 64].
 	IICycles int `json:"ii_cycles"`
 }
 
@@ -227,7 +230,6 @@ type RxHPCCConfig struct {
 const (
 	MaxFIFODepth     = 1 << 20
 	MaxQPs           = scheduler.MaxFlows
-	MaxLatencyCycles = 64
 	MaxIICycles      = 64
 	MaxMACOverhead   = 256
 )
@@ -271,7 +273,7 @@ type Config struct {
 // DefaultConfig returns a 100 Gbit/s NIC clocked at 1 GHz with 1024 QPs,
 // sender-based HPCC++ on the golden datapath with the cc/hpcc defaults
 // (IFA telemetry, 5 hops, T = 5 us), per-packet ACKs, 1000-byte packets,
-// a 4-cycle HPCC++ module with II = 1, the pipeline package's default
+// an HPCC++ module around a 3-stage hpcc_update (latency 4, II = 1), the pipeline package's default
 // stages, and FIFOs deep enough that a saturated port never fills them.
 // The latencies are placeholders of the right order for a 1 GHz NIC, not
 // measurements of a particular ASIC.
@@ -289,7 +291,7 @@ func DefaultConfig() Config {
 			AckEvery: 1, AckTimeoutCycles: 0, AckReqLast: true},
 		Scheduler: SchedulerConfig{MTU: 1000, GapBits: 32, GapFracBits: 16, WindowMode: scheduler.WindowStrict,
 			Arbiter: scheduler.RoundRobin, MaxMessages: 256},
-		Module: ModuleConfig{LatencyCycles: 4, IICycles: 1},
+		Module: ModuleConfig{Stages: 3, IICycles: 1},
 		FIFOs: FIFOConfig{RxMAC: 64, Events: 64, Replies: 64, Updates: 16, Acks: 16, Doorbells: 64, Posts: 64,
 			Sends: 4, PktSends: 4, SentLog: 16, TxMAC: 64},
 		RxHPCC: RxHPCCConfig{FlowWindowNs: 10000},
@@ -385,8 +387,8 @@ func (c *Config) Validate() error {
 	if err := sc.Validate(); err != nil {
 		return fmt.Errorf("nicmodel: scheduler: %w", err)
 	}
-	if c.Module.LatencyCycles < 0 || c.Module.LatencyCycles > MaxLatencyCycles {
-		return bad("module.latency_cycles", c.Module.LatencyCycles, fmt.Sprintf("must be in [0,%d] (the RTL hpcc_update stage count)", MaxLatencyCycles))
+	if err := (hpccrtl.ModuleOptions{Stages: c.Module.Stages, FlowBits: 1}).Validate(); err != nil {
+		return bad("module.stages", c.Module.Stages, fmt.Sprintf("the RTL hpcc_update stage count: %v", err))
 	}
 	if c.Module.IICycles < 1 || c.Module.IICycles > MaxIICycles {
 		return bad("module.ii_cycles", c.Module.IICycles, fmt.Sprintf("must be in [1,%d]", MaxIICycles))
@@ -531,4 +533,12 @@ func (c Config) JSON() ([]byte, error) {
 		return nil, fmt.Errorf("nicmodel: config: %w", err)
 	}
 	return append(b, '\n'), nil
+}
+
+// moduleTiming returns the HPCC++ module's latency (event taken to update
+// pushed) and same-QP spacing, derived by package hpccrtl from the RTL
+// hpcc_update stage count.
+func (c *Config) moduleTiming() (latency, spacing int) {
+	o := hpccrtl.ModuleOptions{Stages: c.Module.Stages, FlowBits: 1}
+	return o.Latency(), o.SameFlowSpacing()
 }

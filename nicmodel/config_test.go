@@ -41,7 +41,7 @@ func TestLoadHandWritten(t *testing.T) {
 	if c.CC != CCHPCCRx || c.HPCC.Mode.String() != "receiver" || c.HPCC.Encoding != telemetry.Compact || !c.HPCC.DynamicWAI {
 		t.Fatalf("cc %v mode %v encoding %v dynamic %v", c.CC, c.HPCC.Mode, c.HPCC.Encoding, c.HPCC.DynamicWAI)
 	}
-	if c.Tx.AckEvery != 4 || c.Module.LatencyCycles != 6 || c.FIFOs.Events != 32 || c.FIFOs.Acks != DefaultConfig().FIFOs.Acks {
+	if c.Tx.AckEvery != 4 || c.Module.Stages != 6 || c.FIFOs.Events != 32 || c.FIFOs.Acks != DefaultConfig().FIFOs.Acks {
 		t.Fatalf("sections not merged over the defaults: %+v %+v %+v", c.Tx, c.Module, c.FIFOs)
 	}
 	s := c.DerivedScheduler()
@@ -75,7 +75,8 @@ func TestConfigRejects(t *testing.T) {
 		{`{"cc": "dcqcn"}`, `cc="dcqcn"`},
 		{`{"model": "double"}`, `model="double"`},
 		{`{"cc": "hpcc-rx", "hpcc": {"mode": "sender"}}`, `hpcc.mode=sender: must be receiver with cc=hpcc-rx`},
-		{`{"module": {"latency_cycles": 65}}`, `module.latency_cycles=65`},
+		{`{"module": {"stages": 17}}`, `module.stages=17`},
+		{`{"module": {"latency_cycles": 4}}`, `unknown field "latency_cycles"`},
 		{`{} {}`, `trailing data`},
 		{`{"rx": {"output_full": "spill"}}`, `policy "spill"`},
 	} {
@@ -95,7 +96,7 @@ func TestConfigRejects(t *testing.T) {
 		{"clock", func(c *Config) { c.ClockHz = 0 }, "clock_hz"},
 		{"qps", func(c *Config) { c.QPs = 0 }, "qps=0"},
 		{"mac", func(c *Config) { c.MACOverheadBytes = -1 }, "mac_overhead_bytes=-1"},
-		{"latency", func(c *Config) { c.Module.LatencyCycles = -1 }, "module.latency_cycles=-1"},
+		{"stages", func(c *Config) { c.Module.Stages = -1 }, "module.stages=-1"},
 		{"ii", func(c *Config) { c.Module.IICycles = 0 }, "module.ii_cycles=0"},
 		{"fifo", func(c *Config) { c.FIFOs.SentLog = 0 }, "fifos.sent_log=0"},
 		{"mtu", func(c *Config) { c.Scheduler.MTU = 2000 }, "scheduler.mtu=2000"},

@@ -17,12 +17,11 @@
 // The HPCC++ module holds the per-QP flow state table and runs the golden
 // fixed-point datapath (hpcc.Datapath) or, for what-if runs, the float
 // reference (hpcc.Reference). It takes at most one telemetry event per
-// cycle, with a pipeline latency and initiation interval from the
-// configuration (module.latency_cycles must equal the emitted RTL
+// cycle with the timing of the RTL hpcc_module (package rtl/hpccrtl derives
+// its latency, 1 + module.stages, and its same-flow spacing from the RTL
 // hpcc_update's stage count), and is read-after-write exact: an event of a
-// QP whose previous update is still in the pipeline waits until that update
-// writes back (a counted hazard stall), so the results equal sequential
-// evaluation whatever the latency.
+// QP whose previous update has not written back waits (a counted hazard
+// stall), so the results equal sequential evaluation whatever the latency.
 //
 // Units: time is engine.Cycle at Config.ClockHz; bytes are bytes; W and R
 // on the scheduler port are raw registers in hpcc formats.w (bytes) and

@@ -120,9 +120,10 @@ type ModuleCounters struct {
 // module is the HPCC++ module of Figure 4 (section 7.2) with the sender's
 // QP context: an engine component that takes at most one telemetry
 // response event per cycle from the Rx pipeline, acknowledges bytes to the
-// scheduler, runs the HPCC++ update through a pipeline of LatencyCycles
-// stages (initiation interval IICycles), and pushes window/rate updates to
-// the scheduler.
+// scheduler, runs the HPCC++ update with the RTL hpcc_module's timing
+// (latency lat from taking an event to pushing its update, spacing space
+// between two events of one QP, initiation interval ii), and pushes
+// window/rate updates to the scheduler.
 //
 // Cycle n, in order: (1) retire the pipeline's oldest update if it is due
 // (ready <= n): write the flow state back, push the update (room is
@@ -130,15 +131,16 @@ type ModuleCounters struct {
 // forward it as a doorbell; (3) take one send record; (4) take the event at
 // the head of the event FIFO if every resource it needs is free: the ACK
 // FIFO (when it acknowledges new packets), and for an update the II slot,
-// the QP (no update of the same QP in flight, else a read-after-write
-// hazard stalls it until that update retires) and a credit on the update
+// the QP (an event of a QP taken in cycle t blocks the QP's next event
+// until t + space: the read-after-write stall) and a credit on the update
 // FIFO (free slots > updates in flight); events are taken in order, so a
 // stalled head blocks the ones behind it. An update taken in cycle n
-// retires in cycle n + LatencyCycles (in cycle n itself for 0).
+// retires in cycle n + lat (in cycle n itself for 0, a unit-test setting).
 type module struct {
 	cc     CCMode
 	core   *ccCore // nil with cc=none
-	lat    engine.Cycle
+	lat    engine.Cycle // event taken -> update pushed
+	space  engine.Cycle // minimum distance between two events of one QP taken
 	ii     engine.Cycle
 	qps    []qpState
 	fx     []hpcc.State
@@ -523,7 +525,7 @@ func (m *module) issueNotify(now engine.Cycle, qpn wire.QPN, q *qpState, wBytes 
 
 func (m *module) issue(now engine.Cycle, q *qpState, e inflight) {
 	m.pipe.push(e)
-	q.busyUntil = e.ready
+	q.busyUntil = now + m.space
 	m.nextIssue = now + m.ii
 	m.cnt.CCIssued++
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hpccgold/hpccgold/engine"
 	"github.com/hpccgold/hpccgold/pipeline"
 	"github.com/hpccgold/hpccgold/pipeline/wire"
+	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/scheduler"
 	"github.com/hpccgold/hpccgold/telemetry"
 )
@@ -127,7 +128,7 @@ func newModBench(t testing.TB, o modOpts) *modBench {
 	acks := must(engine.NewFIFO[scheduler.Ack]("acks", o.ackDepth))(t)
 	bells := must(engine.NewFIFO[scheduler.Doorbell]("bells", 4))(t)
 	const qps = 8
-	m := &module{cc: CCHPCC, core: core, lat: engine.Cycle(o.lat), ii: engine.Cycle(o.ii), qps: make([]qpState, qps),
+	m := &module{cc: CCHPCC, core: core, lat: engine.Cycle(o.lat), space: engine.Cycle(o.lat), ii: engine.Cycle(o.ii), qps: make([]qpState, qps),
 		events: b.events, posts: posts, sent: sent, upd: upd, acks: acks, bells: bells}
 	if o.model == Fixed {
 		m.fx = make([]hpcc.State, qps)
@@ -429,3 +430,40 @@ func TestAckTarget(t *testing.T) {
 }
 
 var _ = fmt.Sprint
+
+// TestModuleMatchesRTLSchedule ties the module's timing to the RTL
+// hpcc_module's: with the latency and same-flow spacing that package
+// rtl/hpccrtl derives from the hpcc_update stage count, a stream of events
+// offered back to back on pseudo-random flows must wait, in total, exactly
+// the cycles hpccrtl.ModuleOptions.Schedule predicts for the RTL's
+// ev_ready handshake (the oracle co-simulated under Verilator and Icarus by
+// the RTL's own tests).
+func TestModuleMatchesRTLSchedule(t *testing.T) {
+	for _, stages := range []int{0, 1, 3, 6} {
+		cfg := DefaultConfig()
+		cfg.Module.Stages = stages
+		lat, space := cfg.moduleTiming()
+		var flows []uint32
+		var evs []stamped[pipeline.Event]
+		x := uint32(12345)
+		for k := 0; k < 200; k++ {
+			x = x*1103515245 + 12345
+			q := 1 + (x>>16)%3
+			if k%7 < 3 {
+				q = 1 // bursts of one flow
+			}
+			flows = append(flows, q)
+			evs = append(evs, stamped[pipeline.Event]{engine.Cycle(10 + k), ackEvent(t, wire.QPN(q), 0, k)})
+		}
+		b := newModBench(t, modOpts{lat: lat, ii: 1, events: evs})
+		b.m.space = engine.Cycle(space)
+		b.e.RunUntilIdle(100000)
+		want := hpccrtl.ModuleOptions{Stages: stages, FlowBits: 4}.Schedule(flows, 0)
+		if got := b.m.cnt.HazardCycles; got != uint64(want) {
+			t.Errorf("stages %d: the module waited %d cycles for hazards, the RTL schedule %d", stages, got, want)
+		}
+		if len(b.upd.got) != 200 {
+			t.Fatalf("stages %d: %d updates", stages, len(b.upd.got))
+		}
+	}
+}

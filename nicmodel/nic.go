@@ -208,7 +208,8 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 		cnt: &n.mac, tr: n.tr}
 	n.sreg = &sendReg{in: n.sends, out: n.pkts, log: n.sentLog, ackReqLast: cfg.Tx.AckReqLast, tr: n.tr}
 	n.host = &host{posts: n.posts}
-	n.mod = &module{cc: cfg.CC, core: txCore, lat: engine.Cycle(cfg.Module.LatencyCycles), ii: engine.Cycle(cfg.Module.IICycles),
+	lat, space := cfg.moduleTiming()
+	n.mod = &module{cc: cfg.CC, core: txCore, lat: engine.Cycle(lat), space: engine.Cycle(space), ii: engine.Cycle(cfg.Module.IICycles),
 		qps: make([]qpState, cfg.QPs), events: n.events, posts: n.posts, sent: n.sentLog, upd: n.updates, acks: n.acks,
 		bells: n.bells, complete: n.complete, tr: n.tr}
 	if txCore != nil {
