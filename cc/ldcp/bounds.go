@@ -17,6 +17,8 @@ import (
 //	SubAI  |dcw| <= n*d_gamma + d_cwmax
 //	SubMD  |dcw| <= cw*d_eta + RoundCw + d_gamma
 //	timer  |interval_fixed - RTT/cw| <= RTT*(eps/cw + u) + 1/2 ns
+//	       plus RTT*dcw/(cw*(cw-dcw)) when the timer is armed by an ACK whose
+//	       new cw already differs by dcw (the step bound)
 //
 // Every other output (stage, PSNs, flags, the rule) is exact from the same
 // state: the regime test cw < 1 and the window test inflight + 1 <= cw read
@@ -69,9 +71,16 @@ func (b ErrorBounds) Step(c Config, rule Rule, n uint64, cw float64) float64 {
 	return b.Slack
 }
 
-// Interval returns the bound on |interval_fixed - RTT/cw| in ns.
-func (b ErrorBounds) Interval(c Config, cw float64) float64 {
-	return float64(c.BaseRTTNs)*(b.Eps/cw+b.U) + 0.5 + 1e-6
+// Interval returns the bound on |interval_fixed - RTT/cw_float| in ns when
+// the fixed cw differs from the float cw by at most dcw (0 for a Send, the
+// step bound for an ACK that arms the timer).
+func (b ErrorBounds) Interval(c Config, cw, dcw float64) float64 {
+	t := float64(c.BaseRTTNs)
+	e := t*(b.Eps/(cw-dcw)+b.U) + 0.5 + 1e-6
+	if dcw > 0 {
+		e += t * dcw / (cw * (cw - dcw))
+	}
+	return e
 }
 
 // BoundsMarkdown renders the default-configuration bounds for docs/ldcp.md.
@@ -91,5 +100,5 @@ func (d *Datapath) BoundsMarkdown() string {
 		"| MD, SubAI steps | %s packets |\n| SubMD step | %s packets |\n| timer interval, cw = gamma | %.4g ns |\n",
 		l(b.Eps), l(b.U), l(b.RoundCw), l(b.DAlpha), l(b.DBeta), l(b.DGamma), l(b.DEta), l(b.DCwMax),
 		l(b.Step(c, RuleAI, 1, 1)-b.Slack), l(b.Step(c, RuleAI, 1, float64(c.IWPkts))-b.Slack), c.NMax(), l(b.Step(c, RuleAI, c.NMax(), 1)-b.Slack),
-		l(b.Step(c, RuleMD, 1, 1)-b.Slack), l(b.Step(c, RuleSubMD, 1, 0.5)-b.Slack), b.Interval(c, c.Gamma)-1e-6)
+		l(b.Step(c, RuleMD, 1, 1)-b.Slack), l(b.Step(c, RuleSubMD, 1, 0.5)-b.Slack), b.Interval(c, c.Gamma, 0)-1e-6)
 }

@@ -262,6 +262,9 @@ func (c Config) Validate() error {
 	if c.Formats.Param.F() < 0 || c.Formats.Cw.F() < 0 {
 		return configErr("Formats.Param", c.Formats.Param.String(), "formats with a negative number of fraction bits cannot hold gamma < 1")
 	}
+	if w := c.AckPktsBits + c.Formats.Param.W + c.Formats.RecipCw.W; w > 128 {
+		return configErr("Formats.RecipCw", c.Formats.RecipCw.String(), fmt.Sprintf("AckPktsBits + W(Param) + W(RecipCw) = %d: the product n*alpha*recip_cw must fit 128 bits", w))
+	}
 	r := c.RecipCw
 	if r.TableBits < 1 || r.TableBits > 16 {
 		return configErr("RecipCw.TableBits", r.TableBits, "must be in [1,16]")

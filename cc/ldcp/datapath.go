@@ -69,6 +69,7 @@ type Datapath struct {
 	recip *fixedpoint.Reciprocal
 
 	inTx, outTx transaction
+	fast        fastPlan
 }
 
 // NewDatapath validates cfg and builds the datapath: formats, quantized
@@ -135,6 +136,7 @@ func NewDatapath(cfg Config) (*Datapath, error) {
 	if err := d.buildTransactions(); err != nil {
 		return nil, err
 	}
+	d.compileFast()
 	return d, nil
 }
 
@@ -164,8 +166,19 @@ func (d *Datapath) recipCw(cw fixedpoint.Value) fixedpoint.Value {
 
 // Window is the golden per-ACK window adjustment (the fixed-point form of
 // Reference.Window) on a raw Formats.Cw register for an ACK acknowledging
-// n >= 1 packets (n above NMax is applied as NMax). Operations, as listed in
-// docs/ldcp.md:
+// n >= 1 packets (n above NMax is applied as NMax): WindowSpec's bits,
+// computed with compiled integer operations (about 10x faster).
+func (d *Datapath) Window(cwRaw uint64, ece bool, n uint64) (uint64, Rule) {
+	return d.window(cwRaw, ece, n)
+}
+
+// Interval is the sub-packet timer interval RTT/cw in whole ns:
+// IntervalSpec's bits, computed with compiled integer operations.
+func (d *Datapath) Interval(cwRaw uint64) uint64 { return d.interval(cwRaw) }
+
+// WindowSpec is the per-ACK window adjustment written op for op with
+// fixedpoint Values, the readable specification Window is tested against.
+// Operations, as listed in docs/ldcp.md:
 //
 //	sub    = cw < 1
 //	ai     = min(Sat(cw + Rnd,Sat(n*alpha * recip_cw(cw))), CwMax)   (n*alpha exact)
@@ -176,7 +189,7 @@ func (d *Datapath) recipCw(cw fixedpoint.Value) fixedpoint.Value {
 //
 // The hardware computes the four candidates in parallel and muxes; the
 // model evaluates the selected one, which gives the same bits.
-func (d *Datapath) Window(cwRaw uint64, ece bool, n uint64) (uint64, Rule) {
+func (d *Datapath) WindowSpec(cwRaw uint64, ece bool, n uint64) (uint64, Rule) {
 	const (
 		rnd = fixedpoint.Rnd
 		trn = fixedpoint.Trn
@@ -210,15 +223,15 @@ func (d *Datapath) Window(cwRaw uint64, ece bool, n uint64) (uint64, Rule) {
 	return w.RawUint(), rule
 }
 
-// Interval is the sub-packet timer interval RTT/cw in whole ns:
+// IntervalSpec is the sub-packet timer interval RTT/cw in whole ns:
 // Rnd,Sat(T * recip_cw(cw)) into u(TimeBits).(TimeBits).
-func (d *Datapath) Interval(cwRaw uint64) uint64 {
+func (d *Datapath) IntervalSpec(cwRaw uint64) uint64 {
 	cw := bits64(d.fCw, cwRaw)
 	return fixedpoint.MulCast(d.rtt, d.recipCw(cw), d.fIv, fixedpoint.Rnd, fixedpoint.Sat).RawUint()
 }
 
-// lossCw is min(max(acked, 1), CwMax) in Formats.Cw (transition 1).
-func (d *Datapath) lossCw(acked uint32) uint64 {
+// lossCwSpec is min(max(acked, 1), CwMax) in Formats.Cw (transition 1).
+func (d *Datapath) lossCwSpec(acked uint32) uint64 {
 	a := bits64(d.fSeq, uint64(acked))
 	w := fixedpoint.Cast(fixedpoint.Max(a, d.one), d.fCw, fixedpoint.Trn, fixedpoint.Sat)
 	return fixedpoint.Min(w, d.cwMax).RawUint()
@@ -230,8 +243,17 @@ func (d *Datapath) isSub(cwRaw uint64) bool { return cwRaw&mask64(d.fCw.W) < d.o
 // Update is the golden per-event update: the same state machine as
 // Reference.Update (see its rules and docs/ldcp.md, section 1) on the raw
 // flow-table registers, every input masked to its field width, so any bit
-// pattern of state and event has a defined result.
-func (d *Datapath) Update(st State, ev Event) (State, Output) {
+// pattern of state and event has a defined result. The arithmetic runs as
+// compiled integer operations; UpdateSpec runs the same state machine with
+// the fixedpoint specification of every operation and gives the same bits.
+func (d *Datapath) Update(st State, ev Event) (State, Output) { return d.update(st, ev, false) }
+
+// UpdateSpec is Update with every arithmetic operation written with
+// fixedpoint Values (WindowSpec, IntervalSpec, the window check as an exact
+// fixedpoint comparison): the readable specification.
+func (d *Datapath) UpdateSpec(st State, ev Event) (State, Output) { return d.update(st, ev, true) }
+
+func (d *Datapath) update(st State, ev Event, spec bool) (State, Output) {
 	c := &d.cfg
 	sm := d.seqMask
 	now := ev.NowNs & d.timeMask
@@ -256,8 +278,13 @@ func (d *Datapath) Update(st State, ev Event) (State, Output) {
 	case Send:
 		inflight := (st.Nxt - st.Una) & sm
 		sub := d.isSub(st.Cw)
-		// Window check: (inflight + 1) << F(Cw) <= cw, compared exactly.
-		fits := fixedpoint.Cmp(bits64(d.fSeq, uint64(inflight)), fixedpoint.SubCast(bits64(d.fCw, st.Cw), d.one, d.fCw, fixedpoint.Trn, fixedpoint.Sat)) <= 0
+		// Window check: inflight <= cw - 1, compared exactly.
+		var fits bool
+		if spec {
+			fits = fixedpoint.Cmp(bits64(d.fSeq, uint64(inflight)), fixedpoint.SubCast(bits64(d.fCw, st.Cw), d.one, d.fCw, fixedpoint.Trn, fixedpoint.Sat)) <= 0
+		} else {
+			fits = d.windowFits(inflight, st.Cw)
+		}
 		switch {
 		case st.Stage == Idle:
 			out.Block = BlockIdle
@@ -277,7 +304,7 @@ func (d *Datapath) Update(st State, ev Event) (State, Output) {
 		out.ECT = st.Stage == Stable || (psn-st.Start)&sm >= c.IWPkts-1 || out.Last
 		next.Nxt = (psn + 1) & sm
 		if sub {
-			d.arm(&next, &out, now)
+			d.arm(&next, &out, now, spec)
 		}
 	case Ack:
 		if st.Stage == Idle {
@@ -301,7 +328,7 @@ func (d *Datapath) Update(st State, ev Event) (State, Output) {
 			acked := (ack - st.Start) & sm
 			switch {
 			case ev.NAK:
-				next.Stage, next.Cw, next.Nxt = Stable, d.lossCw(acked), ack
+				next.Stage, next.Cw, next.Nxt = Stable, d.lossCwSel(acked, spec), ack
 				out.Loss, out.GoBackN = true, true
 			case acked >= c.IWPkts:
 				next.Stage, next.Cw = Stable, d.iw.RawUint()
@@ -310,9 +337,13 @@ func (d *Datapath) Update(st State, ev Event) (State, Output) {
 			break
 		}
 		if dlt > 0 {
-			next.Cw, out.Rule = d.Window(st.Cw, ev.ECE, uint64(dlt))
+			if spec {
+				next.Cw, out.Rule = d.WindowSpec(st.Cw, ev.ECE, uint64(dlt))
+			} else {
+				next.Cw, out.Rule = d.window(st.Cw, ev.ECE, uint64(dlt))
+			}
 			if !d.isSub(st.Cw) && d.isSub(next.Cw) {
-				d.arm(&next, &out, now)
+				d.arm(&next, &out, now, spec)
 			}
 		}
 		if ev.NAK {
@@ -324,7 +355,7 @@ func (d *Datapath) Update(st State, ev Event) (State, Output) {
 		case Idle:
 			out.Invalid = true
 		case FastStart:
-			next.Stage, next.Cw = Stable, d.lossCw((st.Una-st.Start)&sm)
+			next.Stage, next.Cw = Stable, d.lossCwSel((st.Una-st.Start)&sm, spec)
 			out.Loss = true
 		default:
 			next.Cw = min(st.Cw, d.one.RawUint())
@@ -340,10 +371,22 @@ func (d *Datapath) Update(st State, ev Event) (State, Output) {
 	return next, out
 }
 
+func (d *Datapath) lossCwSel(acked uint32, spec bool) uint64 {
+	if spec {
+		return d.lossCwSpec(acked)
+	}
+	return d.lossCw(acked)
+}
+
 // arm re-arms the sub-packet timer: deadline = (now + Interval(cw)) mod
 // 2^TimeBits.
-func (d *Datapath) arm(next *State, out *Output, now uint64) {
-	iv := d.Interval(next.Cw)
+func (d *Datapath) arm(next *State, out *Output, now uint64, spec bool) {
+	var iv uint64
+	if spec {
+		iv = d.IntervalSpec(next.Cw)
+	} else {
+		iv = d.interval(next.Cw)
+	}
 	out.TimerArmed, out.IntervalNs = true, iv
 	next.NextSend = (now + iv) & d.timeMask
 }
