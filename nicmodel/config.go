@@ -228,10 +228,10 @@ type RxHPCCConfig struct {
 
 // Limits of the NIC configuration.
 const (
-	MaxFIFODepth     = 1 << 20
-	MaxQPs           = scheduler.MaxFlows
-	MaxIICycles      = 64
-	MaxMACOverhead   = 256
+	MaxFIFODepth   = 1 << 20
+	MaxQPs         = scheduler.MaxFlows
+	MaxIICycles    = 64
+	MaxMACOverhead = 256
 )
 
 // Config is the NIC's one configuration: every parameter of the Rx

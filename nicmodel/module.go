@@ -138,7 +138,7 @@ type ModuleCounters struct {
 // retires in cycle n + lat (in cycle n itself for 0, a unit-test setting).
 type module struct {
 	cc     CCMode
-	core   *ccCore // nil with cc=none
+	core   *ccCore      // nil with cc=none
 	lat    engine.Cycle // event taken -> update pushed
 	space  engine.Cycle // minimum distance between two events of one QP taken
 	ii     engine.Cycle
