@@ -29,11 +29,11 @@ func ackFrame(t testing.TB, q wire.QPN, psn wire.PSN, k int) []byte {
 
 // singleNIC is NIC A alone, its port driven by a script and its output
 // drained.
-func singleNIC(t testing.TB, cfg Config, noSkip bool) (*engine.Engine, *NIC) {
+func singleNIC(t testing.TB, cfg Config, noSkip, trace bool) (*engine.Engine, *NIC) {
 	t.Helper()
 	e := must(engine.New(engine.Config{Freq: cfg.ClockHz, NoSkip: noSkip}))(t)
 	qa, _ := qpPair(4)
-	n := must(New(cfg, qa, Options{Name: "A", Trace: TraceOptions{Vectors: true}}))(t)
+	n := must(New(cfg, qa, Options{Name: "A", Trace: TraceOptions{Vectors: trace}}))(t)
 	if err := n.Register(e); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestFIFOFull(t *testing.T) {
 		cfg.FIFOs.Events = 4
 		cfg.FIFOs.RxMAC = macDepth
 		cfg.Rx.OutputFull = policy
-		e, n := singleNIC(t, cfg, noSkip)
+		e, n := singleNIC(t, cfg, noSkip, true)
 		for k := 0; k < 40; k++ {
 			n.In().Push(0, engine.Cycle(100+k), pipeline.Frame{Data: ackFrame(t, 1+wire.QPN(k%3), wire.PSN(k), k)})
 		}
