@@ -320,7 +320,9 @@ func (m *Model) buildClasses() {
 	m.add("psn_wrap", "an ACK across the PSN wrap", func(emit func(ldcp.State, ldcp.Event) error) error {
 		a := m.stable(m.cw(10), sm-2, 8)
 		return each(emit, sv{a, fix(a, ackEv(a, 5, false, false))})
-	}, func(o *obs) bool { return o.ev.Kind == ldcp.Ack && o.out.N > 0 && o.next.Una < o.st.Una && o.st.Stage != ldcp.Idle })
+	}, func(o *obs) bool {
+		return o.ev.Kind == ldcp.Ack && o.out.N > 0 && o.next.Una < o.st.Una && o.st.Stage != ldcp.Idle
+	})
 	m.add("timeout_fast_start", "a timeout in fast start: transition 1 from snd_una", func(emit func(ldcp.State, ldcp.Event) error) error {
 		return each(emit, sv{m.fastStart(0, 20, iw, 1000), ldcp.Event{Kind: ldcp.Timeout}})
 	}, func(o *obs) bool { return o.ev.Kind == ldcp.Timeout && o.out.Loss })
