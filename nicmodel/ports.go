@@ -28,6 +28,7 @@ type macRx struct {
 	tr  *tracer
 }
 
+// Tick takes every frame arriving in cycle now (engine.Component).
 func (m *macRx) Tick(now engine.Cycle) bool {
 	p := false
 	for {
@@ -47,6 +48,7 @@ func (m *macRx) Tick(now engine.Cycle) bool {
 	}
 }
 
+// NextWake: only arrivals wake the MAC Rx (the TimedQueue arms them).
 func (m *macRx) NextWake(engine.Cycle) (engine.Cycle, bool) { return engine.Never, false }
 
 // macTx is the transmit side of the port: it serializes one frame at a
@@ -71,6 +73,7 @@ type macTx struct {
 	tr       *tracer
 }
 
+// Tick starts the next frame if the transmitter is free (engine.Component).
 func (m *macTx) Tick(now engine.Cycle) bool {
 	if now < m.free {
 		return false
@@ -95,6 +98,7 @@ func (m *macTx) Tick(now engine.Cycle) bool {
 	return true
 }
 
+// NextWake returns the cycle the transmitter frees when a frame waits.
 func (m *macTx) NextWake(now engine.Cycle) (engine.Cycle, bool) {
 	if m.free > now && m.in.CanPop(now) {
 		return m.free, true
@@ -124,6 +128,7 @@ type sendReg struct {
 	cnt        SendRegCounters
 }
 
+// Tick passes one PktSend command (engine.Component).
 func (s *sendReg) Tick(now engine.Cycle) bool {
 	c, ok := s.in.Peek(now)
 	if !ok {
@@ -150,6 +155,7 @@ func (s *sendReg) Tick(now engine.Cycle) bool {
 	return true
 }
 
+// NextWake: only input and freed output room wake the register.
 func (s *sendReg) NextWake(engine.Cycle) (engine.Cycle, bool) { return engine.Never, false }
 
 // HostCounters count the flow API's work.
@@ -217,6 +223,7 @@ func (h *host) pop() opening {
 	return o
 }
 
+// Tick posts every flow whose start cycle has come (engine.Component).
 func (h *host) Tick(now engine.Cycle) bool {
 	p := false
 	for len(h.pending) > 0 && h.pending[0].at <= now {
@@ -237,6 +244,7 @@ func (h *host) Tick(now engine.Cycle) bool {
 	return p
 }
 
+// NextWake returns the next flow's start cycle.
 func (h *host) NextWake(now engine.Cycle) (engine.Cycle, bool) {
 	if len(h.pending) > 0 && h.pending[0].at > now {
 		return h.pending[0].at, true

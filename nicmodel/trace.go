@@ -36,8 +36,10 @@ type TraceOptions struct {
 	Packets bool
 	// Vectors records the transactions between the blocks as vector files:
 	// Rx -> module telemetry events, module -> scheduler updates, acks and
-	// doorbells, scheduler -> Tx PktSend commands, and every HPCC++ datapath
-	// update (sender module and Rx-HPCC) in the hpcc_update vector layout.
+	// doorbells, scheduler -> Tx PktSend commands, and, with the fixed
+	// model, every HPCC++ datapath update (sender module and Rx-HPCC) in
+	// the hpcc_update vector layout (the float reference has no bit
+	// layout, so its updates appear only in the updates stream).
 	Vectors bool
 }
 
