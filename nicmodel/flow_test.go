@@ -80,6 +80,16 @@ func TestFlowAPI(t *testing.T) {
 	if _, err := b.a.OpenFlow(FlowSpec{QPN: 1}); err == nil || !strings.Contains(err.Error(), "Bytes=0") {
 		t.Errorf("zero bytes: %v", err)
 	}
+	// At most scheduler.max_messages flows open per QP.
+	lim := testConfig(CCHPCC)
+	lim.Scheduler.MaxMessages = 2
+	nl := must(New(lim, []pipeline.FlowContext{{QPN: 1, Path: pairPath(1, 2, 1)}}, Options{}))(t)
+	for i := 0; i < 3; i++ {
+		_, err := nl.OpenFlow(FlowSpec{QPN: 1, Bytes: 10})
+		if (err != nil) != (i == 2) || i == 2 && !strings.Contains(err.Error(), "max_messages=2") {
+			t.Errorf("flow %d on a QP limited to 2 messages: %v", i, err)
+		}
+	}
 	b.open(t, 1, 30_000, 0)
 	b.open(t, 2, 50_000, 0)
 	b.open(t, 2, 10_000, 100) // QP 2 busy: same connection

@@ -88,6 +88,7 @@ type NIC struct {
 	schedID, sregID, txID, macTxID engine.ID
 
 	nextFlow   FlowID
+	open       []int // per QP: flows opened and not completed
 	records    []FlowRecord
 	onComplete func(FlowRecord)
 	keep       bool
@@ -117,6 +118,7 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 		return nil, fmt.Errorf("nicmodel: QPs: %w", err)
 	}
 	n := &NIC{name: name, cfg: cfg, cfgJSON: cfgJSON, table: table, onComplete: opts.OnComplete, keep: !opts.DiscardRecords,
+		open:    make([]int, cfg.QPs),
 		macRxID: engine.NoID, rxID: engine.NoID, modID: engine.NoID, hostID: engine.NoID, schedID: engine.NoID,
 		sregID: engine.NoID, txID: engine.NoID, macTxID: engine.NoID}
 	f := &cfg.FIFOs
@@ -306,7 +308,9 @@ func (n *NIC) Register(e *engine.Engine) error {
 // max(f.Start, Now()+1) once the NIC is registered (f.Start before), so
 // that a flow opened during a cycle (from OnComplete, or from another
 // component's Tick) never depends on the order in which components tick.
-// Errors: a QPN that is not one of the NIC's QPs, Bytes = 0.
+// Errors: a QPN that is not one of the NIC's QPs, Bytes = 0, a QP that
+// already has scheduler.max_messages flows open (the scheduler's message
+// queue would drop the message).
 func (n *NIC) OpenFlow(f FlowSpec) (FlowID, error) {
 	if _, ok := n.table.Lookup(f.QPN); !ok {
 		return 0, fmt.Errorf("nicmodel: %s: OpenFlow: QPN=%d: not a QP of this NIC", n.name, f.QPN)
@@ -314,6 +318,11 @@ func (n *NIC) OpenFlow(f FlowSpec) (FlowID, error) {
 	if f.Bytes == 0 {
 		return 0, fmt.Errorf("nicmodel: %s: OpenFlow: Bytes=0: must be positive", n.name)
 	}
+	if n.open[f.QPN] >= n.cfg.Scheduler.MaxMessages {
+		return 0, fmt.Errorf("nicmodel: %s: OpenFlow: QPN=%d: %d flows already open (scheduler.max_messages=%d)",
+			n.name, f.QPN, n.open[f.QPN], n.cfg.Scheduler.MaxMessages)
+	}
+	n.open[f.QPN]++
 	start := f.Start
 	if n.eng != nil {
 		start = max(start, n.eng.Now()+1)
@@ -331,6 +340,7 @@ func (n *NIC) OpenFlow(f FlowSpec) (FlowID, error) {
 }
 
 func (n *NIC) complete(r FlowRecord) {
+	n.open[r.QPN]--
 	if n.keep {
 		n.records = append(n.records, r)
 	}
