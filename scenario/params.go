@@ -1,0 +1,83 @@
+package scenario
+
+// Param documents one configuration key (a JSON path; "[]" marks a list
+// element).
+type Param struct {
+	Key, Doc string
+}
+
+// Parameters lists every key of a scenario configuration file with its
+// meaning and unit (what `hpccgold sim --list` prints). A test checks that
+// the list and the Config type agree.
+func Parameters() []Param {
+	return []Param{
+		{"name", "scenario name (informational)"},
+		{"description", "one-line description (informational)"},
+		{"cc", "congestion control: hpcc (sender-based, per-ACK) or hpcc-rx (receiver-based, notifications)"},
+		{"model", "HPCC++ arithmetic: fixed (golden datapath) or float (reference)"},
+		{"topology.kind", "star, dumbbell or leaf-spine"},
+		{"topology.hosts", "star: number of hosts"},
+		{"topology.left_hosts", "dumbbell: hosts on the first switch"},
+		{"topology.right_hosts", "dumbbell: hosts on the second switch"},
+		{"topology.leaves", "leaf-spine: leaf switches"},
+		{"topology.spines", "leaf-spine: spine switches (ECMP over them by flow hash)"},
+		{"topology.hosts_per_leaf", "leaf-spine: hosts per leaf"},
+		{"topology.host_link.gbps", "host link speed, Gbit/s (also every NIC's line rate)"},
+		{"topology.host_link.delay_ns", "host link propagation delay, ns"},
+		{"topology.fabric_link.gbps", "switch-to-switch link speed, Gbit/s"},
+		{"topology.fabric_link.delay_ns", "switch-to-switch propagation delay, ns"},
+		{"network.clock_hz", "engine clock of the network, Hz (must equal run.clock_hz)"},
+		{"network.encoding", "telemetry the switches stamp: ifa or compact (must equal hpcc.encoding)"},
+		{"network.mac_overhead_bytes", "per-frame wire overhead (preamble, FCS, gap), bytes; also the NICs'"},
+		{"network.seed", "seed of the WRED draws and ECMP hash salts"},
+		{"network.switch.buffer_bytes", "egress buffer per port, bytes (tail drop above it)"},
+		{"network.switch.shared_buffer_bytes", "limit on the sum of a switch's egress queues, bytes (0: none)"},
+		{"network.switch.latency_ns", "switch forwarding latency, ns"},
+		{"network.switch.int", "switches push INT hop records"},
+		{"network.switch.mtu_bytes", "egress MTU as a frame length (0: none); a record that does not fit sets the E flag"},
+		{"network.switch.ecn.enabled", "instant-queue WRED/ECN marking"},
+		{"network.switch.ecn.k_min_bytes", "K_min, bytes"},
+		{"network.switch.ecn.k_max_bytes", "K_max, bytes"},
+		{"network.switch.ecn.p_max", "P_max, marking probability at K_max"},
+		{"network.switch.ecn.drop_not_ect_bytes", "drop Not-ECT packets at or above this queue, bytes (0: off)"},
+		{"hpcc.encoding", "telemetry encoding: ifa (slides) or compact (HPCC paper)"},
+		{"hpcc.base_rtt_ns", "T, ns (0: the largest path RTT, rounded up to 100 ns)"},
+		{"hpcc.rx_base_rtt_ns", "T under cc=hpcc-rx, also the notification period, ns (0: base_rtt_ns)"},
+		{"hpcc.eta", "target utilization eta"},
+		{"hpcc.max_stage", "maxStage"},
+		{"hpcc.w_ai_bytes", "W_ai, bytes (0: W_init*(1-eta)/w_ai_flows)"},
+		{"hpcc.w_ai_flows", "N of the W_ai rule of thumb"},
+		{"hpcc.rx_dynamic_w_ai", "cc=hpcc-rx: W_ai from the receiver's concurrent-flow count"},
+		{"nic.mtu", "payload bytes of a full data packet"},
+		{"nic.ack_every", "cc=hpcc: one ACK per m data packets (1: per packet; >1: delayed ACK)"},
+		{"nic.rx_ack_every", "cc=hpcc-rx: one ACK per m data packets (0: only each message's last packet)"},
+		{"nic.ack_timeout_ns", "delayed-ACK timer, ns"},
+		{"nic.overrides", "nicmodel configuration fragment applied last to every NIC (any nicmodel key)"},
+		{"traffic.flows[].src", "explicit flow: sender host"},
+		{"traffic.flows[].dst", "explicit flow: receiver host"},
+		{"traffic.flows[].bytes", "explicit flow: size, bytes"},
+		{"traffic.flows[].start_ns", "explicit flow: start, ns"},
+		{"traffic.incast[].senders", "incast: sender hosts"},
+		{"traffic.incast[].receiver", "incast: receiver host"},
+		{"traffic.incast[].bytes", "incast: bytes per sender"},
+		{"traffic.incast[].start_ns", "incast: first burst, ns"},
+		{"traffic.incast[].repeat", "incast: number of bursts"},
+		{"traffic.incast[].period_ns", "incast: time between bursts, ns"},
+		{"traffic.random.cdf", "random load: flow-size CDF (websearch, hadoop, or a file of \"size probability\" lines)"},
+		{"traffic.random.load", "random load: fraction of each host link"},
+		{"traffic.random.start_ns", "random load: first arrival window start, ns"},
+		{"traffic.random.duration_ns", "random load: arrival window, ns"},
+		{"traffic.random.hosts", "random load: participating hosts (empty: all)"},
+		{"traffic.random.seed", "random load: seed"},
+		{"traffic.random.max_flows", "random load: bound on the number of flows (0: 100000)"},
+		{"run.duration_ns", "stop time, ns (0: until every flow completes)"},
+		{"run.limit_ns", "bound on a run to completion, ns"},
+		{"run.sample_ns", "time-series sample interval, ns"},
+		{"run.bottleneck_host", "measured bottleneck: the port toward this host (-1: most flows' destination)"},
+		{"run.flow_series_max", "flows whose rate and window are sampled"},
+		{"run.clock_hz", "engine clock, Hz"},
+		{"reference[].metric", "documentation: a figure the sources report"},
+		{"reference[].value", "documentation: its value"},
+		{"reference[].source", "documentation: where"},
+	}
+}
