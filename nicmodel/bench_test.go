@@ -35,8 +35,11 @@ func cpuTime() time.Duration {
 }
 
 func runBench(b *testing.B, flows int, bytesPerFlow uint64, cc CCMode) {
+	runBenchCfg(b, flows, bytesPerFlow, testConfig(cc))
+}
+
+func runBenchCfg(b *testing.B, flows int, bytesPerFlow uint64, cfg Config) {
 	b.Helper()
-	cfg := testConfig(cc)
 	cfg.QPs = flows + 1
 	cfg.FIFOs.Posts = flows + 1
 	var busy, cycles, pkts uint64
@@ -85,6 +88,15 @@ func BenchmarkThousandFlows(b *testing.B) { runBench(b, 1000, 20_000, CCHPCC) }
 func BenchmarkOneFlowRxHPCC(b *testing.B) {
 	b.Helper()
 	runBench(b, 1, 4_000_000, CCHPCCRx)
+}
+
+// BenchmarkOneFlowNoINT: one 4 MB flow with congestion control off and
+// no telemetry, so the link does no switch work (no decode, hop push or
+// ICRC recomputation): the NICs' own cost per packet.
+func BenchmarkOneFlowNoINT(b *testing.B) {
+	cfg := testConfig(CCNone)
+	cfg.Tx.INTOnData = false
+	runBenchCfg(b, 1, 4_000_000, cfg)
 }
 
 // BenchmarkIdle measures the cost of idle cycles: a single packet every

@@ -234,8 +234,10 @@ func (n *NIC) Name() string { return n.name }
 func (n *NIC) Config() Config { return n.cfg }
 
 // In returns the port's input: push each arriving frame with the cycle its
-// last bit arrives (Push(now, arrival, frame)). The NIC takes it in that
-// cycle; the frame's Data must not be modified afterwards.
+// last bit arrives (Push(now, arrival, frame), now the engine's current
+// cycle). The NIC takes it in that cycle; the frame's Data must not be
+// modified afterwards. Push only after Register (the queue wakes the MAC
+// only once it is connected).
 func (n *NIC) In() *engine.TimedQueue[pipeline.Frame] { return n.in }
 
 // Out returns the port's output: each frame becomes visible at its
