@@ -30,8 +30,12 @@ type PortCounters struct {
 	Stamped     uint64 // hop records pushed (wire.PushHop returned Pushed)
 	Exceeded    uint64 // packets whose hop limit or MTU stopped the push (E flag set)
 	StampErrors uint64 // PushHop errors (a frame that did not decode or requested another encoding); forwarded unstamped
-	MaxQBytes   uint64 // high-water mark of the queue, bytes
-	MaxQAt      engine.Cycle
+	MaxQBytes   uint64       // high-water mark of the queue, bytes
+	MaxQAt      engine.Cycle // first cycle it was reached
+	// FirstTxNs and LastEndNs bound the port's busy period: the instant the
+	// first frame started serialization and the instant the last frame's
+	// last bit left, ns (floor); both 0 before the first frame.
+	FirstTxNs, LastEndNs uint64
 }
 
 // SwitchCounters are a switch's status registers outside its ports.
@@ -334,6 +338,10 @@ func (s *Switch) transmit(now engine.Cycle, p *port) {
 	n = uint64(len(f))
 	w := n + s.ovh
 	p.busy = start + serFS(w, p.bps)
+	if p.cnt.TxFrames == 0 {
+		p.cnt.FirstTxNs = start / 1_000_000
+	}
+	p.cnt.LastEndNs = p.busy / 1_000_000
 	p.cnt.TxFrames++
 	p.cnt.TxBytes += n
 	p.cnt.TxWireBytes += w
