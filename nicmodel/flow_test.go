@@ -122,6 +122,11 @@ func TestFlowAPI(t *testing.T) {
 	if st.Acked != 60_000 || st.Posted != 60_000 || st.SndNxt != 60 || st.Una != 60 {
 		t.Errorf("QP 2 status %+v", st)
 	}
+	// The real-valued W and R are the raw registers scaled by their
+	// formats (u32.24 bytes, u32.8 bytes per ns).
+	if st.WBytes != float64(st.Scheduler.Window)/256 || st.RateGbps != 8*float64(st.Scheduler.Rate)/(1<<24) || st.RateGbps <= 0 {
+		t.Errorf("QP 2 W %v bytes R %v Gbit/s from raw %d, %d", st.WBytes, st.RateGbps, st.Scheduler.Window, st.Scheduler.Rate)
+	}
 	// PSNs restart at 0 on each new connection of QP 1: its data packets'
 	// PSNs are 0..29 then 0..19 three times.
 	var psns []wire.PSN

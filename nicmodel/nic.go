@@ -407,6 +407,9 @@ type QPStatus struct {
 	Acked     uint64               // payload bytes acknowledged
 	Posted    uint64               // payload bytes posted
 	Messages  int                  // posted messages not yet complete
+	// WBytes and RateGbps are the scheduler's W and R registers as real
+	// numbers (bytes; Gbit/s = bytes per ns x 8), for plots and CSV.
+	WBytes, RateGbps float64
 	// HPCC is the module's flow state (fixed model; zero otherwise) and
 	// HPCCRef the float reference's (float model).
 	HPCC    hpcc.State
@@ -423,7 +426,13 @@ func (n *NIC) QP(q wire.QPN) (QPStatus, error) {
 		return QPStatus{}, err
 	}
 	s := &n.mod.qps[q]
-	st := QPStatus{Scheduler: fs, SndNxt: s.sndNxt, Una: s.una, Acked: s.acked, Posted: s.posted, Messages: s.msgs.len()}
+	st := QPStatus{Scheduler: fs, SndNxt: s.sndNxt, Una: s.una, Acked: s.acked, Posted: s.posted, Messages: s.msgs.len(),
+		WBytes: hpcc.Real(n.cfg.HPCC.Formats.W, fs.Window), RateGbps: 8 * hpcc.Real(n.cfg.HPCC.Formats.Rate, fs.Rate)}
+	if fs.Rate == 0 && fs.Gap != 0 {
+		// No rate update since the reset: the pacer runs at the initial
+		// rate, whose gap register is G = ceil(f*8*2^GF/bps).
+		st.RateGbps = float64(n.cfg.ClockHz) * 8 * float64(uint64(1)<<uint(n.cfg.Scheduler.GapFracBits)) / float64(fs.Gap) / 1e9
+	}
 	if n.mod.fx != nil {
 		st.HPCC = n.mod.fx[q]
 	}
