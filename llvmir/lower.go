@@ -471,7 +471,7 @@ func (l *lowerer) rom(n *rtl.Node) value.Value {
 		}
 		incs := make([]*ir.Incoming, len(preds))
 		for i, b := range preds {
-			incs[i] = ir.NewIncoming(l.cint(pw, vals[i].Shr(uint(64*k))[0]&(^uint64(0)>>uint(64-cw))), b)
+			incs[i] = ir.NewIncoming(l.cint(pw, vals[i].Shr(uint(64 * k))[0]&(^uint64(0)>>uint(64-cw))), b)
 		}
 		name := n.Name
 		if words > 1 || pw != w {
