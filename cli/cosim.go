@@ -14,7 +14,7 @@ import (
 )
 
 func runCosim(env *Env) error {
-	fs := newFlagSet(env, "cosim", "cosim [--simulator verilator|icarus] [--design update|module] [--vectors DIR] [--config FILE] [--stages N] [flags]")
+	fs := newFlagSet(env, "cosim", "cosim [--simulator verilator|icarus] [--design update|module] [--vectors DIR] [--config FILE] [--stages N] [--lockstep] [flags]")
 	simName := fs.String("simulator", "verilator", "verilator or icarus")
 	design := fs.String("design", "update", "update: hpcc_update on a golden vector set; module: hpcc_module on generated event streams")
 	vecDir := fs.String("vectors", "", "existing vector set (stimulus.hex, expected.hex, manifest.json); default: generate one")
@@ -31,6 +31,7 @@ func runCosim(env *Env) error {
 	cacheDir := fs.String("cache", "", "simulator build cache (default: the user cache directory, hpccgold/cosim)")
 	lint := fs.Bool("lint", true, "lint the emitted modules first (verilator --lint-only -Wall)")
 	synth := fs.Bool("synth", false, "also run Yosys synthesis checks (minutes for the default configuration)")
+	lockstep := fs.Bool("lockstep", false, "update: drive the simulator transaction by transaction from Go and stop at the first divergence, printing both states")
 	if err := fs.Parse(env.Args); err != nil {
 		return err
 	}
@@ -69,6 +70,20 @@ func runCosim(env *Env) error {
 	ctx := context.Background()
 	var rep *cosim.Report
 	var repErr error
+	if *lockstep {
+		if *design != "update" {
+			return fmt.Errorf("--lockstep: only with --design=update")
+		}
+		lr, err := cosim.RunLockstep(ctx, opts)
+		if err != nil {
+			return err
+		}
+		lr.Write(env.Stdout)
+		if lr.Diverged {
+			return fmt.Errorf("%w: lockstep divergence at vector %d", ErrFailed, lr.Index)
+		}
+		return nil
+	}
 	switch *design {
 	case "update":
 		rep, err = cosim.RunUpdate(ctx, opts)

@@ -115,32 +115,7 @@ func (b Bench) Testbench() ([]byte, error) {
 	if b.Ready == "" {
 		f("  assign in_ready = 1'b1;\n\n")
 	}
-	var conns []string
-	if d.Clocked() {
-		conns = append(conns, ".clk(clk)")
-		if needsReset(d) {
-			conns = append(conns, ".rst(rst)")
-		}
-	}
-	for _, n := range d.Inputs {
-		if n.Name == b.ValidIn {
-			conns = append(conns, fmt.Sprintf(".%s(cur_valid)", n.Name))
-			continue
-		}
-		fl := b.In.Fields[b.In.Index(n.Name)]
-		conns = append(conns, fmt.Sprintf(".%s(cur[%d:%d])", n.Name, fl.Offset+fl.Width-1, fl.Offset))
-	}
-	for _, o := range d.Outputs {
-		switch o.Name {
-		case b.ValidOut:
-			conns = append(conns, fmt.Sprintf(".%s(out_valid)", o.Name))
-		case b.Ready:
-			conns = append(conns, fmt.Sprintf(".%s(in_ready)", o.Name))
-		default:
-			fl := b.Out.Fields[b.Out.Index(o.Name)]
-			conns = append(conns, fmt.Sprintf(".%s(got[%d:%d])", o.Name, fl.Offset+fl.Width-1, fl.Offset))
-		}
-	}
+	conns := b.connections()
 	f("  %s dut (\n    %s\n  );\n\n", d.Name, strings.Join(conns, ",\n    "))
 	f("  always #5 clk = ~clk;\n\n")
 	f(`  initial begin

@@ -206,7 +206,8 @@ type Build struct {
 // Compile builds the testbench top from files (already written in srcDir)
 // with the given simulator, in a directory under cacheDir named after a hash
 // of the simulator, its flags, maxVec and every file's contents: an
-// unchanged design is compiled once and reused.
+// unchanged design is compiled once and reused. maxVec > 0 sets the
+// testbench's MAXVEC parameter.
 func (t Tools) Compile(ctx context.Context, sim Simulator, srcDir, cacheDir, top string, files []string, maxVec int) (*Build, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%d\x00", sim, top, maxVec)
@@ -255,8 +256,11 @@ func (t Tools) Compile(ctx context.Context, sim Simulator, srcDir, cacheDir, top
 		if t.Verilator == "" {
 			return nil, fmt.Errorf("verilog: compile: verilator: %w", ErrToolMissing)
 		}
-		args := []string{"--binary", "-O3", "--x-assign", "fast", "-Wno-fatal", "-Wno-lint", "-Wno-style",
-			"-j", "2", "--top-module", top, "-GMAXVEC=" + strconv.Itoa(maxVec), "--Mdir", dir, "-o", "V" + top}
+		args := []string{"--binary", "-O3", "--x-assign", "fast", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-TIMESCALEMOD",
+			"-j", "2", "--top-module", top, "--Mdir", dir, "-o", "V" + top}
+		if maxVec > 0 {
+			args = append(args, "-GMAXVEC="+strconv.Itoa(maxVec))
+		}
 		if _, err := run(ctx, dir, t.Verilator, append(args, abs...)...); err != nil {
 			return nil, fmt.Errorf("verilog: compile %s with verilator: %w", top, err)
 		}
@@ -264,7 +268,10 @@ func (t Tools) Compile(ctx context.Context, sim Simulator, srcDir, cacheDir, top
 		if t.Iverilog == "" || t.Vvp == "" {
 			return nil, fmt.Errorf("verilog: compile: iverilog/vvp: %w", ErrToolMissing)
 		}
-		args := []string{"-g2005", "-Wall", "-s", top, "-P", top + ".MAXVEC=" + strconv.Itoa(maxVec), "-o", exe}
+		args := []string{"-g2005", "-Wall", "-s", top, "-o", exe}
+		if maxVec > 0 {
+			args = append(args, "-P", top+".MAXVEC="+strconv.Itoa(maxVec))
+		}
 		if _, err := run(ctx, dir, t.Iverilog, append(args, abs...)...); err != nil {
 			return nil, fmt.Errorf("verilog: compile %s with iverilog: %w", top, err)
 		}

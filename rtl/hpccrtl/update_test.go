@@ -66,9 +66,9 @@ func evalSet(t *testing.T, m *rtl.Module, set *vectors.Set) (int, string) {
 // vectors package's expected outputs) on every level-1 and level-2 directed
 // corner class and on constrained-random vectors, in three configurations.
 func TestUpdateEvaluatorVsGolden(t *testing.T) {
-	n := int64(20000)
+	n := int64(10000)
 	if testing.Short() {
-		n = 3000
+		n = 2000
 	}
 	for name, cfg := range testConfigs() {
 		t.Run(name, func(t *testing.T) {
@@ -87,4 +87,32 @@ func TestUpdateEvaluatorVsGolden(t *testing.T) {
 			t.Logf("%d vectors (%d nodes) bit-exact", set.Len(), len(m.Nodes))
 		})
 	}
+}
+
+// BenchmarkEvaluatorUpdate measures the rtl evaluator (Go) on the
+// combinational hpcc_update: updates per second.
+func BenchmarkEvaluatorUpdate(b *testing.B) {
+	cfg := hpcc.DefaultConfig()
+	m, err := UpdateComb(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	set, err := vectors.GenerateHPCC(cfg, vectors.Options{Level: 1, Seed: 1, Count: 2000, NoJSONL: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sim, err := rtl.NewSim(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := set.InputTable()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		iw := set.Input(i % set.Len())
+		for k, f := range in.Fields {
+			sim.SetInUint(k, fieldtable.Get(iw, f))
+		}
+		sim.Eval()
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "updates/s")
 }

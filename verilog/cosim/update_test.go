@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/fieldtable"
 	"github.com/hpccgold/hpccgold/verilog"
 )
 
@@ -74,4 +77,51 @@ func TestUpdateIcarus(t *testing.T) {
 		}
 	}
 	t.Logf("icarus: %d vectors passed in %v (%.0f vectors/s simulated)", rep.Vectors, rep.RunTime, rep.SimRate)
+}
+
+// TestLockstep drives the Verilated hpcc_update transaction by transaction
+// from Go over the line protocol: the first vectors of a golden set match;
+// with one expected line corrupted the run stops exactly there and prints
+// both states, marking the differing field.
+func TestLockstep(t *testing.T) {
+	needTools(t)
+	work := t.TempDir()
+	opts := Options{Config: hpcc.DefaultConfig(), Stages: 2, Simulator: verilog.Verilator, Level: 1, Seed: 4, Count: 100,
+		Limit: 400, WorkDir: work, CacheDir: buildCache}
+	rep, err := RunLockstep(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Diverged || rep.Vectors != 400 {
+		var b strings.Builder
+		rep.Write(&b)
+		t.Fatalf("%d vectors: %s", rep.Vectors, b.String())
+	}
+	// Corrupt vector 123's ns_w field in the expected file.
+	path := filepath.Join(work, "vectors", "expected.hex")
+	d, _ := hpcc.NewDatapath(opts.Config)
+	out := d.OutputTable()
+	lines, err := verilog.ReadVectors(path, out, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := out.Fields[out.Index("ns_w")]
+	fieldtable.PutBits(lines[123], f.Offset, f.Width, fieldtable.Get(lines[123], f)^1)
+	var buf []byte
+	for _, l := range lines {
+		buf = append(out.AppendHex(buf, l), '\n')
+	}
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts.Vectors = filepath.Join(work, "vectors")
+	rep, err = RunLockstep(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	rep.Write(&b)
+	if !rep.Diverged || rep.Index != 123 || !strings.Contains(b.String(), "ns_w") || !strings.Contains(b.String(), "<-- differs") {
+		t.Fatalf("want a divergence at vector 123 in ns_w, got:\n%s", b.String())
+	}
 }

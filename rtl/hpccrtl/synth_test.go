@@ -1,0 +1,62 @@
+package hpccrtl
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/telemetry"
+	"github.com/hpccgold/hpccgold/verilog"
+)
+
+// TestEmittedRTLLintAndSynth prints hpcc_module (with its hpcc_update
+// instance), lints both with verilator -Wall, and runs the full Yosys
+// synthesis with the latch, undriven-net and loop checks. Full-size
+// synthesis of the default configuration takes minutes (figures in
+// docs/rtl.md, from `hpccgold emit verilog --synth`), so CI synthesizes a
+// reduced configuration through the same generator: Compact telemetry, one
+// hop slot, a two-entry flow table, one update stage.
+func TestEmittedRTLLintAndSynth(t *testing.T) {
+	tools, err := verilog.FindTools()
+	if err != nil {
+		if os.Getenv("HPCCGOLD_REQUIRE_TOOLS") == "1" || !errors.Is(err, verilog.ErrToolMissing) {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	cfg := hpcc.DefaultConfigFor(telemetry.Compact)
+	cfg.MaxHops = 1
+	m, err := Module(cfg, ModuleOptions{Stages: 1, FlowBits: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files, err := verilog.PrintAll(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verilog.WriteFiles(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	names := verilog.ModuleFiles(m)
+	for _, top := range []string{UpdateName, ModuleName} {
+		fs := names
+		if top == UpdateName {
+			fs = names[:1]
+		}
+		if err := tools.Lint(ctx, dir, top, fs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := tools.Synth(ctx, dir, ModuleName, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Cells < 1000 || rep.FlipFlops == 0 || rep.LongestPath == 0 {
+		t.Fatalf("synth: %d cells, %d flip-flops, longest path %d: implausibly small", rep.Cells, rep.FlipFlops, rep.LongestPath)
+	}
+	t.Logf("yosys: %d cells, %d flip-flops, longest path %d", rep.Cells, rep.FlipFlops, rep.LongestPath)
+}
