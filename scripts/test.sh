@@ -17,6 +17,7 @@ have yosys      || need+=(yosys)
 have clang      || need+=(clang)
 have llc        || need+=(llvm)
 have tshark     || need+=(tshark)
+have vcd2fst    || need+=(gtkwave)
 if [ ${#need[@]} -gt 0 ]; then
   echo "scripts/test.sh: installing ${need[*]}"
   SUDO=""
