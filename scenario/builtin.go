@@ -29,7 +29,7 @@ func seedsBase() Config {
 		Topology: network.Topology{Kind: network.KindLeafSpine, Leaves: 2, Spines: 2, HostsPerLeaf: 8,
 			HostLink: network.LinkSpec{Gbps: 25, DelayNs: 1000}, FabricLink: network.LinkSpec{Gbps: 100, DelayNs: 1000}},
 		Network: nc,
-		HPCC: HPCCParams{Encoding: telemetry.IFA, BaseRTTNs: 9000, RxBaseRTTNs: 4500, Eta: 0.95, MaxStage: 5, WAIFlows: 10,
+		HPCC: HPCCParams{Encoding: telemetry.IFA, BaseRTTNs: 9000, RxBaseRTTNs: 0, Eta: 0.95, MaxStage: 5, WAIFlows: 10,
 			RxDynamicWAI: true},
 		NIC: NICParams{MTU: 1000, AckEvery: 1, RxAckEvery: 0, AckTimeoutNs: 100_000},
 		Run: RunParams{SampleNs: 1000, BottleneckHost: -1, FlowSeriesMax: 64, ClockHz: engine.GHz, LimitNs: 50_000_000},

@@ -111,7 +111,7 @@ type Summary struct {
 	BusyStartNs, BusyEndNs uint64
 	UtilBusy               float64
 	// OverCapacityNs is the time the sampled flows' summed wire rate into
-	// the bottleneck exceeded its capacity (sampled at run.sample_ns).
+	// the bottleneck, averaged over one base RTT, exceeded its capacity.
 	OverCapacityNs uint64
 	// Jain's index: mean over samples with at least two active flows, and
 	// the last such sample.
@@ -212,13 +212,17 @@ func (r *Result) summarize(net *network.Network) {
 		return int64(fq.NS(at) - firstStart)
 	}
 	s.SettleBDPNs, s.Settle10KBNs = settle(s.BDPBytes), settle(10_000)
-	// Rates and fairness from the samples.
+	// Rates and fairness from the samples. The summed rate is judged over
+	// windows of one base RTT (a sample interval may hold a whole number of
+	// packets more or less than the line rate allows).
 	capG := float64(r.BottleneckGbps)
+	w := max(1, int(math.Round(float64(r.BaseRTTNs)/float64(c.Run.SampleNs))))
+	sum := smooth(r.Series.SumRate, w)
 	var jn int
 	s.JainLast = math.NaN()
 	prev := uint64(0)
 	for i, t := range r.Series.TimeNs {
-		if r.Series.SumRate[i] > capG {
+		if sum[i] > capG {
 			s.OverCapacityNs += t - prev
 		}
 		if j := r.Series.Jain[i]; !math.IsNaN(j) {

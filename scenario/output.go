@@ -298,7 +298,7 @@ func (r *Result) WriteSummary(w io.Writer) error {
 		{"time until queue stays < 1 BDP", nsText(s.SettleBDPNs)},
 		{"time until queue stays < 10 KB", nsText(s.Settle10KBNs)},
 		{"utilization over busy period", fmt.Sprintf("%s (%s-%s us)", f3(s.UtilBusy), us(s.BusyStartNs), us(s.BusyEndNs))},
-		{"time with sum of sampled rates > capacity", fmt.Sprintf("%s us", us(s.OverCapacityNs))},
+		{"time with sum of rates (mean over T) > capacity", fmt.Sprintf("%s us", us(s.OverCapacityNs))},
 		{"Jain fairness (mean, last)", fmt.Sprintf("%s, %s", f3(s.JainMean), f3(s.JainLast))},
 		{"FCT slowdown mean / p50 / p95 / p99 / max", fmt.Sprintf("%s / %s / %s / %s / %s", f3(s.SlowMean), f3(s.SlowP50), f3(s.SlowP95), f3(s.SlowP99), f3(s.SlowMax))},
 		{"feedback packets (ACKs + notifications + probe replies)", fmt.Sprintf("%d (%d + %d + %d)", s.Feedback, s.ACKs, s.Notifies, s.ProbeReplies)},

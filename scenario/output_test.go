@@ -1,0 +1,159 @@
+package scenario
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hpccgold/hpccgold/nicmodel/network"
+)
+
+// small returns the demo incast shrunk to 50 KB per sender (a few ms of
+// wall time).
+func small(t *testing.T) Config {
+	t.Helper()
+	c, err := Lookup("demo-incast-4to1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Traffic.Incast[0].Bytes = 50_000
+	return c
+}
+
+func readManifest(t *testing.T, dir string) manifest {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Two runs of one scenario write byte-identical files (no timestamps,
+// paths or map order in outputs): the manifests, which hold every file's
+// SHA-256, are equal; every expected file is listed.
+func TestOutputsDeterministic(t *testing.T) {
+	var ms [2]manifest
+	for i := range ms {
+		r, err := Run(context.Background(), small(t), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if _, err := r.Write(context.Background(), dir); err != nil {
+			t.Fatal(err)
+		}
+		ms[i] = readManifest(t, dir)
+	}
+	if !reflect.DeepEqual(ms[0], ms[1]) {
+		t.Errorf("manifests differ:\n%+v\n%+v", ms[0], ms[1])
+	}
+	var names []string
+	for _, f := range ms[0].Files {
+		names = append(names, f.Name)
+	}
+	for _, want := range []string{"config.json", "nic-config.json", "timeseries.csv", "flows.csv", "flow_series.csv", "summary.txt",
+		"summary.json", "queue.png", "queue.svg", "utilization.png", "rates.svg", "windows.png", "fairness.png", "fct.svg"} {
+		if !strings.Contains(strings.Join(names, " "), want) {
+			t.Errorf("manifest lacks %s: %v", want, names)
+		}
+	}
+}
+
+// countdown is a context whose Err turns non-nil after n calls: it
+// interrupts Write between two files deterministically.
+type countdown struct {
+	context.Context
+	n int
+}
+
+func (c *countdown) Err() error {
+	if c.n <= 0 {
+		return context.Canceled
+	}
+	c.n--
+	return nil
+}
+
+// An interrupted write leaves the files written so far complete (each
+// identical to the file an uninterrupted write produces), no temporary
+// files and no manifest; an interrupted run returns ErrInterrupted and
+// writes nothing.
+func TestInterrupt(t *testing.T) {
+	r, err := Run(context.Background(), small(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := t.TempDir()
+	if _, err := r.Write(context.Background(), full); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, f := range readManifest(t, full).Files {
+		want[f.Name] = f.SHA256
+	}
+	for _, n := range []int{0, 3, 9} {
+		dir := t.TempDir()
+		files, err := r.Write(&countdown{context.Background(), n}, dir)
+		if !errors.Is(err, ErrInterrupted) {
+			t.Fatalf("n=%d: err = %v, want ErrInterrupted", n, err)
+		}
+		if len(files) != n {
+			t.Errorf("n=%d: %d files written", n, len(files))
+		}
+		ents, _ := os.ReadDir(dir)
+		if len(ents) != n {
+			t.Errorf("n=%d: directory holds %d entries, want %d (no temporaries)", n, len(ents), n)
+		}
+		for _, f := range files {
+			if want[f.Name] != f.SHA256 {
+				t.Errorf("n=%d: %s differs from the complete write", n, f.Name)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err == nil {
+			t.Errorf("n=%d: manifest written by an interrupted write", n)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	c := small(t)
+	c.Traffic.Incast[0].Bytes = 5_000_000
+	if _, err := Run(ctx, c, Options{}); !errors.Is(err, ErrInterrupted) {
+		t.Errorf("cancelled run: err = %v, want ErrInterrupted", err)
+	}
+}
+
+// Bad inputs to a run: errors name the field and value.
+func TestRunErrors(t *testing.T) {
+	cases := []struct {
+		mod  func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.Network.Encoding = 1 }, "network.encoding=ifa: must equal hpcc.encoding=compact"},
+		{func(c *Config) { c.Traffic.Incast[0].Receiver = 9 }, "traffic.incast[0].receiver=9"},
+		{func(c *Config) { c.Traffic.Incast = nil }, "traffic: no flows"},
+		{func(c *Config) { c.Topology.HostLink.Gbps = 30 }, "gbps=30"},
+		{func(c *Config) { c.NIC.Overrides = []byte(`{"qps_typo": 3}`) }, `nic.overrides: json: unknown field "qps_typo"`},
+		{func(c *Config) { c.NIC.Overrides = []byte(`{"scheduler": {"gap_bits": 0}}`) }, "nic:"},
+		{func(c *Config) {
+			c.Traffic.Random = &network.RandomLoad{CDF: "no-such-cdf-file", Load: 0.3, DurationNs: 1000}
+		}, "traffic.random.cdf"},
+	}
+	for _, k := range cases {
+		c := small(t)
+		k.mod(&c)
+		_, err := Run(context.Background(), c, Options{})
+		if err == nil || !strings.Contains(err.Error(), k.want) {
+			t.Errorf("err = %v, want it to contain %q", err, k.want)
+		}
+	}
+}
