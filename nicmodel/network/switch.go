@@ -18,18 +18,18 @@ type arrival struct {
 
 // PortCounters are one egress port's status registers (64-bit, wrapping).
 type PortCounters struct {
-	TxFrames    uint64 // frames serialized
-	TxBytes     uint64 // their bytes (frame length without FCS, after any hop record was pushed)
-	TxWireBytes uint64 // TxBytes + MAC overhead per frame: the telemetry txBytes counter
-	RxFrames    uint64 // frames routed to this port (enqueued or dropped)
-	Drops       uint64 // frames dropped at enqueue (buffer, shared buffer or Not-ECT threshold)
-	DropBytes   uint64 // their bytes
-	BufferDrops uint64 // of Drops: the port or shared buffer was full
-	NotECTDrops uint64 // of Drops: Not-ECT packet at or above switch.ecn.drop_not_ect_bytes
-	ECNMarks    uint64 // packets marked CE at enqueue
-	Stamped     uint64 // hop records pushed (wire.PushHop returned Pushed)
-	Exceeded    uint64 // packets whose hop limit or MTU stopped the push (E flag set)
-	StampErrors uint64 // PushHop errors (a frame that did not decode or requested another encoding); forwarded unstamped
+	TxFrames    uint64       // frames serialized
+	TxBytes     uint64       // their bytes (frame length without FCS, after any hop record was pushed)
+	TxWireBytes uint64       // TxBytes + MAC overhead per frame: the telemetry txBytes counter
+	RxFrames    uint64       // frames routed to this port (enqueued or dropped)
+	Drops       uint64       // frames dropped at enqueue (buffer, shared buffer or Not-ECT threshold)
+	DropBytes   uint64       // their bytes
+	BufferDrops uint64       // of Drops: the port or shared buffer was full
+	NotECTDrops uint64       // of Drops: Not-ECT packet at or above switch.ecn.drop_not_ect_bytes
+	ECNMarks    uint64       // packets marked CE at enqueue
+	Stamped     uint64       // hop records pushed (wire.PushHop returned Pushed)
+	Exceeded    uint64       // packets whose hop limit or MTU stopped the push (E flag set)
+	StampErrors uint64       // PushHop errors (a frame that did not decode or requested another encoding); forwarded unstamped
 	MaxQBytes   uint64       // high-water mark of the queue, bytes
 	MaxQAt      engine.Cycle // first cycle it was reached
 	// FirstTxNs and LastEndNs bound the port's busy period: the instant the
