@@ -81,3 +81,18 @@ func BenchmarkSendFixed(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAckSpec is the same per-ACK update through UpdateSpec (fixedpoint
+// Values op for op), for the speed ratio of the compiled form.
+func BenchmarkAckSpec(b *testing.B) {
+	d := mustDP(b, DefaultConfig())
+	sts, evs := benchAcks(d)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var sink uint64
+	for i := 0; i < b.N; i++ {
+		n, _ := d.UpdateSpec(sts[i&1023], evs[i&1023])
+		sink += n.Cw
+	}
+	_ = sink
+}
