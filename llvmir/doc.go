@@ -30,6 +30,8 @@
 //     (-eval), or measures updates per second (-bench).
 //   - M_dpi.svh: `defines of the packed widths and the SystemVerilog
 //     import "DPI-C" declaration of M_dpi.
+//   - M_dpi_tb.sv: an example testbench that runs stimulus.hex through
+//     M_dpi and compares with expected.hex (tested under Verilator).
 //
 // The packed layout of M_dpi (and of the check program's hex files) is the
 // field-table layout: ports LSB-first in declaration order, inputs in one

@@ -36,7 +36,7 @@ type File struct {
 }
 
 // Files returns every generated file of the model, in a fixed order:
-// M.ll, M.h, M_wrap.c, M_check.c, M_dpi.svh.
+// M.ll, M.h, M_wrap.c, M_check.c, M_dpi.svh, M_dpi_tb.sv.
 func (md *Model) Files() []File {
 	return []File{
 		{md.Name + ".ll", md.LL()},
@@ -44,6 +44,7 @@ func (md *Model) Files() []File {
 		{md.Name + "_wrap.c", md.Wrapper()},
 		{md.Name + "_check.c", md.Driver()},
 		{md.Name + "_dpi.svh", md.SVHeader()},
+		{md.Name + "_dpi_tb.sv", md.TestbenchSV()},
 	}
 }
 

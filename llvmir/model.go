@@ -230,6 +230,9 @@ func (md *Model) layout(f *rtl.Module, groups []Group) error {
 	md.RetSlots = slots
 	if slots == 3 || slots == 4 {
 		md.RetSlots = 5 // see package doc: keep the C and LLVM return conventions equal
+		if f.Output("_pad") != nil {
+			return errorf("output port _pad: the name of M_abi_ret_t's padding member")
+		}
 	}
 	for i, g := range groups {
 		if !used[i] {
