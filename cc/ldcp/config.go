@@ -104,6 +104,10 @@ type Config struct {
 	// AckPktsBits is the width of n, the packets one ACK acknowledges; a
 	// larger cumulative advance is applied as 2^AckPktsBits - 1 packets.
 	AckPktsBits int `json:"ack_pkts_bits"`
+	// DelayedAckPkts is the receiver's m (draft section 2.2): an ACK for
+	// at most m unmarked in-order packets, immediately on a CE-marked one.
+	// Default 1: per-packet ACKs, the draft's preferred receiver.
+	DelayedAckPkts uint32 `json:"delayed_ack_pkts"`
 
 	Formats Formats     `json:"formats"`
 	RecipCw RecipParams `json:"recip_cw_unit"`
@@ -129,17 +133,18 @@ func BDPPackets(gbps, rttNs, mtuBytes uint32) uint32 {
 func DefaultConfig() Config {
 	iw := BDPPackets(100, 5000, 1000)
 	return Config{
-		Alpha:        1,
-		Beta:         0.5,
-		Gamma:        0.125,
-		Eta:          0.5,
-		IWPkts:       iw,
-		CwMaxPkts:    2 * float64(iw),
-		BaseRTTNs:    5000,
-		MaxBaseRTTNs: 1<<17 - 1,
-		SeqBits:      24,
-		TimeBits:     32,
-		AckPktsBits:  8,
+		Alpha:          1,
+		Beta:           0.5,
+		Gamma:          0.125,
+		Eta:            0.5,
+		IWPkts:         iw,
+		CwMaxPkts:      2 * float64(iw),
+		BaseRTTNs:      5000,
+		MaxBaseRTTNs:   1<<17 - 1,
+		SeqBits:        24,
+		TimeBits:       32,
+		AckPktsBits:    8,
+		DelayedAckPkts: 1,
 		Formats: Formats{
 			Cw:      F("u32.12"),
 			Param:   F("u16.4"),
@@ -226,6 +231,9 @@ func (c Config) Validate() error {
 	}
 	if c.AckPktsBits < 1 || c.AckPktsBits > 16 {
 		return configErr("AckPktsBits", c.AckPktsBits, "must be in [1,16]")
+	}
+	if c.DelayedAckPkts < 1 || uint64(c.DelayedAckPkts) > c.NMax() {
+		return configErr("DelayedAckPkts", c.DelayedAckPkts, fmt.Sprintf("must be in [1,2^AckPktsBits-1=%d]", c.NMax()))
 	}
 	if c.IWPkts < 1 || uint64(c.IWPkts) >= uint64(1)<<uint(c.MsgPktsBits()) {
 		return configErr("IWPkts", c.IWPkts, fmt.Sprintf("must be in [1,2^%d) (half the PSN space)", c.MsgPktsBits()))

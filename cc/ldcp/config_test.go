@@ -13,7 +13,7 @@ import (
 // 2 IW), and they pass validation with every range-analysis row fitting.
 func TestDefaultConfig(t *testing.T) {
 	c := DefaultConfig()
-	if c.Alpha != 1 || c.Beta != 0.5 || c.Gamma != 0.125 || c.Eta != 0.5 || c.IWPkts != 63 || c.CwMaxPkts != 126 || c.BaseRTTNs != 5000 || c.SeqBits != 24 {
+	if c.Alpha != 1 || c.Beta != 0.5 || c.Gamma != 0.125 || c.Eta != 0.5 || c.IWPkts != 63 || c.CwMaxPkts != 126 || c.BaseRTTNs != 5000 || c.SeqBits != 24 || c.DelayedAckPkts != 1 {
 		t.Errorf("DefaultConfig = %+v", c)
 	}
 	if err := c.Validate(); err != nil {
@@ -57,6 +57,8 @@ func TestValidateErrors(t *testing.T) {
 		{"seq bits", func(c *Config) { c.SeqBits = 40 }, "SeqBits=40"},
 		{"time bits", func(c *Config) { c.TimeBits = 4 }, "TimeBits=4"},
 		{"ack bits", func(c *Config) { c.AckPktsBits = 0 }, "AckPktsBits=0"},
+		{"delayed ack zero", func(c *Config) { c.DelayedAckPkts = 0 }, "DelayedAckPkts=0"},
+		{"delayed ack above n", func(c *Config) { c.DelayedAckPkts = 256 }, "DelayedAckPkts=256"},
 		{"signed cw", func(c *Config) { c.Formats.Cw = F("s32.12") }, "Formats.Cw=s32.12: must be unsigned"},
 		{"param finer than cw", func(c *Config) { c.Formats.Param = F("u30.2") }, "Formats.Param=u30.2"},
 		{"cw without integer bit", func(c *Config) { c.Formats.Cw = F("u32.0") }, "Formats.Cw=u32.0"},
