@@ -57,12 +57,12 @@ func paperBase(hosts int) Config {
 // workloadBase is the HPCC paper's workload experiments scaled to a
 // two-tier leaf-spine: 4 leaves of 8 hosts at 100 Gbps, 2 spines with 400
 // Gbps links (no oversubscription), 1 us links, compact INT; random flows
-// from a CDF for 1 ms at the given load, run to completion.
-func workloadBase(cdf string, load float64) Config {
+// from a CDF for arrivalNs at the given load, run to completion.
+func workloadBase(cdf string, load float64, arrivalNs uint64) Config {
 	c := paperBase(2)
 	c.Topology = network.Topology{Kind: network.KindLeafSpine, Leaves: 4, Spines: 2, HostsPerLeaf: 8,
 		HostLink: network.LinkSpec{Gbps: 100, DelayNs: 1000}, FabricLink: network.LinkSpec{Gbps: 400, DelayNs: 1000}}
-	c.Traffic = network.Traffic{Random: &network.RandomLoad{CDF: cdf, Load: load, DurationNs: 1_000_000, Seed: 1}}
+	c.Traffic = network.Traffic{Random: &network.RandomLoad{CDF: cdf, Load: load, DurationNs: arrivalNs, Seed: 1}}
 	c.Run.SampleNs = 5000
 	c.Run.FlowSeriesMax = 0
 	c.Run.LimitNs = 100_000_000
@@ -160,17 +160,17 @@ func builtins() []builtin {
 			c.Traffic = network.Traffic{Incast: []network.Incast{{Senders: incastSenders(4), Receiver: 4, Bytes: 200_000}}}
 			return c
 		}},
-		{"websearch-30", "WebSearch flow sizes at 30% load, 32 hosts on a 100/400 Gbps leaf-spine, 1 ms of arrivals", func() Config {
-			return workloadBase("websearch", 0.3)
+		{"websearch-30", "WebSearch flow sizes at 30% load, 32 hosts on a 100/400 Gbps leaf-spine, 3 ms of arrivals", func() Config {
+			return workloadBase("websearch", 0.3, 3_000_000)
 		}},
-		{"websearch-50", "WebSearch flow sizes at 50% load, 32 hosts on a 100/400 Gbps leaf-spine, 1 ms of arrivals", func() Config {
-			return workloadBase("websearch", 0.5)
+		{"websearch-50", "WebSearch flow sizes at 50% load, 32 hosts on a 100/400 Gbps leaf-spine, 3 ms of arrivals", func() Config {
+			return workloadBase("websearch", 0.5, 3_000_000)
 		}},
 		{"hadoop-30", "Hadoop flow sizes at 30% load, 32 hosts on a 100/400 Gbps leaf-spine, 1 ms of arrivals", func() Config {
-			return workloadBase("hadoop", 0.3)
+			return workloadBase("hadoop", 0.3, 1_000_000)
 		}},
 		{"hadoop-50", "Hadoop flow sizes at 50% load, 32 hosts on a 100/400 Gbps leaf-spine, 1 ms of arrivals", func() Config {
-			return workloadBase("hadoop", 0.5)
+			return workloadBase("hadoop", 0.5, 1_000_000)
 		}},
 	}
 }

@@ -127,6 +127,11 @@ type Summary struct {
 	// Tx pipeline discards).
 	SwitchDrops, NICDrops uint64
 	ECNMarks              uint64
+	// The deepest queue of any switch port in the run (workloads without
+	// one bottleneck), its port and when.
+	NetPeakQueueBytes uint64
+	NetPeakQueuePort  string
+	NetPeakQueueAtNs  uint64
 }
 
 // SlowBucket is the slowdown distribution of flows within a size range.
@@ -165,6 +170,8 @@ func (r *Result) summarize(net *network.Network) {
 		}
 	}
 	sort.Float64s(slows)
+	nan := math.NaN()
+	s.SlowMean, s.SlowP50, s.SlowP95, s.SlowP99, s.SlowMax = nan, nan, nan, nan, nan
 	if len(slows) > 0 {
 		var sum float64
 		for _, x := range slows {
@@ -260,6 +267,9 @@ func (r *Result) summarize(net *network.Network) {
 			pc, _ := sw.Port(pi)
 			s.SwitchDrops += pc.Drops
 			s.ECNMarks += pc.ECNMarks
+			if pc.MaxQBytes > s.NetPeakQueueBytes {
+				s.NetPeakQueueBytes, s.NetPeakQueuePort, s.NetPeakQueueAtNs = pc.MaxQBytes, sw.PortName(pi), fq.NS(pc.MaxQAt)
+			}
 		}
 		sc := sw.Counters()
 		s.SwitchDrops += sc.Malformed + sc.NoRoute

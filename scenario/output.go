@@ -236,7 +236,7 @@ type summaryJSON struct {
 func (r *Result) writeSummaryJSON(w io.Writer) error {
 	s := r.Summary
 	// JSON has no NaN: report NaN as 0 with the flow counts telling why.
-	for _, p := range []*float64{&s.JainMean, &s.JainLast, &s.SlowP50, &s.SlowP95, &s.SlowP99} {
+	for _, p := range []*float64{&s.JainMean, &s.JainLast, &s.SlowMean, &s.SlowP50, &s.SlowP95, &s.SlowP99, &s.SlowMax} {
 		if math.IsNaN(*p) {
 			*p = 0
 		}
@@ -305,6 +305,7 @@ func (r *Result) WriteSummary(w io.Writer) error {
 		{"data packets", fmtU(s.DataPackets)},
 		{"drops (switches, NICs)", fmt.Sprintf("%d, %d", s.SwitchDrops, s.NICDrops)},
 		{"ECN marks", fmtU(s.ECNMarks)},
+		{"deepest queue of any port (when)", fmt.Sprintf("%s at %s (%s us)", kb(s.NetPeakQueueBytes), s.NetPeakQueuePort, us(s.NetPeakQueueAtNs))},
 	}
 	for _, row := range rows {
 		if err := t.Append(row); err != nil {

@@ -20,7 +20,11 @@ const (
 	plotW     = 7 * vg.Inch
 	plotH     = 3.8 * vg.Inch
 	maxPoints = 1500
-	legendMax = 12
+	// flowPoints is the budget of each per-flow line: with tens of jagged
+	// lines the rasterizer's cost grows with the drawn path length, and a
+	// 7-inch plot shows no more detail anyway.
+	flowPoints = 400
+	legendMax  = 8
 )
 
 type figure struct {
@@ -43,12 +47,12 @@ func (f *figure) render(ext string) ([]byte, error) {
 // binned reduces (x, y) to at most maxPoints points: consecutive samples
 // are grouped into equal bins, x is the bin's last x, y the mean (or max)
 // of the bin's non-NaN values (NaN if none).
-func binned(x []float64, y []float64, useMax bool) ([]float64, []float64) {
+func binned(x []float64, y []float64, useMax bool, limit int) ([]float64, []float64) {
 	n := len(x)
-	if n <= maxPoints {
+	if n <= limit {
 		return x, y
 	}
-	k := (n + maxPoints - 1) / maxPoints
+	k := (n + limit - 1) / limit
 	var bx, by []float64
 	for i := 0; i < n; i += k {
 		j := min(i+k, n)
@@ -122,8 +126,8 @@ func segments(x, y []float64) []plotter.XYs {
 
 // addSeries draws one series (possibly broken at NaN) in color c and
 // returns its first line for the legend (nil when empty).
-func addSeries(p *plot.Plot, x, y []float64, useMax bool, c color.Color, width vg.Length) (*plotter.Line, error) {
-	bx, by := binned(x, y, useMax)
+func addSeries(p *plot.Plot, x, y []float64, useMax bool, c color.Color, width vg.Length, limit int) (*plotter.Line, error) {
+	bx, by := binned(x, y, useMax, limit)
 	var first *plotter.Line
 	for _, s := range segments(bx, by) {
 		l, err := plotter.NewLine(s)
@@ -162,6 +166,8 @@ func newPlot(title, xl, yl string) *plot.Plot {
 	p.X.Label.Text = xl
 	p.Y.Label.Text = yl
 	p.Legend.Top = true
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	p.Legend.ThumbnailWidth = vg.Points(12)
 	p.Add(plotter.NewGrid())
 	return p
 }
@@ -188,7 +194,7 @@ func (r *Result) plots() ([]figure, error) {
 	for i, v := range s.QueueMax {
 		q[i] = float64(v) / 1000
 	}
-	if _, err := addSeries(p, x, q, true, plotutil.Color(0), vg.Points(1)); err != nil {
+	if _, err := addSeries(p, x, q, true, plotutil.Color(0), vg.Points(1), maxPoints); err != nil {
 		return nil, err
 	}
 	if err := hline(p, x, float64(r.Summary.BDPBytes)/1000, "1 BDP"); err != nil {
@@ -198,7 +204,7 @@ func (r *Result) plots() ([]figure, error) {
 
 	// Utilization.
 	p = newPlot(title+": bottleneck utilization", "time (us)", "utilization"+smoothNote)
-	if _, err := addSeries(p, x, smooth(s.Util, sw), false, plotutil.Color(0), vg.Points(1)); err != nil {
+	if _, err := addSeries(p, x, smooth(s.Util, sw), false, plotutil.Color(0), vg.Points(1), maxPoints); err != nil {
 		return nil, err
 	}
 	if err := hline(p, x, r.Config.HPCC.Eta, "eta"); err != nil {
@@ -227,7 +233,7 @@ func (r *Result) plots() ([]figure, error) {
 					}
 					y = ys
 				}
-				l, err := addSeries(p, x, y, false, plotutil.Color(i), vg.Points(0.8))
+				l, err := addSeries(p, x, y, false, plotutil.Color(i), vg.Points(0.8), flowPoints)
 				if err != nil {
 					return nil, err
 				}
@@ -239,7 +245,7 @@ func (r *Result) plots() ([]figure, error) {
 		}
 		// Fairness.
 		p = newPlot(title+": Jain fairness of active bottleneck flows", "time (us)", "Jain index")
-		if _, err := addSeries(p, x, s.Jain, false, plotutil.Color(0), vg.Points(1)); err != nil {
+		if _, err := addSeries(p, x, s.Jain, false, plotutil.Color(0), vg.Points(1), maxPoints); err != nil {
 			return nil, err
 		}
 		p.Y.Min, p.Y.Max = 0, 1.05

@@ -392,10 +392,21 @@ func (s *sim) sample() {
 	var sum, sx, sx2 float64
 	active := 0
 	t0 := fq.NS(s.lastT)
+	nan := math.NaN()
 	for i, k := range s.series {
 		f := &s.flows[k]
-		st, err := s.nics[f.Src].QP(f.srcQP)
 		fs := &o.Flows[i]
+		started := f.StartNs < tNs
+		running := started && (!f.Done || f.DoneNs > t0)
+		if !running {
+			// Not started, or done before this interval: nothing to read.
+			fs.Rate = append(fs.Rate, nan)
+			fs.WireRate = append(fs.WireRate, nan)
+			fs.Window = append(fs.Window, nan)
+			fs.Pacing = append(fs.Pacing, nan)
+			continue
+		}
+		st, err := s.nics[f.Src].QP(f.srcQP)
 		if err != nil {
 			continue
 		}
@@ -403,22 +414,12 @@ func (s *sim) sample() {
 		d := sc.Sent - s.last[i].sent
 		dp := sc.Packets - s.last[i].pkts
 		s.last[i] = flowSample{sc.Sent, sc.Packets}
-		started := f.StartNs < tNs
-		running := started && (!f.Done || f.DoneNs > t0)
 		rate := float64(d) * 8 / dtNs
 		wrate := float64(d+dp*s.ovh) * 8 / dtNs
-		if running {
-			fs.Rate = append(fs.Rate, rate)
-			fs.WireRate = append(fs.WireRate, wrate)
-			fs.Window = append(fs.Window, float64(sc.WindowBytes))
-			fs.Pacing = append(fs.Pacing, float64(sc.Rate)*s.rateF*8)
-		} else {
-			nan := math.NaN()
-			fs.Rate = append(fs.Rate, nan)
-			fs.WireRate = append(fs.WireRate, nan)
-			fs.Window = append(fs.Window, nan)
-			fs.Pacing = append(fs.Pacing, nan)
-		}
+		fs.Rate = append(fs.Rate, rate)
+		fs.WireRate = append(fs.WireRate, wrate)
+		fs.Window = append(fs.Window, float64(sc.WindowBytes))
+		fs.Pacing = append(fs.Pacing, float64(sc.Rate)*s.rateF*8)
 		if f.Bottleneck {
 			sum += wrate
 			// Active over the whole interval: started by its start, not
