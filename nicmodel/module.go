@@ -162,6 +162,8 @@ type module struct {
 	tr        *tracer
 	cnt       ModuleCounters
 	hpccInput hpcc.Input
+	onUpdate  func(*HPCCUpdate) // Options.OnHPCCUpdate (fixed model only)
+	captured  HPCCUpdate        // its argument's storage
 }
 
 const (
@@ -490,6 +492,9 @@ func (m *module) issueDatapath(now engine.Cycle, qpn wire.QPN, q *qpState, ev *p
 		e.fx, e.out = next, fromFixed(out)
 		if m.tr != nil {
 			m.tr.hpccTxn(now, qpn, m.core.d, st, *in, next, out)
+		}
+		if m.onUpdate != nil {
+			m.captureSender(now, qpn, q.epoch, st, in, next, out)
 		}
 	} else {
 		next, out := m.core.ref.Update(m.fl[qpn], *in)

@@ -25,6 +25,14 @@ type Options struct {
 	// DiscardRecords stops the NIC from keeping completed flows in memory
 	// (Completed returns nothing); use with OnComplete for long runs.
 	DiscardRecords bool
+	// OnHPCCUpdate, if set, is called with every HPCC++ datapath update
+	// of the fixed model (sender module and Rx-HPCC; the float reference
+	// has no bit layout and is not reported), in the cycle it happens,
+	// from inside the engine's cycle. The *HPCCUpdate is valid only during
+	// the call (copy what you keep); the observer must not call into the
+	// NIC. Unset, it costs one nil check per update; set or not, the NIC
+	// behaves identically. Package vectors captures vector sets with it.
+	OnHPCCUpdate func(*HPCCUpdate)
 }
 
 // FlowSpec opens a flow: Bytes payload bytes sent on QP QPN from cycle
@@ -194,6 +202,9 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 			n.rxcc.tr = n.tr
 		}
 	}
+	if n.rxcc != nil && cfg.Model == Fixed {
+		n.rxcc.onUpdate = opts.OnHPCCUpdate
+	}
 
 	if n.rx, err = pipeline.NewRx(cfg.Rx, table, n.rxMAC, n.events, n.replies, rxcc); err != nil {
 		return nil, fmt.Errorf("nicmodel: rx: %w", err)
@@ -217,6 +228,7 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 	if txCore != nil {
 		if cfg.Model == Fixed {
 			n.mod.fx = make([]hpcc.State, cfg.QPs)
+			n.mod.onUpdate = opts.OnHPCCUpdate
 		} else {
 			n.mod.fl = make([]hpcc.RefState, cfg.QPs)
 			for i := range n.mod.fl {

@@ -44,6 +44,8 @@ type rxHPCC struct {
 	active   uint32
 	tr       *tracer
 	cnt      RxHPCCCounters
+	onUpdate func(*HPCCUpdate) // Options.OnHPCCUpdate (fixed model only)
+	captured HPCCUpdate        // its argument's storage
 }
 
 type seenEntry struct {
@@ -110,6 +112,9 @@ func (r *rxHPCC) OnTelemetry(now engine.Cycle, flow wire.QPN, psn wire.PSN, enc 
 		out = fromFixed(o)
 		if r.tr != nil {
 			r.tr.rxhpccTxn(now, flow, r.core.d, st, *in, next, o)
+		}
+		if r.onUpdate != nil {
+			r.captureReceiver(now, flow, st, in, next, o)
 		}
 	} else {
 		next, o := r.core.ref.Update(r.fl[q], *in)
