@@ -27,6 +27,12 @@ type Options struct {
 	// inter-block traces (pcap, hex, vector files; nicmodel.TraceOptions);
 	// Result.Write puts them under <dir>/traces.
 	TraceHosts []int
+	// OnHPCCUpdate, if set, receives every HPCC++ datapath update of every
+	// host's NIC (nicmodel.Options.OnHPCCUpdate: fixed model only; the
+	// *HPCCUpdate is valid only during the call), with the host's index,
+	// from inside the engine's cycle. It does not change the run. Package
+	// vectors captures vector sets from scenarios with it.
+	OnHPCCUpdate func(host int, u *nicmodel.HPCCUpdate)
 }
 
 // Progress reports how far a run is.
@@ -243,6 +249,9 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 			OnComplete: func(r nicmodel.FlowRecord) { s.complete(host, r) }}
 		if traced[h] {
 			o.Trace = nicmodel.TraceOptions{Packets: true, Vectors: true}
+		}
+		if f := opts.OnHPCCUpdate; f != nil {
+			o.OnHPCCUpdate = func(u *nicmodel.HPCCUpdate) { f(host, u) }
 		}
 		nic, err := nicmodel.New(nc, ctxs[h], o)
 		if err != nil {
