@@ -1,13 +1,11 @@
 package cosim
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -248,22 +246,4 @@ func run(ctx context.Context, opts *Options, tools verilog.Tools, terr error, be
 	rep.Passed, rep.Failed, rep.Stalls, rep.RunTime, rep.Output = res.Passed, res.Failed, res.Stalls, res.Duration, res.Output
 	rep.SimTime, rep.SimRate = res.SimTime, res.VectorsPerSecond()
 	return rep, nil
-}
-
-// countLines returns the number of non-empty lines of a file.
-func countLines(path string) (int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<16), 1<<22)
-	n := 0
-	for sc.Scan() {
-		if strings.TrimSpace(sc.Text()) != "" {
-			n++
-		}
-	}
-	return n, sc.Err()
 }

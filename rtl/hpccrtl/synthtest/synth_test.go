@@ -1,4 +1,4 @@
-package hpccrtl
+package synthtest
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/telemetry"
 	"github.com/hpccgold/hpccgold/verilog"
 )
@@ -28,7 +29,7 @@ func TestEmittedRTLLintAndSynth(t *testing.T) {
 	}
 	cfg := hpcc.DefaultConfigFor(telemetry.Compact)
 	cfg.MaxHops = 1
-	m, err := Module(cfg, ModuleOptions{Stages: 1, FlowBits: 1})
+	m, err := hpccrtl.Module(cfg, hpccrtl.ModuleOptions{Stages: 1, FlowBits: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,16 +43,16 @@ func TestEmittedRTLLintAndSynth(t *testing.T) {
 	}
 	ctx := context.Background()
 	names := verilog.ModuleFiles(m)
-	for _, top := range []string{UpdateName, ModuleName} {
+	for _, top := range []string{hpccrtl.UpdateName, hpccrtl.ModuleName} {
 		fs := names
-		if top == UpdateName {
+		if top == hpccrtl.UpdateName {
 			fs = names[:1]
 		}
 		if err := tools.Lint(ctx, dir, top, fs); err != nil {
 			t.Fatal(err)
 		}
 	}
-	rep, err := tools.Synth(ctx, dir, ModuleName, names)
+	rep, err := tools.Synth(ctx, dir, hpccrtl.ModuleName, names)
 	if err != nil {
 		t.Fatal(err)
 	}
