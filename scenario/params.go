@@ -51,7 +51,7 @@ func Parameters() []Param {
 		{"nic.mtu", "payload bytes of a full data packet"},
 		{"nic.ack_every", "cc=hpcc: one ACK per m data packets (1: per packet; >1: delayed ACK)"},
 		{"nic.rx_ack_every", "cc=hpcc-rx: one ACK per m data packets (0: only each message's last packet)"},
-		{"nic.ack_timeout_ns", "delayed-ACK timer, ns"},
+		{"nic.ack_timeout_ns", "delayed-ACK timer, ns (0: T); under hpcc-rx it acknowledges data no notification covers"},
 		{"nic.overrides", "nicmodel configuration fragment applied last to every NIC (any nicmodel key)"},
 		{"traffic.flows[].src", "explicit flow: sender host"},
 		{"traffic.flows[].dst", "explicit flow: receiver host"},
