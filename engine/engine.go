@@ -96,6 +96,7 @@ type Engine struct {
 	stop    bool
 	running bool
 	hook    func(now Cycle)
+	bufs    Buffers
 }
 
 // New returns an engine at cycle 0 with no components.
@@ -128,6 +129,10 @@ func (e *Engine) Name(id ID) string {
 	}
 	return e.names[id]
 }
+
+// Buffers returns the engine's free list of byte buffers, shared by all of
+// its components (see [Buffers] for who may release a buffer).
+func (e *Engine) Buffers() *Buffers { return &e.bufs }
 
 // Len returns the number of registered components.
 func (e *Engine) Len() int { return len(e.comps) }

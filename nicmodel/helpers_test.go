@@ -35,6 +35,10 @@ type link struct {
 	// took it from the NIC), after stamping.
 	rec bool
 	got []stamped[[]byte]
+	// keep holds the delivered frames themselves (not copies), to check
+	// that a NIC with Options.KeepInputFrames leaves them alone.
+	keepRefs bool
+	refs     [][]byte
 }
 
 func (l *link) Tick(now engine.Cycle) bool {
@@ -64,6 +68,9 @@ func (l *link) Tick(now engine.Cycle) bool {
 		}
 		if l.rec {
 			l.got = append(l.got, stamped[[]byte]{now, append([]byte(nil), data...)})
+		}
+		if l.keepRefs {
+			l.refs = append(l.refs, data)
 		}
 		l.to.Push(now, now+l.delay, pipeline.Frame{Data: data})
 	}
@@ -105,6 +112,7 @@ type benchOpts struct {
 	trace      TraceOptions
 	qlen       func(now engine.Cycle) uint64
 	onComplete func(FlowRecord)
+	keepInput  bool // Options.KeepInputFrames on both NICs
 }
 
 func newBench(t testing.TB, o benchOpts) *bench {
@@ -114,11 +122,11 @@ func newBench(t testing.TB, o benchOpts) *bench {
 		t.Fatal(err)
 	}
 	qa, qb := qpPair(o.flows)
-	a, err := New(o.cfgA, qa, Options{Name: "A", Trace: o.trace, OnComplete: o.onComplete})
+	a, err := New(o.cfgA, qa, Options{Name: "A", Trace: o.trace, OnComplete: o.onComplete, KeepInputFrames: o.keepInput})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := New(o.cfgB, qb, Options{Name: "B", Trace: o.trace})
+	b, err := New(o.cfgB, qb, Options{Name: "B", Trace: o.trace, KeepInputFrames: o.keepInput})
 	if err != nil {
 		t.Fatal(err)
 	}

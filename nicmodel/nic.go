@@ -33,6 +33,11 @@ type Options struct {
 	// NIC. Unset, it costs one nil check per update; set or not, the NIC
 	// behaves identically. Package vectors captures vector sets with it.
 	OnHPCCUpdate func(*HPCCUpdate)
+	// KeepInputFrames stops the NIC from reusing the buffers of the frames
+	// pushed into In (see NIC.In): for a network that keeps references to
+	// the frames it delivered. The frames the NIC sends still come from the
+	// engine's free list.
+	KeepInputFrames bool
 }
 
 // FlowSpec opens a flow: Bytes payload bytes sent on QP QPN from cycle
@@ -100,6 +105,7 @@ type NIC struct {
 	records    []FlowRecord
 	onComplete func(FlowRecord)
 	keep       bool
+	keepInput  bool
 }
 
 // New builds a NIC from a configuration (validated here) and its QP
@@ -126,8 +132,9 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 		return nil, fmt.Errorf("nicmodel: QPs: %w", err)
 	}
 	n := &NIC{name: name, cfg: cfg, cfgJSON: cfgJSON, table: table, onComplete: opts.OnComplete, keep: !opts.DiscardRecords,
-		open:    make([]int, cfg.QPs),
-		macRxID: engine.NoID, rxID: engine.NoID, modID: engine.NoID, hostID: engine.NoID, schedID: engine.NoID,
+		keepInput: opts.KeepInputFrames,
+		open:      make([]int, cfg.QPs),
+		macRxID:   engine.NoID, rxID: engine.NoID, modID: engine.NoID, hostID: engine.NoID, schedID: engine.NoID,
 		sregID: engine.NoID, txID: engine.NoID, macTxID: engine.NoID}
 	f := &cfg.FIFOs
 	var ferr error
@@ -247,14 +254,24 @@ func (n *NIC) Config() Config { return n.cfg }
 
 // In returns the port's input: push each arriving frame with the cycle its
 // last bit arrives (Push(now, arrival, frame), now the engine's current
-// cycle). The NIC takes it in that cycle; the frame's Data must not be
-// modified afterwards. Push only after Register (the queue wakes the MAC
-// only once it is connected).
+// cycle). The NIC takes it in that cycle. Push only after Register (the
+// queue wakes the MAC only once it is connected).
+//
+// The push hands the frame's Data to the NIC: once the Rx pipeline has
+// parsed the frame (or the MAC dropped it), the NIC releases the buffer to
+// the engine's free list (engine.Buffers), from which the Tx pipelines of
+// the engine's NICs take the buffers of the frames they build. So the
+// pusher must neither keep nor read nor modify Data after the push; a
+// network that must keep references to the frames it delivered sets
+// Options.KeepInputFrames.
 func (n *NIC) In() *engine.TimedQueue[pipeline.Frame] { return n.in }
 
 // Out returns the port's output: each frame becomes visible at its
 // departure cycle (the cycle after its last bit left the NIC). The consumer
-// owns the popped frame's Data.
+// owns the popped frame's Data: it passes it on (to another NIC's In, which
+// then owns it), or may release it to the engine's free list
+// (engine.Buffers().Put) when it is done with it, or leaves it to the
+// garbage collector.
 func (n *NIC) Out() *engine.TimedQueue[pipeline.Frame] { return n.out }
 
 // OutProducer returns the engine ID of the MAC transmitter that pushes into
@@ -289,6 +306,11 @@ func (n *NIC) Register(e *engine.Engine) error {
 		var id engine.ID
 		id, err = e.Add(n.name+"."+name, c)
 		return id
+	}
+	n.tx.UseBuffers(e.Buffers())
+	if !n.keepInput {
+		n.rx.ReleaseTo(e.Buffers())
+		n.macRx.bufs = e.Buffers()
 	}
 	n.macRxID = add("mac_rx", n.macRx)
 	n.rxID = add("rx", n.rx)

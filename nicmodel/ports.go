@@ -22,10 +22,11 @@ type MACCounters struct {
 // bounded MAC Rx FIFO the Rx pipeline reads; a frame that finds the FIFO
 // full is dropped and counted (a port cannot push back on the wire).
 type macRx struct {
-	in  *engine.TimedQueue[pipeline.Frame]
-	out *engine.FIFO[pipeline.Frame]
-	cnt *MACCounters
-	tr  *tracer
+	in   *engine.TimedQueue[pipeline.Frame]
+	out  *engine.FIFO[pipeline.Frame]
+	cnt  *MACCounters
+	tr   *tracer
+	bufs *engine.Buffers // where dropped frames are released; nil: not released
 }
 
 // Tick takes every frame arriving in cycle now (engine.Component).
@@ -44,6 +45,9 @@ func (m *macRx) Tick(now engine.Cycle) bool {
 		}
 		if !m.out.Push(now, f) {
 			m.cnt.RxDrops++
+			if m.bufs != nil {
+				m.bufs.Put(f.Data)
+			}
 		}
 	}
 }

@@ -79,6 +79,7 @@ type loopResult struct {
 	txB    TxCounters
 	stats  engine.Stats
 	stamps map[[3]uint32][]telemetry.Hop
+	bufs   engine.BuffersStats
 }
 
 // runLoopback: host A (sender) -> INT switch link (2 hops, 40 cycles) ->
@@ -86,6 +87,13 @@ type loopResult struct {
 // script of data packets and probes on three flows; A's HPCC++ module sink
 // records the events.
 func runLoopback(t *testing.T, noSkip bool, enc telemetry.Encoding, ackEvery int) loopResult {
+	return runLoopbackBufs(t, noSkip, enc, ackEvery, false)
+}
+
+// runLoopbackBufs is runLoopback; with recycle, both NICs' Tx pipelines
+// take frame buffers from the engine's free list and their Rx pipelines
+// release the frames they consume to it.
+func runLoopbackBufs(t *testing.T, noSkip bool, enc telemetry.Encoding, ackEvery int, recycle bool) loopResult {
 	t.Helper()
 	e := newEngine(t, noSkip)
 	txA := DefaultTxConfig()
@@ -94,6 +102,12 @@ func runLoopback(t *testing.T, noSkip bool, enc telemetry.Encoding, ackEvery int
 	txB.AckEvery, txB.AckTimeout = ackEvery, 100
 	a := addNIC(t, e, "A", DefaultRxConfig(), txA, testFlows(t, false), nil, defaultDepths)
 	b := addNIC(t, e, "B", DefaultRxConfig(), txB, testFlows(t, true), nil, defaultDepths)
+	if recycle {
+		for _, n := range []*nic{a, b} {
+			n.tx.UseBuffers(e.Buffers())
+			n.rx.ReleaseTo(e.Buffers())
+		}
+	}
 	var script []stamped[PktSend]
 	psn := map[wire.QPN]wire.PSN{1: 0xFFFFFC, 2: 0, 3: 500}
 	for k := 0; k < 30; k++ {
@@ -129,7 +143,7 @@ func runLoopback(t *testing.T, noSkip bool, enc telemetry.Encoding, ackEvery int
 	}
 	e.Run(2000)
 	return loopResult{events: es.got, ab: ab.sent, ba: ba.sent, rxA: a.rx.Counters(), rxB: b.rx.Counters(),
-		txA: a.tx.Counters(), txB: b.tx.Counters(), stats: e.Stats(), stamps: ab.stamps}
+		txA: a.tx.Counters(), txB: b.tx.Counters(), stats: e.Stats(), stamps: ab.stamps, bufs: e.Buffers().Stats()}
 }
 
 // TestLoopback runs two NICs back to back through an INT-stamping switch
@@ -202,6 +216,32 @@ func TestLoopback(t *testing.T) {
 				}
 				if r.stats.BusyCycles >= n.stats.BusyCycles {
 					t.Errorf("skipping executed %d cycles, NoSkip %d", r.stats.BusyCycles, n.stats.BusyCycles)
+				}
+			})
+		}
+	}
+}
+
+// TestLoopbackRecycledBuffers runs the loopback with frame buffers recycled
+// through the engine's free list (Tx.UseBuffers, Rx.ReleaseTo) and requires
+// the results of the run that allocates every frame: every frame on both
+// links byte for byte, every event, counter and cycle. The links keep
+// copies of what they carried, so a buffer reused too early (while a frame
+// still needed it) would show up as a differing frame or event. Buffers
+// must actually be reused: fewer allocations than frames.
+func TestLoopbackRecycledBuffers(t *testing.T) {
+	for _, enc := range telemetry.Encodings() {
+		for _, every := range []int{1, 3} {
+			t.Run(fmt.Sprintf("%v/AckEvery=%d", enc, every), func(t *testing.T) {
+				want := runLoopbackBufs(t, false, enc, every, false)
+				got := runLoopbackBufs(t, false, enc, every, true)
+				if !reflect.DeepEqual(got.events, want.events) || !reflect.DeepEqual(got.ab, want.ab) || !reflect.DeepEqual(got.ba, want.ba) ||
+					got.rxA != want.rxA || got.rxB != want.rxB || got.txA != want.txA || got.txB != want.txB || got.stats != want.stats {
+					t.Fatalf("results differ when frame buffers are recycled")
+				}
+				frames := uint64(len(got.ab) + len(got.ba))
+				if s := got.bufs; s.Gets != frames || s.Puts == 0 || s.Allocs >= frames {
+					t.Fatalf("buffers %+v for %d frames: want one Get per frame and some reuse", s, frames)
 				}
 			})
 		}

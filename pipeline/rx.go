@@ -33,6 +33,7 @@ type Rx struct {
 	// ingress stall counted.
 	inStalled bool
 	cnt       RxCounters
+	bufs      *engine.Buffers // nil: frames are not released
 }
 
 type rxParsed struct {
@@ -65,6 +66,22 @@ func NewRx(cfg RxConfig, flows *FlowTable, in FrameSource, events *engine.FIFO[E
 
 // Counters returns a copy of the status registers.
 func (r *Rx) Counters() RxCounters { return r.cnt }
+
+// ReleaseTo makes Rx the owner of every frame it takes from its input: once
+// a frame has left the parse stage (or was dropped at ingress), Rx hands its
+// Data to b.Put for reuse (typically by a Tx pipeline of the same engine,
+// [Tx.UseBuffers]). The input's producer must then neither keep nor touch a
+// frame's Data after pushing it. Nothing Rx emits refers to the frame (events
+// and replies hold copies of the fields and hop records). nil (the default)
+// releases nothing.
+func (r *Rx) ReleaseTo(b *engine.Buffers) { r.bufs = b }
+
+// release hands a consumed frame's buffer back, when releasing is on.
+func (r *Rx) release(data []byte) {
+	if r.bufs != nil {
+		r.bufs.Put(data)
+	}
+}
 
 // Levels returns the number of entries in the parse and dispatch stages
 // (for waveforms).
@@ -138,12 +155,14 @@ func (r *Rx) tickParse(now engine.Cycle) bool {
 		r.cnt.Class[wire.ClassMalformed]++
 		r.cnt.Malformed[p.Reason]++
 		r.cnt.Drops[DropMalformed]++
+		r.release(p.Frame)
 		r.parse.pop()
 		return true
 	}
 	if _, ok := r.flows.Lookup(p.DestQP); !ok {
 		r.cnt.Class[p.Class]++
 		r.cnt.Drops[DropUnknownFlow]++
+		r.release(p.Frame)
 		r.parse.pop()
 		return true
 	}
@@ -168,6 +187,7 @@ func (r *Rx) tickParse(now engine.Cycle) bool {
 		o.toCC = false
 		r.fillReply(now, &o.rp, p, sl.v.arrival)
 	}
+	r.release(p.Frame)
 	r.parse.pop()
 	return true
 }
@@ -228,6 +248,7 @@ func (r *Rx) tickIngress(now engine.Cycle) bool {
 		r.cnt.Bytes += uint64(len(f.Data))
 		r.cnt.Drops[DropIngressFull]++
 		r.inStalled = false
+		r.release(f.Data)
 		return true
 	}
 	f, _ := r.in.Pop(now)

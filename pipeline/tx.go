@@ -50,6 +50,7 @@ type Tx struct {
 	// command stall counted.
 	replyStalled, sendStalled bool
 	cnt                       TxCounters
+	bufs                      *engine.Buffers // nil: frames are allocated
 }
 
 type txFrame struct {
@@ -95,6 +96,12 @@ func NewTx(cfg TxConfig, flows *FlowTable, sends *engine.FIFO[PktSend], replies 
 
 // Counters returns a copy of the status registers.
 func (t *Tx) Counters() TxCounters { return t.cnt }
+
+// UseBuffers makes Tx take the buffer of every frame it builds from b
+// (b.Get) instead of allocating it. The frames it outputs still belong to
+// their consumer, which may release them to b when done ([Rx.ReleaseTo]).
+// nil (the default) allocates every frame.
+func (t *Tx) UseBuffers(b *engine.Buffers) { t.bufs = b }
 
 // Levels returns the number of entries in the build and egress stages.
 func (t *Tx) Levels() (build, egress int) { return t.build.level(), t.egress.level() }
@@ -355,7 +362,12 @@ const frameOverhead = 96
 
 // alloc returns an empty slice with room for every header plus extra bytes
 // (hop records, payload, room for switches to push records).
-func (t *Tx) alloc(extra int) []byte { return make([]byte, 0, frameOverhead+extra) }
+func (t *Tx) alloc(extra int) []byte {
+	if t.bufs != nil {
+		return t.bufs.Get(frameOverhead + extra)
+	}
+	return make([]byte, 0, frameOverhead+extra)
+}
 
 // enterBuild puts a built frame into the build stage (the caller checked
 // room). A build error cannot happen with a validated config, flow table and

@@ -9,8 +9,11 @@ import (
 )
 
 // Frame is one Ethernet frame on a NIC port (without FCS; see pipeline/wire).
-// The Tx pipeline allocates a new Data slice per frame, which the consumer
-// then owns; the Rx pipeline only reads Data.
+// The Tx pipeline makes a new Data buffer per frame (allocated, or taken
+// from an engine.Buffers free list with Tx.UseBuffers), which the consumer
+// then owns. The Rx pipeline only reads Data; with Rx.ReleaseTo it also
+// takes ownership of the frames of its input and releases their buffers
+// for reuse once parsed.
 type Frame struct {
 	Data []byte
 }
