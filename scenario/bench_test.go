@@ -22,6 +22,7 @@ func BenchmarkScenario(b *testing.B) {
 			}
 			b.ReportAllocs()
 			var pk uint64
+			var setup float64
 			var ms runtime.MemStats
 			for i := 0; i < b.N; i++ {
 				r, err := Run(context.Background(), c, Options{})
@@ -29,6 +30,7 @@ func BenchmarkScenario(b *testing.B) {
 					b.Fatal(err)
 				}
 				pk += r.Stats.DataPackets
+				setup += r.Stats.Setup.Seconds()
 				if c.Run.DurationNs == 0 && r.Summary.Completed != r.Summary.Flows {
 					b.Fatalf("%d of %d flows completed", r.Summary.Completed, r.Summary.Flows)
 				}
@@ -36,6 +38,7 @@ func BenchmarkScenario(b *testing.B) {
 			}
 			b.ReportMetric(float64(pk)/b.Elapsed().Seconds(), "datapkts/s")
 			b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MiB")
+			b.ReportMetric(setup/float64(b.N), "setup-s")
 		})
 	}
 }

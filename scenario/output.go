@@ -392,8 +392,8 @@ func (r *Result) Report(files []OutputFile, dir string) string {
 	fmt.Fprintf(&b, "  feedback packets %d (ACKs %d, notifications %d), drops %d switch / %d NIC, Jain mean %s, slowdown p50 %s p99 %s\n",
 		s.Feedback, s.ACKs, s.Notifies, s.SwitchDrops, s.NICDrops, f3(s.JainMean), f3(s.SlowP50), f3(s.SlowP99))
 	st := &r.Stats
-	fmt.Fprintf(&b, "  cost: %.3f s wall, %d data packets (%.0f per second), %d frames, %d busy of %d cycles\n",
-		st.Wall.Seconds(), st.DataPackets, st.PacketsPerSecond(), st.Frames, st.BusyCycles, st.Cycles)
+	fmt.Fprintf(&b, "  cost: %.3f s wall (%.3f s building the NICs and network), %d data packets (%.0f per second), %d frames, %d busy of %d cycles\n",
+		st.Wall.Seconds(), st.Setup.Seconds(), st.DataPackets, st.PacketsPerSecond(), st.Frames, st.BusyCycles, st.Cycles)
 	if dir != "" {
 		fmt.Fprintf(&b, "  wrote %d files to %s (manifest.json lists them):", len(files), dir)
 		for _, f := range files {

@@ -117,7 +117,9 @@ type Result struct {
 // RunStats describe the run's cost (not written into files: they vary with
 // the machine).
 type RunStats struct {
-	Wall                time.Duration
+	// Wall is the whole run; Setup the part before the first cycle
+	// (building the network and the NICs, generating the workload).
+	Wall, Setup         time.Duration
 	SimNs               uint64
 	Cycles, BusyCycles  uint64
 	Ticks               uint64
@@ -316,6 +318,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		s.out.Flows[i].Flow = k
 	}
 
+	setup := time.Since(wall)
 	// Run in sample-sized steps.
 	end := cfg.Run.DurationNs
 	if end == 0 {
@@ -352,7 +355,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	st := e.Stats()
 	r.Stats = RunStats{SimNs: cfg.Run.ClockHz.NS(e.Now()), Cycles: st.Cycles, BusyCycles: st.BusyCycles, Ticks: st.Ticks, Flows: len(s.flows)}
 	r.summarize(net)
-	r.Stats.Wall = time.Since(wall)
+	r.Stats.Wall, r.Stats.Setup = time.Since(wall), setup
 	return r, nil
 }
 
