@@ -1,20 +1,26 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/scenario"
 	"github.com/hpccgold/hpccgold/vectors"
+	"github.com/hpccgold/hpccgold/vectors/simvec"
 )
 
 const vectorsUsage = `vectors <gen|check|verify|cover> [flags]
 
   gen     generate golden HPCC++ vectors (stimulus.hex, expected.hex, vectors.jsonl,
-          fields.vh, layout.json, manifest.json) and print their coverage
+          fields.vh, layout.json, manifest.json) and print their coverage; with
+          --from-sim SCENARIO, capture them from a closed-loop run on the NIC model
   check   compare a DUT output file (expected.hex layout or JSON Lines) with a golden set
   verify  re-hash a set against its manifest and re-run the model on its stimulus
   cover   print the coverage tables of a set's manifest
@@ -45,10 +51,14 @@ func runVectors(env *Env) error {
 }
 
 func runVectorsGen(env *Env) error {
-	fs := newFlagSet(env, "vectors gen", "vectors gen [--config FILE] [--seed N] [--count N] [--level 1|2] [--out DIR] [--shard i/n] [--class A,B] [--no-jsonl] [--workers N]")
-	configFile := fs.String("config", "", "HPCC++ configuration JSON (hpcc.LoadConfig form); default: the default configuration")
-	seed := fs.Uint64("seed", 1, "seed of the constrained-random vectors")
-	count := fs.Int64("count", 10000, "number of constrained-random vectors after the directed ones")
+	fs := newFlagSet(env, "vectors gen", "vectors gen [--config FILE] [--seed N] [--count N] [--level 1|2] [--out DIR] [--shard i/n] [--class A,B] [--no-jsonl] [--workers N]\n"+
+		"       vectors gen --from-sim SCENARIO [--config FILE] [--cc hpcc|hpcc-rx] [--seed N] [--count N] [--out DIR] [--shard i/n] [--no-jsonl] [--workers N]")
+	configFile := fs.String("config", "", "HPCC++ configuration JSON (hpcc.LoadConfig form); default: the default configuration. With --from-sim: a JSON file overlaying the scenario (as hpccgold sim --config)")
+	seed := fs.Uint64("seed", 1, "seed of the constrained-random vectors. With --from-sim, if given: replaces the scenario's network.seed and traffic.random.seed")
+	count := fs.Int64("count", 10000, "number of constrained-random vectors after the directed ones. With --from-sim: the largest number of transactions captured (the first in cycle order); 0 = every transaction of the run")
+	fromSim := fs.String("from-sim", "", "capture the HPCC++ datapath transactions of a closed-loop run of this scenario (hpccgold sim --list) instead of generating")
+	cc := fs.String("cc", "", "with --from-sim: congestion control hpcc or hpcc-rx (default: the scenario's)")
+	model := fs.String("model", "", "with --from-sim: fixed (the default and the only choice: vectors come from the golden fixed-point datapath)")
 	level := fs.Int("level", 1, "1: every directed corner class; 2: adds the bit-pattern classes")
 	out := fs.String("out", "vectors", "output directory")
 	shard := fs.String("shard", "", "generate only shard i/n (0 <= i < n) of the set")
@@ -60,6 +70,12 @@ func runVectorsGen(env *Env) error {
 	}
 	if err := noPositional(fs); err != nil {
 		return err
+	}
+	if *fromSim != "" {
+		return runVectorsFromSim(env, fs, *fromSim, *configFile, *cc, *model, *seed, *count, *out, *shard, *noJSONL, *workers)
+	}
+	if *cc != "" || *model != "" {
+		return errors.New("--cc and --model need --from-sim")
 	}
 	cfg := hpcc.DefaultConfig()
 	if *configFile != "" {
@@ -101,6 +117,55 @@ func runVectorsGen(env *Env) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "wrote %d vectors to %s\n", man.Count, *out)
+	return vectors.WriteCoverage(env.Stdout, man)
+}
+
+// runVectorsFromSim implements vectors gen --from-sim: it captures the
+// scenario's datapath transactions (package vectors/simvec) into out.
+func runVectorsFromSim(env *Env, fs *flag.FlagSet, name, configFile, cc, model string, seed uint64, count int64,
+	out, shard string, noJSONL bool, workers int) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, f := range []string{"level", "class"} {
+		if set[f] {
+			return fmt.Errorf("--%s does not apply to --from-sim: a captured set holds the run's transactions", f)
+		}
+	}
+	if model != "" && model != "fixed" {
+		return fmt.Errorf("--model=%s: --from-sim captures the golden fixed-point datapath only (model fixed)", model)
+	}
+	req := simvec.Request{Scenario: name, ConfigFile: configFile, CC: cc, Limit: count, NoJSONL: noJSONL, Workers: workers}
+	if set["seed"] {
+		req.Seed = &seed
+	}
+	if shard != "" {
+		sh, err := vectors.ParseShard(shard)
+		if err != nil {
+			return err
+		}
+		req.Shard = sh
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var prog *vectors.Progress
+	f, tty := env.Stderr.(*os.File)
+	if tty && vectors.IsTerminal(f) {
+		req.RunProgress = func(p scenario.Progress) {
+			fmt.Fprintf(env.Stderr, "\r%s: %9.1f of %.1f us simulated, %d/%d flows done   ", name,
+				float64(p.SimNs)/1000, float64(p.EndNs)/1000, p.FlowsDone, p.Flows)
+		}
+		prog = vectors.NewProgress(env.Stderr, "vectors gen")
+		req.Progress = prog.Update
+	}
+	man, err := simvec.CaptureDir(ctx, out, req)
+	if prog != nil {
+		fmt.Fprintln(env.Stderr)
+		prog.Done()
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "wrote %d vectors to %s\n", man.Count, out)
 	return vectors.WriteCoverage(env.Stdout, man)
 }
 

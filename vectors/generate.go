@@ -94,17 +94,23 @@ type plan struct {
 
 	dirIn    []uint64 // directed inputs, D*iw
 	dirLabel []int32  // class of each directed input
-	classN   []int64  // per class (and random last): vectors in the unsharded set
-	classAt  []int64  // per class (and random last): first global index
-	total    int64
-	first    int64
-	last     int64
+	// tail is the class of the vectors after the directed ones: "random"
+	// for generated sets, the capture's class for captured sets.
+	tail Class
+	// Captured sets (capture.go): capIn holds the captured inputs (the
+	// tail, in global index order; nil while verifying), capture the
+	// manifest's capture section, origins each vector's origin.
+	capIn   []uint64
+	capture *CaptureInfo
+	origins []Origin
+	classN  []int64 // per class (and random last): vectors in the unsharded set
+	classAt []int64 // per class (and random last): first global index
+	total   int64
+	first   int64
+	last    int64
 }
 
 func newPlan(m Model, opts Options) (*plan, error) {
-	if err := validateModel(m); err != nil {
-		return nil, err
-	}
 	if opts.Level == 0 {
 		opts.Level = 1
 	}
@@ -114,23 +120,12 @@ func newPlan(m Model, opts Options) (*plan, error) {
 	if opts.Count < 0 || opts.Count > MaxCount {
 		return nil, fmt.Errorf("vectors: Count=%d: must be in [0,%d]", opts.Count, int64(MaxCount))
 	}
-	if err := opts.Shard.validate(); err != nil {
+	p, err := basePlan(m, opts)
+	if err != nil {
 		return nil, err
 	}
-	if opts.Workers <= 0 {
-		opts.Workers = runtime.GOMAXPROCS(0)
-	}
-	lay, err := newLayout(m.Input(), m.Output())
-	if err != nil {
-		return nil, fmt.Errorf("vectors: model %s: %w", m.Name(), err)
-	}
-	cfg, err := json.Marshal(m.Config())
-	if err != nil {
-		return nil, fmt.Errorf("vectors: model %s: marshal config: %w", m.Name(), err)
-	}
-	p := &plan{m: m, opts: opts, lay: lay, classes: m.Classes(), points: m.CoverPoints(), configJSON: cfg,
-		iw: lay.in.Words(), ow: lay.out.Words()}
-	_, p.nbins = PointOffsets(p.points)
+	p.tail = Class{Name: RandomClass, Doc: "constrained-random vectors from the seed"}
+	lay := p.lay
 
 	// Which classes are requested.
 	want := make([]bool, len(p.classes))
@@ -199,6 +194,32 @@ func newPlan(m Model, opts Options) (*plan, error) {
 	return p, nil
 }
 
+// basePlan validates the model and the options every set shares (shard,
+// workers) and lays out the plan's tables, classes and cover points.
+func basePlan(m Model, opts Options) (*plan, error) {
+	if err := validateModel(m); err != nil {
+		return nil, err
+	}
+	if err := opts.Shard.validate(); err != nil {
+		return nil, err
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	lay, err := newLayout(m.Input(), m.Output())
+	if err != nil {
+		return nil, fmt.Errorf("vectors: model %s: %w", m.Name(), err)
+	}
+	cfg, err := json.Marshal(m.Config())
+	if err != nil {
+		return nil, fmt.Errorf("vectors: model %s: marshal config: %w", m.Name(), err)
+	}
+	p := &plan{m: m, opts: opts, lay: lay, classes: m.Classes(), points: m.CoverPoints(), configJSON: cfg,
+		iw: lay.in.Words(), ow: lay.out.Words()}
+	_, p.nbins = PointOffsets(p.points)
+	return p, nil
+}
+
 func classIndex(cs []Class, name string) int {
 	for i, c := range cs {
 		if c.Name == name {
@@ -218,7 +239,7 @@ func checkTop(t fieldtable.Table, w []uint64) error {
 
 func (p *plan) className(c int) string {
 	if c == len(p.classes) {
-		return RandomClass
+		return p.tail.Name
 	}
 	return p.classes[c].Name
 }
@@ -255,6 +276,7 @@ type block struct {
 	n             int
 	in, out       []uint64
 	stim, exp, jl []byte // formatted lines, when text is wanted
+	org           []byte // capture.jsonl lines (captured sets)
 	err           error
 	done          chan struct{}
 }
@@ -271,6 +293,11 @@ func (p *plan) label(i int64) int {
 func (p *plan) input(w *worker, i int64, in []uint64) error {
 	if d := int64(len(p.dirLabel)); i < d {
 		copy(in, p.dirIn[i*int64(p.iw):(i+1)*int64(p.iw)])
+		return nil
+	}
+	if p.capIn != nil {
+		j := i - int64(len(p.dirLabel))
+		copy(in, p.capIn[j*int64(p.iw):(j+1)*int64(p.iw)])
 		return nil
 	}
 	for k := range in {
@@ -323,7 +350,7 @@ func (p *plan) compute(w *worker, b *block, text, jsonl bool) error {
 		i := b.first + int64(k)
 		in := b.in[k*p.iw : (k+1)*p.iw]
 		out := b.out[k*p.ow : (k+1)*p.ow]
-		if fast != nil && i >= d {
+		if fast != nil && i >= d && p.capIn == nil && p.capture == nil {
 			clear(in)
 			clear(out)
 			w.hits.resetClasses()
@@ -358,6 +385,7 @@ func (p *plan) formatBlock(b *block, jsonl bool) {
 	b.stim = slices.Grow(b.stim[:0], b.n*(p.lay.in.HexDigits()+1))
 	b.exp = slices.Grow(b.exp[:0], b.n*(p.lay.out.HexDigits()+1))
 	b.jl = b.jl[:0]
+	b.org = b.org[:0]
 	for k := 0; k < b.n; k++ {
 		in := b.in[k*p.iw : (k+1)*p.iw]
 		out := b.out[k*p.ow : (k+1)*p.ow]
@@ -366,6 +394,10 @@ func (p *plan) formatBlock(b *block, jsonl bool) {
 		if jsonl {
 			i := b.first + int64(k)
 			b.jl = appendJSONLine(b.jl, i, p.className(p.label(i)), p.lay, in, out)
+		}
+		if p.origins != nil {
+			i := b.first + int64(k)
+			b.org = appendOriginLine(b.org, i, &p.origins[i-int64(len(p.dirLabel))])
 		}
 	}
 }
@@ -474,6 +506,7 @@ func (p *plan) manifest(acc *worker) Manifest {
 		Total:       p.total,
 		Shard:       ShardInfo{Index: p.opts.Shard.Index, Count: max(p.opts.Shard.Count, 1), First: p.first},
 		Count:       p.last - p.first,
+		Capture:     p.capture,
 	}
 	for c := 0; c <= len(p.classes); c++ {
 		cc := ClassCount{Name: p.className(c), Total: p.classN[c], First: p.classAt[c]}
@@ -484,7 +517,7 @@ func (p *plan) manifest(acc *worker) Manifest {
 				cc.Hits = acc.classHits[c]
 			}
 		} else {
-			cc.Doc = "constrained-random vectors from the seed"
+			cc.Doc = p.tail.Doc
 		}
 		lo, hi := max(p.first, cc.First), min(p.last, cc.First+cc.Total)
 		cc.Count = max(hi-lo, 0)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strconv"
+	"strings"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/fieldtable"
@@ -466,4 +467,23 @@ func (e *hpccEval) finish(out []uint64, hits *Hits) error {
 		hits.Count(b.rn + idx)
 	}
 	return nil
+}
+
+// StateFields implements Stateful: each flow-state register st_<x> of the
+// input table (the state the update reads) with ns_<x> of the output table
+// (the state it writes), in input-table order.
+func (h *HPCC) StateFields() []StateField {
+	var fs []StateField
+	for i, f := range h.in.Fields {
+		name, ok := strings.CutPrefix(f.Name, "st_")
+		if !ok {
+			continue
+		}
+		for j, g := range h.out.Fields {
+			if g.Name == "ns_"+name {
+				fs = append(fs, StateField{In: i, Out: j})
+			}
+		}
+	}
+	return fs
 }

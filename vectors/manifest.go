@@ -18,6 +18,9 @@ const (
 	FieldsVHFile = "fields.vh"
 	LayoutFile   = "layout.json"
 	ManifestFile = "manifest.json"
+	// CaptureFile holds, for a captured set, each vector's origin (host,
+	// role, QP, connection, transaction number, cycle) as JSON Lines.
+	CaptureFile = "capture.jsonl"
 )
 
 // Manifest is manifest.json: everything needed to reproduce, check and
@@ -26,16 +29,20 @@ type Manifest struct {
 	Tool        string          `json:"tool"`                   // buildinfo.String() of the generator
 	Model       string          `json:"model"`                  // Model.Name()
 	Config      json.RawMessage `json:"config"`                 // Model.Config(), full
-	Level       int             `json:"level"`                  // 1 or 2
-	Seed        uint64          `json:"seed"`                   // seed of the random vectors
+	Level       int             `json:"level"`                  // 1 or 2; 0 for a captured set
+	Seed        uint64          `json:"seed"`                   // seed of the random vectors (0 for a captured set)
 	RandomCount int64           `json:"random_count"`           // random vectors in the unsharded set
 	ClassFilter []string        `json:"class_filter,omitempty"` // directed classes requested, if restricted
 	Total       int64           `json:"total"`                  // vectors in the unsharded set
 	Shard       ShardInfo       `json:"shard"`                  // which part of it this directory holds
 	Count       int64           `json:"count"`                  // vectors (lines) in this directory
-	Classes     []ClassCount    `json:"classes"`                // every class, directed in order, then "random"
-	Coverage    Coverage        `json:"coverage"`               // of the vectors in this directory
-	Files       []FileHash      `json:"files"`                  // every other file of the directory
+	// Capture describes a captured set's source (vectors gen --from-sim);
+	// nil for generated sets, whose level, seed and random count say how
+	// they were made.
+	Capture  *CaptureInfo `json:"capture,omitempty"`
+	Classes  []ClassCount `json:"classes"`  // every class, directed in order, then "random" (captured sets: the capture's class)
+	Coverage Coverage     `json:"coverage"` // of the vectors in this directory
+	Files    []FileHash   `json:"files"`    // every other file of the directory
 }
 
 // ShardInfo locates a directory's vectors in the unsharded set.

@@ -26,13 +26,21 @@ func newTable(w io.Writer, align ...tw.Align) *tablewriter.Table {
 // class), bit toggles of the input and output tables, and the cover points'
 // bins.
 func WriteCoverage(w io.Writer, m *Manifest) error {
-	fmt.Fprintf(w, "%s vectors: %d (indices %d..%d of %d; shard %d/%d), level %d, seed %d\n",
-		m.Model, m.Count, m.Shard.First, m.Shard.First+m.Count-1, m.Total, m.Shard.Index, m.Shard.Count, m.Level, m.Seed)
+	if c := m.Capture; c != nil {
+		fmt.Fprintf(w, "%s vectors: %d (indices %d..%d of %d; shard %d/%d), captured (%s) from scenario %s (%s)\n",
+			m.Model, m.Count, m.Shard.First, m.Shard.First+m.Count-1, m.Total, m.Shard.Index, m.Shard.Count, c.Source, c.Scenario, captureExtent(c))
+	} else {
+		fmt.Fprintf(w, "%s vectors: %d (indices %d..%d of %d; shard %d/%d), level %d, seed %d\n",
+			m.Model, m.Count, m.Shard.First, m.Shard.First+m.Count-1, m.Total, m.Shard.Index, m.Shard.Count, m.Level, m.Seed)
+	}
 
 	t := newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight)
 	t.Header("class", "level", "generated", "hit by set")
 	for _, c := range m.Classes {
-		if c.Level > m.Level && c.Count == 0 {
+		if m.Capture != nil && c.Level > 0 && !c.Detected {
+			continue // a captured set: only the classes its transactions can be seen to hit
+		}
+		if m.Capture == nil && c.Level > m.Level && c.Count == 0 {
 			continue // a level-2 class in a level-1 set
 		}
 		hits := "-"
@@ -42,6 +50,9 @@ func WriteCoverage(w io.Writer, m *Manifest) error {
 		lvl := strconv.Itoa(c.Level)
 		if c.Level == 0 {
 			lvl = "rnd"
+			if m.Capture != nil {
+				lvl = "sim"
+			}
 		}
 		if err := t.Append([]string{c.Name, lvl, strconv.FormatInt(c.Count, 10), hits}); err != nil {
 			return err
@@ -94,6 +105,14 @@ func WriteCoverage(w io.Writer, m *Manifest) error {
 		}
 	}
 	return t.Render()
+}
+
+// captureExtent says whether a captured set holds its whole run.
+func captureExtent(c *CaptureInfo) string {
+	if c.Complete {
+		return "every transaction of the run"
+	}
+	return fmt.Sprintf("the first %d transactions of the run", c.Limit)
 }
 
 func binName(p PointCoverage, b int) string {

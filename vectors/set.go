@@ -40,6 +40,11 @@ func Generate(m Model, opts Options) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	return generateSet(p)
+}
+
+// generateSet evaluates plan p's vectors into memory.
+func generateSet(p *plan) (*Set, error) {
 	n := p.last - p.first
 	if n*int64(p.iw+p.ow) > maxMemWords {
 		return nil, fmt.Errorf("vectors: %d vectors of %d words do not fit in memory; use GenerateDir", n, p.iw+p.ow)
@@ -192,6 +197,9 @@ func writeDir(dir string, p *plan, feed func(emit func(*block) error) (*Manifest
 	if p.opts.NoJSONL {
 		stale = append(stale, JSONLFile)
 	}
+	if p.capture == nil {
+		stale = append(stale, CaptureFile)
+	}
 	for _, name := range stale {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("vectors: remove stale %w", err)
@@ -210,7 +218,7 @@ func writeDir(dir string, p *plan, feed func(emit func(*block) error) (*Manifest
 		return fmt.Errorf("vectors: %w", err)
 	}
 
-	var stim, exp, jl *hashWriter
+	var stim, exp, jl, org *hashWriter
 	var man *Manifest
 	var bodyErr error
 	body := func() error {
@@ -222,22 +230,36 @@ func writeDir(dir string, p *plan, feed func(emit func(*block) error) (*Manifest
 				return err
 			}
 			if jl != nil {
-				return jl.write(b.jl)
+				if err := jl.write(b.jl); err != nil {
+					return err
+				}
+			}
+			if org != nil {
+				return org.write(b.org)
 			}
 			return nil
 		})
 		return bodyErr
+	}
+	withOrigins := func() error {
+		if p.capture == nil {
+			return body()
+		}
+		return atomicfile.Write(filepath.Join(dir, CaptureFile), 0o644, func(wo io.Writer) error {
+			org = newHashWriter(wo)
+			return body()
+		})
 	}
 	err = atomicfile.Write(filepath.Join(dir, StimulusFile), 0o644, func(ws io.Writer) error {
 		stim = newHashWriter(ws)
 		return atomicfile.Write(filepath.Join(dir, ExpectedFile), 0o644, func(we io.Writer) error {
 			exp = newHashWriter(we)
 			if p.opts.NoJSONL {
-				return body()
+				return withOrigins()
 			}
 			return atomicfile.Write(filepath.Join(dir, JSONLFile), 0o644, func(wj io.Writer) error {
 				jl = newHashWriter(wj)
-				return body()
+				return withOrigins()
 			})
 		})
 	})
@@ -250,6 +272,9 @@ func writeDir(dir string, p *plan, feed func(emit func(*block) error) (*Manifest
 	man.Files = []FileHash{stim.sum(StimulusFile), exp.sum(ExpectedFile)}
 	if jl != nil {
 		man.Files = append(man.Files, jl.sum(JSONLFile))
+	}
+	if org != nil {
+		man.Files = append(man.Files, org.sum(CaptureFile))
 	}
 	man.Files = append(man.Files, vhHash, layoutHash)
 	mb, err := marshalManifest(man)
@@ -265,4 +290,14 @@ func writeDir(dir string, p *plan, feed func(emit func(*block) error) (*Manifest
 // marshalLayout renders layout.json.
 func marshalLayout(p *plan) ([]byte, error) {
 	return marshalLayoutFile(layoutFile{Model: p.m.Name(), Input: p.lay.in, Output: p.lay.out})
+}
+
+// Origin returns where vector k of a captured set was captured (its Txn
+// numbered within its flow over the whole capture); ok is false for a
+// generated set.
+func (s *Set) Origin(k int) (o Origin, ok bool) {
+	if s.plan.origins == nil {
+		return Origin{}, false
+	}
+	return s.plan.origins[s.Index(k)-int64(len(s.plan.dirLabel))], true
 }

@@ -88,7 +88,11 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 				fh.Name, got.Bytes, got.Lines, got.SHA256, got.CRC32C, fh.Bytes, fh.Lines, fh.SHA256, fh.CRC32C)
 		}
 	}
-	for _, name := range []string{StimulusFile, ExpectedFile, FieldsVHFile, LayoutFile} {
+	required := []string{StimulusFile, ExpectedFile, FieldsVHFile, LayoutFile}
+	if man.Capture != nil {
+		required = append(required, CaptureFile)
+	}
+	for _, name := range required {
 		if !listed[name] {
 			problem("%s: not listed in the manifest", name)
 		}
@@ -101,7 +105,12 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 	}
 	opts := Options{Level: man.Level, Classes: man.ClassFilter, Seed: man.Seed, Count: man.RandomCount,
 		Shard: Shard{Index: man.Shard.Index, Count: man.Shard.Count}, Workers: 1, NoJSONL: !listed[JSONLFile]}
-	p, err := newPlan(m, opts)
+	var p *plan
+	if man.Capture != nil {
+		p, err = capturePlanFromManifest(m, man, opts)
+	} else {
+		p, err = newPlan(m, opts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("vectors: verify: rebuilding the set from %s: %w", filepath.Join(dir, ManifestFile), err)
 	}
@@ -133,8 +142,9 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 		return nil, err
 	}
 	files := map[string]*lineReader{}
-	for _, name := range []string{StimulusFile, ExpectedFile, JSONLFile} {
-		if name == JSONLFile && opts.NoJSONL {
+	lineFiles := []string{StimulusFile, ExpectedFile, JSONLFile, CaptureFile}
+	for _, name := range lineFiles {
+		if name == JSONLFile && opts.NoJSONL || name == CaptureFile && (p.capture == nil || !listed[CaptureFile]) {
 			continue
 		}
 		f, err := os.Open(filepath.Join(dir, name))
@@ -149,6 +159,10 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 	want := make([]uint64, p.ow)
 	out := make([]uint64, p.ow)
 	var jl []byte
+	var chain *chainChecker
+	if p.capture != nil {
+		chain = newChainChecker(m)
+	}
 	bad := map[string]int{}
 	complete := true // false once the loop stops early
 	detail := func(file string, format string, a ...any) {
@@ -182,11 +196,33 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 			complete = false
 			break
 		}
-		if err := p.input(w, i, regen); err != nil {
-			return nil, fmt.Errorf("vectors: verify: vector %d: %w", i, err)
-		}
-		if !equalWords(in, regen) {
-			detail(StimulusFile, "%s: line %d (vector %d, class %s): not the stimulus the generator makes from the manifest", StimulusFile, k+1, i, p.className(p.label(i)))
+		if p.capture == nil {
+			if err := p.input(w, i, regen); err != nil {
+				return nil, fmt.Errorf("vectors: verify: vector %d: %w", i, err)
+			}
+			if !equalWords(in, regen) {
+				detail(StimulusFile, "%s: line %d (vector %d, class %s): not the stimulus the generator makes from the manifest", StimulusFile, k+1, i, p.className(p.label(i)))
+			}
+		} else if r := files[CaptureFile]; r != nil {
+			// A captured stimulus cannot be regenerated without re-running
+			// the scenario; its origins and state chain are checked instead.
+			ol, ok, err := r.next()
+			if err != nil {
+				return nil, err
+			}
+			idx, o, perr := parseOriginLine(ol)
+			switch {
+			case !ok:
+				detail(CaptureFile, "%s: end of file at vector %d of %d", CaptureFile, k, man.Count)
+			case perr != nil:
+				detail(CaptureFile, "%s: line %d: %v", CaptureFile, k+1, perr)
+			case idx != i:
+				detail(CaptureFile, "%s: line %d: index %d, want %d", CaptureFile, k+1, idx, i)
+			case chain != nil:
+				if msg := chain.check(&o, in, want); msg != "" {
+					detail(StimulusFile, "%s: line %d (vector %d; host %d, %s QP %d conn %d, txn %d): %s", StimulusFile, k+1, i, o.Host, roleName(o.Receiver), o.QPN, o.Conn, o.Txn, msg)
+				}
+			}
 		}
 		if err := p.evalOne(w, i, in, out); err != nil {
 			detail(ExpectedFile, "%s: line %d (vector %d, class %s): model %s: %v", StimulusFile, k+1, i, p.className(p.label(i)), man.Model, err)
@@ -207,7 +243,7 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 			}
 		}
 	}
-	for _, name := range []string{StimulusFile, ExpectedFile, JSONLFile} {
+	for _, name := range lineFiles {
 		if r := files[name]; r != nil && complete {
 			if _, more, err := r.next(); err != nil {
 				return nil, err
@@ -244,6 +280,21 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 		}
 	}
 	return rep, nil
+}
+
+// capturePlanFromManifest rebuilds a captured set's plan from its
+// manifest: its class is the last of the manifest's classes.
+func capturePlanFromManifest(m Model, man *Manifest, opts Options) (*plan, error) {
+	if len(man.Classes) == 0 || man.Level != 0 || man.RandomCount != 0 || len(man.ClassFilter) != 0 {
+		return nil, fmt.Errorf("manifest with a capture section must have level 0, no random vectors, no class filter and a captured class")
+	}
+	tail := man.Classes[len(man.Classes)-1]
+	if tail.Level != 0 || tail.First != 0 || tail.Total != man.Total {
+		return nil, fmt.Errorf("captured class %s: level %d, first %d, total %d; want level 0 and every vector of the set", tail.Name, tail.Level, tail.First, tail.Total)
+	}
+	info := *man.Capture
+	return newCapturePlan(m, Class{Name: tail.Name, Doc: tail.Doc}, &info,
+		man.Total, CaptureOptions{Shard: opts.Shard, Workers: opts.Workers, NoJSONL: opts.NoJSONL})
 }
 
 // firstDiffLine returns the 1-based line where a and b first differ, or 0.
