@@ -1,6 +1,9 @@
 package fixedpoint
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // Result formats of full-precision arithmetic. They follow ac_fixed's rt
 // rules (ac_fixed.h, struct rt), so every result holds the exact value:
@@ -40,13 +43,16 @@ func DivACFormat(a, b Format) (Format, error) {
 }
 
 func resultFormat(op string, a, b Format, w, i int, signed bool) (Format, error) {
+	f := Format{W: w, I: i, Signed: signed}
+	if a.valid() && b.valid() && f.valid() {
+		return f, nil
+	}
 	if err := a.Validate(); err != nil {
 		return Format{}, fmt.Errorf("fixedpoint: %s x: %w", op, err)
 	}
 	if err := b.Validate(); err != nil {
 		return Format{}, fmt.Errorf("fixedpoint: %s y: %w", op, err)
 	}
-	f := Format{W: w, I: i, Signed: signed}
 	if err := f.Validate(); err != nil {
 		return Format{}, fmt.Errorf("fixedpoint: %s of %s and %s: result %s: %w", op, a, b, f, err)
 	}
@@ -64,11 +70,8 @@ func b2i(b bool) int {
 // the assignment of sc_fixed/ac_fixed. It never fails for a valid `to`; an
 // invalid `to` gives the zero Value. Allocation-free for every width.
 func Cast(x Value, to Format, q Quantization, o Overflow) Value {
-	neg, mag := x.signMag()
-	if v, ok := quantize64(neg, mag.hi, mag.lo, x.p.frac()-to.F(), to, q, o); ok {
-		return v
-	}
-	return quantize(neg, mag, x.p.frac(), to, q, o)
+	neg, hi, lo := x.negMag()
+	return cast64(neg, hi, lo, x.p.frac(), to, q, o)
 }
 
 // MulCast returns the exact product x*y quantized once into `to` (no
@@ -76,15 +79,11 @@ func Cast(x Value, to Format, q Quantization, o Overflow) Value {
 // bits (always for W <= 64); wider operands take an exact big.Int path with
 // the same result.
 func MulCast(x, y Value, to Format, q Quantization, o Overflow) Value {
-	xn, xm := x.signMag()
-	yn, ym := y.signMag()
-	if xm.hi|ym.hi == 0 {
-		p := mul64(xm.lo, ym.lo)
-		e := x.p.frac() + y.p.frac()
-		if v, ok := quantize64(xn != yn, p.hi, p.lo, e-to.F(), to, q, o); ok {
-			return v
-		}
-		return quantize(xn != yn, p, e, to, q, o)
+	xn, xh, xl := x.negMag()
+	yn, yh, yl := y.negMag()
+	if xh|yh == 0 {
+		hi, lo := bits.Mul64(xl, yl)
+		return cast64(xn^yn, hi, lo, x.p.frac()+y.p.frac(), to, q, o)
 	}
 	return mulCastBig(x, y, to, q, o)
 }
@@ -99,48 +98,57 @@ func mulCastBig(x, y Value, to Format, q Quantization, o Overflow) Value {
 // Allocation-free when both raw magnitudes fit in 64 bits and the fraction
 // bit counts differ by at most 63.
 func AddCast(x, y Value, to Format, q Quantization, o Overflow) Value {
-	xn, xm := x.signMag()
-	yn, ym := y.signMag()
-	return addCast(xn, xm, x.fm().F(), yn, ym, y.fm().F(), to, q, o)
+	xn, xh, xl := x.negMag()
+	yn, yh, yl := y.negMag()
+	return addCast(xn, xh, xl, x.p.frac(), yn, yh, yl, y.p.frac(), to, q, o)
 }
 
 // SubCast returns the exact difference x-y quantized once into `to`.
 func SubCast(x, y Value, to Format, q Quantization, o Overflow) Value {
-	xn, xm := x.signMag()
-	yn, ym := y.signMag()
-	return addCast(xn, xm, x.fm().F(), !yn, ym, y.fm().F(), to, q, o)
+	xn, xh, xl := x.negMag()
+	yn, yh, yl := y.negMag()
+	return addCast(xn, xh, xl, x.p.frac(), yn^1, yh, yl, y.p.frac(), to, q, o)
 }
 
-func addCast(xn bool, xm u128, ex int, yn bool, ym u128, ey int, to Format, q Quantization, o Overflow) Value {
-	switch {
-	case ym.isZero():
-		return quantize(xn, xm, ex, to, q, o)
-	case xm.isZero():
-		return quantize(yn, ym, ey, to, q, o)
-	}
-	if d := ex - ey; xm.hi == 0 && ym.hi == 0 && d <= 63 && d >= -63 {
+// addCast returns (±x) + (±y) quantized into `to`, for magnitudes xh:xl
+// and yh:yl with exponents ex and ey (value = ±m * 2^-e) and signs xn, yn
+// (0 or 1).
+func addCast(xn, xh, xl uint64, ex int, yn, yh, yl uint64, ey int, to Format, q Quantization, o Overflow) Value {
+	if d := ex - ey; xh|yh == 0 && uint(d+63) <= 126 {
+		// Align both to the larger exponent (each stays below 2^127).
 		e := ex
 		if d >= 0 {
-			ym = ym.shl(uint(d))
+			t := uint(d) & 63
+			yh, yl = yl>>1>>(63-t), yl<<t // lo>>1>>(63-t) is lo>>(64-t), and 0 for t = 0
 		} else {
-			xm = xm.shl(uint(-d))
+			t := uint(-d) & 63
+			xh, xl = xl>>1>>(63-t), xl<<t
 			e = ey
 		}
-		neg, m := xn, xm
-		switch {
-		case xn == yn:
-			m, _ = xm.add(ym) // < 2^128: both < 2^127
-		case xm.cmp(ym) >= 0:
-			m = xm.sub(ym)
-		default:
-			neg, m = yn, ym.sub(xm)
-		}
-		if v, ok := quantize64(neg, m.hi, m.lo, e-to.F(), to, q, o); ok {
-			return v
-		}
-		return quantize(neg, m, e, to, q, o)
+		// Signed add without branches on the data: y is negated in 128-bit
+		// two's complement when the signs differ; the sum is then exact
+		// (same signs: below 2^128; different signs: |sum| < 2^127), and
+		// its sign, when the signs differ, is its top bit.
+		diff := xn ^ yn
+		m := -diff
+		yl, c := bits.Add64(yl^m, diff, 0)
+		yh = yh ^ m + c
+		sl, c := bits.Add64(xl, yl, 0)
+		sh := xh + yh + c
+		sg := sh >> 63 & diff
+		m = -sg
+		sl, c = bits.Add64(sl^m, sg, 0)
+		sh = sh ^ m + c
+		return cast64(xn^sg, sh, sl, e, to, q, o)
 	}
-	return addCastBig(xn, xm, ex, yn, ym, ey, to, q, o)
+	xm, ym := u128{xh, xl}, u128{yh, yl}
+	switch {
+	case ym.isZero():
+		return cast64(xn, xh, xl, ex, to, q, o)
+	case xm.isZero():
+		return cast64(yn, yh, yl, ey, to, q, o)
+	}
+	return addCastBig(xn != 0, xm, ex, yn != 0, ym, ey, to, q, o)
 }
 
 func addCastBig(xn bool, xm u128, ex int, yn bool, ym u128, ey int, to Format, q Quantization, o Overflow) Value {
@@ -193,8 +201,8 @@ func Neg(x Value) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	neg, mag := x.signMag()
-	return quantize(!neg, mag, x.fm().F(), f, Trn, Wrap), nil
+	neg, hi, lo := x.negMag()
+	return cast64(neg^1, hi, lo, x.p.frac(), f, Trn, Wrap), nil
 }
 
 // Abs returns |x| exactly, in NegFormat(x) (as ac_fixed's abs()).
@@ -203,15 +211,15 @@ func Abs(x Value) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	_, mag := x.signMag()
-	return quantize(false, mag, x.fm().F(), f, Trn, Wrap), nil
+	_, hi, lo := x.negMag()
+	return cast64(0, hi, lo, x.p.frac(), f, Trn, Wrap), nil
 }
 
 // NegCast returns -x quantized into `to` (the SystemC expression
 // `to_type t = -x`): e.g. -MIN saturates under Sat.
 func NegCast(x Value, to Format, q Quantization, o Overflow) Value {
-	neg, mag := x.signMag()
-	return quantize(!neg && !mag.isZero(), mag, x.fm().F(), to, q, o)
+	neg, hi, lo := x.negMag()
+	return cast64(neg^1, hi, lo, x.p.frac(), to, q, o) // -0 is 0 under every mode
 }
 
 // Cmp compares the real values of x and y exactly, across any formats: -1 if

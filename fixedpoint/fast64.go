@@ -1,101 +1,125 @@
 package fixedpoint
 
-// Fast path. quantize64 computes exactly what quantize computes (the
-// property and fuzz tests compare Cast/MulCast/AddCast with the math/big
-// paths and the oracle) for the common datapath case: a magnitude hi:lo
-// whose quantized value fits 64 bits, a target of at most 64 bits and a
-// drop of s in [-63, 63] bits. It is branch-light: the rounding decision
-// is a table lookup, so random data does not cost branch mispredictions.
+import "math/bits"
 
-// roundTab[q][res][neg][odd] is roundUp(neg, odd, res, q) for every valid
-// mode, precomputed once (read-only).
-var roundTab = func() (t [numQuantization][4][2][2]uint64) {
+// Fast path. cast64 computes exactly what quantize computes (the property,
+// fuzz and SystemC tests compare Cast/MulCast/AddCast with the math/big
+// paths and the oracle, and TestCast64MatchesQuantize compares the two
+// engines directly) for the common datapath case: a target of at most 64
+// bits and a drop of s in [-63, 63] bits. Everything else goes to quantize.
+//
+// The rounding decision is a bias added below the kept bits, so the
+// increment and its carry come out of one 128-bit add and shift with no
+// branch on the data; signs are applied as masks. The only data-dependent
+// branch is the overflow test.
+
+// Rounding biases. Dropping s >= 1 bits with L = 2^s - 1 and H = 2^(s-1),
+// adding bias to the magnitude m before the shift increments floor(m/2^s)
+// exactly when the mode rounds the magnitude up (rem = m mod 2^s):
+//
+//	bias 0      never                          Trn (m >= 0), TrnZero
+//	bias L      rem > 0                        Trn (m < 0: floor of a negative value)
+//	bias H      rem >= H (tie or above)        Rnd (m >= 0), RndInf, RndMinInf (m < 0)
+//	bias H-1    rem > H (above half)           Rnd (m < 0), RndZero, RndMinInf (m >= 0)
+//	bias H-1+b  rem > H, or a tie and b = 1    RndConv (b is the LSB kept)
+//
+// A bias selector holds masks: bias = (L & all | L>>1 & half) + one +
+// (b & odd), then masked with L (so that s = 0 gives 0).
+type biasSel struct{ all, half, one, odd uint64 }
+
+// biasTab[q][neg] is the bias selector of mode q for the sign neg, derived
+// once from roundUp (the quantization table) so the two cannot disagree.
+// Invalid modes (q >= numQuantization) behave as Trn, as roundUp does:
+// cast64 maps them to the extra row numQuantization, which holds Trn.
+var biasTab = func() (t [numQuantization + 1][2]biasSel) {
 	for q := range t {
-		for r := range t[q] {
-			for n := range t[q][r] {
-				for o := range t[q][r][n] {
-					if roundUp(n == 1, o == 1, residue(r), Quantization(q)) {
-						t[q][r][n][o] = 1
-					}
-				}
+		for n := range t[q] {
+			up := func(r residue, odd bool) bool { return roundUp(n == 1, odd, r, Quantization(q)) }
+			switch {
+			case up(resLow, false): // every non-zero residue
+				t[q][n].all = ^uint64(0)
+			case up(resHalf, false): // ties and above
+				t[q][n].half, t[q][n].one = ^uint64(0), 1
+			case up(resHalf, true): // ties only when odd
+				t[q][n].half, t[q][n].odd = ^uint64(0), 1
+			case up(resHigh, false): // above half only
+				t[q][n].half = ^uint64(0)
 			}
 		}
 	}
 	return t
 }()
 
-func u64(b bool) uint64 {
-	if b {
-		return 1
+// cast64 returns the real number ±(hi:lo) * 2^-e (negative when neg = 1;
+// neg is 0 or 1) quantized into `to` under q, then overflow-handled under o:
+// quantize(neg == 1, u128{hi, lo}, e, to, q, o), which it calls for the
+// cases it does not cover (W > 64, |s| > 63, invalid formats).
+func cast64(neg, hi, lo uint64, e int, to Format, q Quantization, o Overflow) Value {
+	s := e - (to.W - to.I)
+	if uint(to.W-1) > 63 || uint(s+63) > 126 || uint(to.I+MaxIntBits) > 2*MaxIntBits {
+		return quantize(neg != 0, u128{hi, lo}, e, to, q, o)
 	}
-	return 0
+	var qv, big uint64 // low 64 bits of the rounded magnitude; non-zero when it is >= 2^64
+	if s >= 0 {
+		sh := uint(s) & 63
+		l := uint64(1)<<sh - 1
+		t := &biasTab[min(q, numQuantization)][neg&1]
+		bias := (l&t.all | l>>1&t.half) + t.one + lo>>sh&t.odd
+		lo, c := bits.Add64(lo, bias&l, 0)
+		hi, c2 := bits.Add64(hi, 0, c)
+		qv = lo>>sh | hi<<(64-sh) // Go: a shift by 64 gives 0
+		big = hi>>sh | c2
+	} else {
+		sh := uint(-s) & 63
+		qv = lo << sh
+		big = hi | lo>>(64-sh)
+	}
+	// Largest magnitude for the sign: MAX, or |MIN| = MAX+1 for a signed
+	// negative value (MAX under SatSym, whose range is [-MAX, MAX]), or 0
+	// for an unsigned negative value.
+	maxv := ^uint64(0) >> (uint(64-to.W) & 63)
+	sgn := uint64(0)
+	if to.Signed {
+		maxv >>= 1
+		sgn = ^uint64(0)
+	}
+	limNeg := maxv + 1
+	if o == SatSym {
+		limNeg = maxv
+	}
+	lim := maxv
+	if neg != 0 {
+		lim = limNeg & sgn
+	}
+	if big != 0 || qv > lim {
+		switch o {
+		case Sat, SatSym:
+			qv = lim
+		case SatZero:
+			qv = 0
+		default: // Wrap (and invalid modes, as in finish): the low W bits, sign- or zero-extended
+			r := (qv ^ -neg) + neg
+			w := uint(64-to.W) & 63
+			if to.Signed {
+				r = uint64(int64(r<<w) >> w)
+				return Value{lo: r, hi: uint64(int64(r) >> 63), p: pack(to)}
+			}
+			return Value{lo: r << w >> w, p: pack(to)}
+		}
+	}
+	r := (qv ^ -neg) + neg // apply the sign: in range, so no wrap
+	return Value{lo: r, hi: uint64(int64(r)>>63) & sgn, p: pack(to)}
 }
 
-// quantize64 returns ok=false when the case needs the general engine.
+// quantize64 is cast64 for callers holding a bool sign and a shift: it
+// returns ok=false when the case needs the general engine.
 func quantize64(neg bool, hi, lo uint64, s int, to Format, q Quantization, o Overflow) (Value, bool) {
-	if uint(to.W-1) > 63 || uint(s+63) > 126 || q >= numQuantization ||
-		to.I < -MaxIntBits || to.I > MaxIntBits {
+	if uint(to.W-1) > 63 || uint(s+63) > 126 || uint(to.I+MaxIntBits) > 2*MaxIntBits {
 		return Value{}, false
 	}
-	var qv, rem, half uint64
-	switch {
-	case s > 0:
-		if hi>>uint(s) != 0 {
-			return Value{}, false // quantized magnitude above 64 bits
-		}
-		qv = lo>>uint(s) | hi<<uint(64-s)
-		rem = lo & (1<<uint(s) - 1)
-		half = 1 << uint(s-1)
-	case hi != 0 || lo>>uint(64+s) != 0 && s < 0:
-		return Value{}, false
-	default:
-		qv = lo << uint(-s)
-	}
-	nz := u64(rem != 0)
-	res := nz * (1 + u64(rem >= half) + u64(rem > half))
-	inc := roundTab[q][res&3][u64(neg)&1][qv&1]
-	qv += inc
-	if qv < inc {
-		return Value{}, false // carried out of 64 bits
-	}
-	w := uint(to.W)
-	// Largest magnitude allowed for this sign (|MIN| is excluded under SatSym).
-	var lim uint64
-	switch {
-	case !to.Signed:
-		lim = (^uint64(0) >> (64 - w)) &^ -u64(neg) // 0 for negative values
-	case neg && o != SatSym:
-		lim = 1 << (w - 1)
-	default:
-		lim = 1<<(w-1) - 1
-	}
-	p := pack(to)
-	if qv <= lim {
-		if neg {
-			r := -qv
-			return Value{lo: r, hi: -u64(r != 0), p: p}, true
-		}
-		return Value{lo: qv, p: p}, true
-	}
-	maxv := ^uint64(0) >> (64 - w) >> u64(to.Signed) // MAX raw
-	switch {
-	case o == Sat && !neg, o == SatSym && !neg:
-		return Value{lo: maxv, p: p}, true
-	case o == Sat && to.Signed:
-		return Value{lo: -(maxv + 1), hi: ^uint64(0), p: p}, true // MIN
-	case o == SatSym && to.Signed:
-		return Value{lo: -maxv, hi: -u64(maxv != 0), p: p}, true // -MAX (0 for W=1)
-	case o == Sat, o == SatSym, o == SatZero:
-		return Value{p: p}, true
-	}
-	// Wrap: the low W bits of the two's complement, sign- or zero-extended.
-	r := qv
+	n := uint64(0)
 	if neg {
-		r = -qv
+		n = 1
 	}
-	if to.Signed {
-		r = uint64(int64(r<<(64-w)) >> (64 - w))
-		return Value{lo: r, hi: -(r >> 63), p: p}, true
-	}
-	return Value{lo: r << (64 - w) >> (64 - w), p: p}, true
+	return cast64(n, hi, lo, s+to.W-to.I, to, q, o), true
 }

@@ -386,3 +386,12 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// negMag returns the sign (1 when negative) and the magnitude hi:lo of the
+// raw integer, without branches on the data.
+func (v Value) negMag() (neg, hi, lo uint64) {
+	neg = v.hi >> 63 & uint64(v.p>>8) & 1
+	m := -neg
+	lo, c := bits.Add64(v.lo^m, neg, 0)
+	return neg, v.hi ^ m + c, lo
+}
