@@ -19,6 +19,15 @@
 //	layout.json    both layouts as JSON (fieldtable.Table.JSON)
 //	manifest.json  tool version, model, full configuration, seed, level, shard,
 //	               class ranges and counts, coverage, SHA-256 of every file
+//	capture.jsonl  captured sets only: each vector's origin in the run
+//
+// Besides generated sets (Generate, GenerateDir), a set can be captured
+// from a run (Capture: transactions recorded from hardware or the NIC
+// model, re-evaluated by the model; package vectors/simvec captures
+// closed-loop scenario runs, hpccgold vectors gen --from-sim). A captured
+// set has one class, a "capture" section in its manifest, and is checked
+// by Verify through its flows' state chains (Stateful) instead of by
+// regenerating its stimulus.
 //
 // Conventions: vector indices are 0-based positions in the unsharded set;
 // shard i/n (0 <= i < n) holds indices [total*i/n, total*(i+1)/n), so shards
