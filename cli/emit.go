@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/hpccgold/hpccgold/atomicfile"
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/rtl"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/verilog"
+	"github.com/hpccgold/hpccgold/verilog/cosim"
 )
 
 const emitUsage = `emit <verilog> [flags]
@@ -77,58 +77,11 @@ func runEmitVerilog(env *Env) error {
 	if err != nil {
 		return err
 	}
-	upd, stageRep, err := hpccrtl.Update(cfg, *stages)
+	em, err := cosim.EmitHPCC(*out, cfg, *stages, *flowBits)
 	if err != nil {
 		return err
 	}
-	mopts := hpccrtl.ModuleOptions{Stages: *stages, FlowBits: *flowBits}
-	mod, err := hpccrtl.Module(cfg, mopts)
-	if err != nil {
-		return err
-	}
-	d, err := hpcc.NewDatapath(cfg)
-	if err != nil {
-		return err
-	}
-	modIn, modOut, err := hpccrtl.ModuleTables(cfg, mopts)
-	if err != nil {
-		return err
-	}
-	benches := []verilog.Bench{
-		{DUT: upd, In: d.InputTable(), Out: d.OutputTable(), ValidIn: hpccrtl.ValidIn, ValidOut: hpccrtl.ValidOut},
-		{DUT: mod, In: modIn, Out: modOut, ValidIn: hpccrtl.EvValid, ValidOut: hpccrtl.UpdValid, Ready: hpccrtl.EvReady},
-	}
-	var written []string
-	for _, b := range benches {
-		names, err := verilog.Emit(*out, b)
-		if err != nil {
-			return err
-		}
-		for _, n := range names {
-			if !contains(written, n) {
-				written = append(written, n)
-			}
-		}
-		for _, t := range []struct {
-			suffix string
-			data   func() ([]byte, error)
-		}{
-			{"_in.vh", func() ([]byte, error) { return []byte(b.In.VerilogHeader(b.In.Name)), nil }},
-			{"_out.vh", func() ([]byte, error) { return []byte(b.Out.VerilogHeader(b.Out.Name)), nil }},
-			{"_in.json", b.In.JSON},
-			{"_out.json", b.Out.JSON},
-		} {
-			data, err := t.data()
-			if err != nil {
-				return err
-			}
-			name := b.DUT.Name + t.suffix
-			if err := atomicfile.WriteBytes(filepath.Join(*out, name), 0o644, data); err != nil {
-				return err
-			}
-			written = append(written, name)
-		}
-	}
+	upd, mod, mopts, stageRep, written := em.Update, em.Module, em.Opts, em.Stages, em.Files
 	for _, n := range written {
 		fmt.Fprintln(env.Stdout, filepath.Join(*out, n))
 	}
@@ -162,13 +115,4 @@ func runEmitVerilog(env *Env) error {
 			hpccrtl.UpdateName, rep.Cells, rep.FlipFlops, rep.LongestPath)
 	}
 	return nil
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
