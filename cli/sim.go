@@ -82,7 +82,10 @@ func runSim(env *Env) error {
 	}
 	if err != nil {
 		if errors.Is(err, scenario.ErrInterrupted) {
-			return fmt.Errorf("%w (files listed in a manifest.json are complete; without it the output directory is incomplete)", err)
+			if r == nil {
+				return fmt.Errorf("%w: nothing written", err)
+			}
+			return fmt.Errorf("%w: %d files written to %s are complete; manifest.json (written last) is absent", err, len(files), *out)
 		}
 		return err
 	}
