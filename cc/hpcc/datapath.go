@@ -243,23 +243,24 @@ func (d *Datapath) InitialState() State { return State{} }
 // (33 bits, < 9*10^9 for any input bits), carry = #{k in 1..8 : t >= k*10^9},
 // ns = t - carry*10^9 (< 10^9), sec = (RxSec + carry) mod 2^20.
 func (d *Datapath) record(h *telemetry.Hop) HopState {
-	r := HopState{TxBytes: h.TxBytes & d.txMask, Qlen: h.Qlen & d.qMask}
+	ts, id := d.recordTsID(h)
+	return HopState{Ts: ts, TxBytes: h.TxBytes & d.txMask, Qlen: h.Qlen & d.qMask, ID: id}
+}
+
+// recordTsID is the timestamp and identity part of record.
+func (d *Datapath) recordTsID(h *telemetry.Hop) (ts, id uint64) {
 	if d.enc == telemetry.Compact {
-		r.Ts = uint64(h.Ts) & (1<<telemetry.CompactTsBits - 1)
-		return r
+		return uint64(h.Ts) & (1<<telemetry.CompactTsBits - 1), 0
 	}
 	t := uint64(h.RxNs) + uint64(h.ResidenceNs)
 	// The hardware's eight comparators count the k in 1..8 with
 	// t >= k*10^9; for t < 9*10^9 (always: t <= 2*(2^32-1)) that count is
 	// t / 10^9, which is how the model computes it.
 	carry := t / telemetry.NsPerSecond
-	ns := t - carry*telemetry.NsPerSecond
 	sec := (uint64(h.RxSec) + carry) & (1<<telemetry.IFARxSecBits - 1)
-	r.Ts = sec<<telemetry.IFAEgressNsBits | ns
-	if d.trackID {
-		r.ID = uint64(h.DeviceID&(1<<telemetry.IFADeviceIDBits-1))<<telemetry.IFAPortBits | uint64(h.EgressPort)
-	}
-	return r
+	// idMask is 0 without identity tracking.
+	return sec<<telemetry.IFAEgressNsBits | (t - carry*telemetry.NsPerSecond),
+		(uint64(h.DeviceID&(1<<telemetry.IFADeviceIDBits-1))<<telemetry.IFAPortBits | uint64(h.EgressPort)) & d.idMask
 }
 
 // deltaTs is the egress-time difference cur - prev of two stored
@@ -271,17 +272,16 @@ func (d *Datapath) record(h *telemetry.Hop) HopState {
 // this defined value.
 func (d *Datapath) deltaTs(cur, prev uint64) uint64 {
 	if d.enc == telemetry.Compact {
-		return fixedpoint.WrapDiff(cur, prev, telemetry.CompactTsBits)
+		return (cur - prev) & (1<<telemetry.CompactTsBits - 1) // fixedpoint.WrapDiff(cur, prev, 24)
 	}
 	const nsMask = 1<<telemetry.IFAEgressNsBits - 1
-	cs, cn := cur>>telemetry.IFAEgressNsBits, cur&nsMask
-	ps, pn := prev>>telemetry.IFAEgressNsBits, prev&nsMask
+	cn, pn := cur&nsMask, prev&nsMask
 	var borrow uint64
 	if cn < pn {
 		borrow = 1
 	}
-	dsec := fixedpoint.WrapDiff(cs, ps+borrow, telemetry.IFARxSecBits)
-	dns := fixedpoint.WrapDiff(cn+borrow*telemetry.NsPerSecond, pn, 31)
+	dsec := (cur>>telemetry.IFAEgressNsBits - prev>>telemetry.IFAEgressNsBits - borrow) & (1<<telemetry.IFARxSecBits - 1)
+	dns := (cn + borrow*telemetry.NsPerSecond - pn) & (1<<31 - 1)
 	return dsec*telemetry.NsPerSecond + dns
 }
 

@@ -15,158 +15,170 @@ import (
 // round-half-up (Rnd) or floor (Trn) with saturation that fixedpoint
 // applies. TestFastMatchesSpec checks the two bit for bit.
 
-// castRnd returns (hi:lo) * 2^-s rounded half up (fixedpoint.Rnd on a
-// non-negative value) and saturated at max (fixedpoint.Sat), for s in
-// [-127, 127].
-func castRnd(hi, lo uint64, s int, max uint64) uint64 {
-	if s == 0 {
-		if hi != 0 {
-			return max
-		}
-		return min(lo, max)
-	}
-	if s > 0 && s < 64 { // the common case
-		lo, c := bits.Add64(lo, 1<<uint(s-1), 0)
-		hi += c
-		if hi>>uint(s) != 0 {
-			return max
-		}
-		return min(lo>>uint(s)|hi<<uint(64-s), max)
-	}
-	return castRndSlow(hi, lo, s, max)
+// rcast is one cast of the compiled datapath: the non-negative value
+// (hi:lo) * 2^-s rounded half up (fixedpoint.Rnd) or down (Trn) and
+// saturated at max (Sat), with s, the rounding and max resolved at
+// construction. It covers shifts s in [-63, 63], which every signal of a
+// realistic configuration needs (the defaults use -24..44); a configuration
+// with a cast beyond that is marked slow and its Update runs UpdateSpec.
+//
+// A right shift by s >= 1 is done as a multiplication by 2^(64-s), which
+// needs no shift-count register (x86-64 without BMI2 shifts only by CL,
+// which costs register shuffles in a large function): for hi < 2^s,
+// (hi:lo) >> s = hi*2^(64-s) + high64(lo * 2^(64-s)).
+type rcast struct {
+	right bool   // s >= 1
+	half  uint64 // rounding bias: 2^(s-1) for Rnd with s >= 1, else 0
+	hiMax uint64 // s >= 1: 2^s - 1; a larger high word makes the result >= 2^64
+	k     uint64 // s >= 1: 2^(64-s)
+	lmul  uint64 // s <= 0: 2^-s, the left shift as a multiplication
+	lmax  uint64 // s <= 0: max >> -s, the largest value the left shift keeps within max
+	max   uint64 // saturation value: the target format's largest raw value
+	slow  bool   // |s| > 63: not covered
 }
 
-func castRndSlow(hi, lo uint64, s int, max uint64) uint64 {
-	if s > 0 {
-		var c uint64
-		if s <= 64 {
-			lo, c = bits.Add64(lo, 1<<uint(s-1), 0)
-			hi += c
-		} else {
-			hi += 1 << uint(s-65)
-		}
-	}
-	return castTrn(hi, lo, s, max)
-}
-
-// castTrn returns floor((hi:lo) * 2^-s) (fixedpoint.Trn on a non-negative
-// value) saturated at max.
-func castTrn(hi, lo uint64, s int, max uint64) uint64 {
-	if s == 0 {
-		if hi != 0 {
-			return max
-		}
-		return min(lo, max)
-	}
-	if s > 0 && s < 64 {
-		if hi>>uint(s) != 0 {
-			return max
-		}
-		return min(lo>>uint(s)|hi<<uint(64-s), max)
-	}
-	return castTrnSlow(hi, lo, s, max)
-}
-
-func castTrnSlow(hi, lo uint64, s int, max uint64) uint64 {
+func newRcast(s int, rnd bool, max uint64) rcast {
+	c := rcast{max: max}
 	switch {
-	case s > 0:
-		if s >= 64 {
-			lo, hi = hi>>uint(s-64), 0
-		} else {
-			lo = lo>>uint(s) | hi<<uint(64-s)
-			hi >>= uint(s)
+	case s > 63 || s < -63:
+		c.slow = true
+	case s >= 1:
+		c.right = true
+		c.hiMax = 1<<uint(s) - 1
+		c.k = 1 << uint(64-s)
+		if rnd {
+			c.half = 1 << uint(s-1)
 		}
-	case s < 0:
-		t := uint(-s)
-		if hi != 0 || (t >= 64 && lo != 0) || (t < 64 && lo > max>>t) {
-			return max
-		}
-		lo <<= t
+	default:
+		c.lmul = 1 << uint(-s)
+		c.lmax = max >> uint(-s)
 	}
-	if hi != 0 || lo > max {
-		return max
-	}
-	return lo
+	return c
 }
 
-// mulRnd is fixedpoint.MulCast(x, y, to, Rnd, Sat) on raw values, with s =
-// F(x) + F(y) - F(to) and max = to's largest raw value.
-func mulRnd(x, y uint64, s int, max uint64) uint64 {
-	hi, lo := bits.Mul64(x, y)
-	return castRnd(hi, lo, s, max)
+// cast returns the rounded, saturated value of (hi:lo) * 2^-s: the
+// quantization of the exact value, then saturation. hi plus the rounding
+// carry must not overflow (it cannot: hi is at most 2^64-2 for a 64x64-bit
+// product and at most 1 for a sum's carry). c must not be slow.
+func (c *rcast) cast(hi, lo uint64) uint64 {
+	if c.right {
+		lo, cy := bits.Add64(lo, c.half, 0)
+		hi += cy
+		if hi > c.hiMax { // at least 2^64 after the shift
+			return c.max
+		}
+		mh, _ := bits.Mul64(lo, c.k)
+		return min(hi*c.k+mh, c.max)
+	}
+	if hi != 0 || lo > c.lmax {
+		return c.max
+	}
+	return lo * c.lmul
 }
+
+// mul is fixedpoint.MulCast(x, y, to, Rnd|Trn, Sat) on raw values: the
+// cast of the exact 128-bit product, with s = F(x) + F(y) - F(to).
+func (c *rcast) mul(x, y uint64) uint64 { return c.cast(bits.Mul64(x, y)) }
 
 // rawRecip is a fixedpoint.Reciprocal with its configuration compiled to
 // shifts: normalize, look up, Newton-Raphson in Work (Trn, Sat), scale and
 // round into Out.
 type rawRecip struct {
-	w, k             int      // In.W, TableBits
-	inF              int      // In.F()
-	entF, workF      int      // Entry.F(), Work.F()
-	nr               int      // Newton-Raphson steps
-	workMax, two     uint64   // Work's largest raw value; 2 in Work
-	outF             int      // Out.F()
-	outMax           uint64   // Out's largest raw value
-	rnd              bool     // Out quantization is Rnd (else Trn)
-	table            []uint64 // Entry raw values
-	mantF            int      // F of the mantissa u(w).1: w-1
-	kMask, entryMask uint64
+	w        int      // In.W
+	nr       int      // Newton-Raphson steps
+	two      uint64   // 2 in Work
+	outMax   uint64   // Out's largest raw value
+	table    []uint64 // Entry raw values, 2^TableBits of them
+	kMask    uint64   // 2^TableBits - 1
+	idxShift uint     // In.W - 1 - TableBits: the index is the TableBits mantissa bits below the leading one
+	// nrE[j], nrY[j]: the two truncating multipliers of NR step j (j = 0:
+	// y in Entry; j = 1: y in Work, used for every later step).
+	nrE, nrY [2]rcast
+	// out[p]: the output cast of y for a leading one at bit p of the input:
+	// 1/x = (1/m) * 2^(In.F - p), so s = F(y) - (In.F - p) - Out.F.
+	out []rcast
+	// slow: some cast is beyond rcast's range; recip then asks the unit.
+	slow bool
+	unit *fixedpoint.Reciprocal
+	in   fixedpoint.Format
 }
 
 func newRawRecip(r *fixedpoint.Reciprocal) rawRecip {
 	c := r.Config()
-	rr := rawRecip{
-		w: c.In.W, k: c.TableBits, inF: c.In.F(), entF: c.Entry.F(), workF: c.Work.F(), nr: c.NRSteps,
-		outF: c.Out.F(), rnd: c.Q == fixedpoint.Rnd, table: r.Table(), mantF: c.In.W - 1,
-	}
+	rr := rawRecip{w: c.In.W, nr: c.NRSteps, table: r.Table(), unit: r, in: c.In}
 	rr.outMax, _ = c.Out.MaxRawUint()
+	rr.kMask = 1<<uint(c.TableBits) - 1
+	rr.idxShift = uint(c.In.W - 1 - c.TableBits)
+	mantF, entF, yF := c.In.W-1, c.Entry.F(), c.Entry.F()
 	if c.NRSteps > 0 {
-		rr.workMax, _ = c.Work.MaxRawUint()
-		rr.two = 2 << uint(rr.workF)
+		workF := c.Work.F()
+		workMax, _ := c.Work.MaxRawUint()
+		rr.two = 2 << uint(workF)
+		rr.nrE[0], rr.nrY[0] = newRcast(mantF+entF-workF, false, workMax), newRcast(entF, false, workMax)
+		rr.nrE[1], rr.nrY[1] = newRcast(mantF, false, workMax), newRcast(workF, false, workMax)
+		yF = workF
+		rr.slow = rr.nrE[0].slow || rr.nrY[0].slow || rr.nrE[1].slow || rr.nrY[1].slow
 	}
-	rr.kMask = 1<<uint(rr.k) - 1
+	rnd := c.Q == fixedpoint.Rnd
+	for p := 0; p < c.In.W; p++ {
+		rr.out = append(rr.out, newRcast(yF-(c.In.F()-p)-c.Out.F(), rnd, rr.outMax))
+		rr.slow = rr.slow || rr.out[p].slow
+	}
 	return rr
 }
 
 // recip returns the raw Out value of about 1/x for the raw input x (In).
 func (r *rawRecip) recip(x uint64) uint64 {
+	if r.slow {
+		v, _ := fixedpoint.FromBits64(r.in, x) // In is valid: the unit was built from it
+		y, _ := r.unit.Recip(v)
+		return y.RawUint()
+	}
 	if x == 0 {
 		return r.outMax // 1/0 saturates
 	}
-	p := bits.Len64(x) - 1
-	m := x << uint(r.w-1-p)
-	idx := m >> uint(r.w-1-r.k) & r.kMask
-	y, yF := r.table[idx], r.entF
-	for s := 0; s < r.nr; s++ {
-		hi, lo := bits.Mul64(m, y)
-		e := castTrn(hi, lo, r.mantF+yF-r.workF, r.workMax)
-		t := uint64(0)
-		if e < r.two {
-			t = r.two - e
-		}
-		hi, lo = bits.Mul64(y, t)
-		y = castTrn(hi, lo, yF+r.workF-r.workF, r.workMax)
-		yF = r.workF
+	m, y, p := r.seed(x)
+	for j := 0; j < r.nr; j++ {
+		y = r.refine(j, m, y)
 	}
-	s := yF - (r.inF - p) - r.outF
-	if r.rnd {
-		return castRnd(0, y, s, r.outMax)
+	return r.out[p].cast(0, y)
+}
+
+// seed normalizes x != 0 (the leading one at bit p moves to bit In.W-1,
+// giving the mantissa m in u(In.W).1) and looks up the table entry y0.
+// recip, seed, refine and out[p] are split so that Update can inline them.
+func (r *rawRecip) seed(x uint64) (m, y uint64, p int) {
+	p = bits.Len64(x) - 1
+	m = x << (uint(r.w-1-p) & 63)
+	return m, r.table[m>>(r.idxShift&63)&r.kMask], p
+}
+
+// refine is Newton-Raphson step j: e = m*y (Trn, Sat into Work), t = 2 -
+// e (0 when e >= 2), y' = y*t (Trn, Sat into Work).
+func (r *rawRecip) refine(j int, m, y uint64) uint64 {
+	k := min(j, 1)
+	e := r.nrE[k].mul(m, y)
+	t := uint64(0)
+	if e < r.two {
+		t = r.two - e
 	}
-	return castTrn(0, y, s, r.outMax)
+	return r.nrY[k].mul(y, t)
 }
 
 // fastPlan holds the datapath compiled to raw operations.
 type fastPlan struct {
 	rDts, rU, rN rawRecip
 
-	sTx, sQ, sR, sUp, sEw, sK, sWm, sRate, sWai int
-	maxTx, maxTerm, maxU, maxEoU, maxW, maxRate uint64
+	cTx, cQ, cR, cUp, cEw, cK, cWm, cRate, cWai rcast
+	maxW                                        uint64
 	kq, kr                                      [16]uint64
-	eta, etaInU                                 uint64 // eta raw; eta in U's scale for the compare
+	eta                                         uint64 // eta raw
 	etaCmpShiftU, etaCmpShiftE                  uint   // align U and eta for the compare
 	invT, t, wai, wmin, wmax, winit, uinit      uint64
 	kWai, oneEoU                                uint64
-	waiAlign                                    int // F(W) - F(wai) (same format: 0)
+	// slow: some cast of the configuration is beyond rcast's range (never
+	// for a realistic one); Update then runs UpdateSpec, which it equals.
+	slow bool
 }
 
 func maxRaw(f fixedpoint.Format) uint64 { m, _ := f.MaxRawUint(); return m }
@@ -179,16 +191,15 @@ func (d *Datapath) compileFast() {
 		p.rN = newRawRecip(d.recipN)
 	}
 	kqF, krF, invTF := d.tables[0].Format.F(), d.tables[1].Format.F(), d.invT.Format().F()
-	p.sTx = d.fDB.F() + d.fRD.F() - d.fTx.F()
-	p.sQ = d.fQ.F() + kqF - d.fTerm.F()
-	p.sR = d.fTx.F() + krF - d.fTerm.F()
-	p.sUp = d.fTerm.F() - d.fU.F()
-	p.sEw = d.fEwS.F() + invTF - d.fU.F()
-	p.sK = d.fRU.F() + d.fEta.F() - d.fEoU.F()
-	p.sWm = d.fW.F() + d.fEoU.F() - d.fW.F()
-	p.sRate = d.fW.F() + invTF - d.fRate.F()
-	p.maxTx, p.maxTerm, p.maxU = maxRaw(d.fTx), maxRaw(d.fTerm), maxRaw(d.fU)
-	p.maxEoU, p.maxW, p.maxRate = maxRaw(d.fEoU), maxRaw(d.fW), maxRaw(d.fRate)
+	p.maxW = maxRaw(d.fW)
+	p.cTx = newRcast(d.fDB.F()+d.fRD.F()-d.fTx.F(), true, maxRaw(d.fTx))
+	p.cQ = newRcast(d.fQ.F()+kqF-d.fTerm.F(), true, maxRaw(d.fTerm))
+	p.cR = newRcast(d.fTx.F()+krF-d.fTerm.F(), true, maxRaw(d.fTerm))
+	p.cUp = newRcast(d.fTerm.F()-d.fU.F(), true, maxRaw(d.fU))
+	p.cEw = newRcast(d.fEwS.F()+invTF-d.fU.F(), true, maxRaw(d.fU))
+	p.cK = newRcast(d.fRU.F()+d.fEta.F()-d.fEoU.F(), true, maxRaw(d.fEoU))
+	p.cWm = newRcast(d.fW.F()+d.fEoU.F()-d.fW.F(), true, p.maxW)
+	p.cRate = newRcast(d.fW.F()+invTF-d.fRate.F(), true, maxRaw(d.fRate))
 	for c := 0; c < 16; c++ {
 		p.kq[c], p.kr[c] = d.kq[c].RawUint(), d.kr[c].RawUint()
 	}
@@ -205,7 +216,11 @@ func (d *Datapath) compileFast() {
 	p.oneEoU = d.oneEoU.RawUint()
 	if d.cfg.DynamicWAI {
 		p.kWai = d.kWai.RawUint()
-		p.sWai = d.kWai.Format().F() + d.fRN.F() - d.fW.F()
+		p.cWai = newRcast(d.kWai.Format().F()+d.fRN.F()-d.fW.F(), true, p.maxW)
+	}
+	p.slow = p.rDts.slow || p.rU.slow || p.rN.slow
+	for _, c := range []*rcast{&p.cTx, &p.cQ, &p.cR, &p.cUp, &p.cEw, &p.cK, &p.cWm, &p.cRate, &p.cWai} {
+		p.slow = p.slow || c.slow
 	}
 }
 
@@ -217,43 +232,55 @@ func (d *Datapath) compileFast() {
 // the outputs. It allocates nothing and is bit-identical to UpdateSpec
 // (which spells out the same operations with fixedpoint Values); the
 // operation sequence and every signal's format are in docs/datapath.md.
-func (d *Datapath) Update(st State, in Input) (State, Output) {
+func (d *Datapath) Update(st State, in Input) (next State, out Output) {
 	c := &d.cfg
 	p := &d.fast
+	if p.slow {
+		return d.UpdateSpec(st, in)
+	}
 	nh := uint64(in.NHops) & d.nhMask
 	stNH := uint64(st.NHops) & d.nhMask
 	pathOK := nh == stNH && nh <= uint64(d.maxHops)
-	uReg := st.U & p.maxU
+	uReg := st.U & p.cUp.max
 	wcReg := st.Wc & p.maxW
 	inc := st.IncStage & d.incMask
 
-	var next State
-	out := Output{SelHop: NoHop}
+	out.SelHop = NoHop
 	var uAcc, dtsSel uint64
 	have := false
-	for i := 0; i < d.maxHops; i++ {
-		if uint64(i) >= nh {
-			break // slots beyond the path: invalid and stored as 0 (as UpdateSpec computes)
-		}
+	// Slots beyond the path are invalid and stored as 0 (as UpdateSpec
+	// computes). The loop body calls nothing: record, deltaTs, the 1/dts
+	// unit (recip: seed, refine, out) and the casts are inlined.
+	rd := &p.rDts
+	for i := 0; i < int(min(nh, uint64(d.maxHops))); i++ {
 		h := &in.Hops[i]
 		prev := &st.Hops[i]
-		rec := d.record(h)
-		next.Hops[i] = rec
+		ts, id := d.recordTsID(h)
+		txb, ql := h.TxBytes&d.txMask, h.Qlen&d.qMask
+		next.Hops[i] = HopState{Ts: ts, TxBytes: txb, Qlen: ql, ID: id}
 		code := h.SpeedCode & d.codeMask
-		dts := d.deltaTs(rec.Ts, prev.Ts)
-		ok := pathOK && d.speedOK[code] && rec.ID == prev.ID&d.idMask && dts != 0 && dts <= c.MaxDeltaTsNs
-		if !ok {
+		dts := d.deltaTs(ts, prev.Ts)
+		if !pathOK || !d.speedOK[code] || id != prev.ID&d.idMask || dts == 0 || dts > c.MaxDeltaTsNs {
 			continue // the slot's u' is muxed to 0 and not selected
 		}
 		out.HopValid |= 1 << uint(i)
-		rd := p.rDts.recip(dts)
-		dB := fixedpoint.WrapDiff(uint64(rec.TxBytes), uint64(prev.TxBytes), d.txBits)
-		x := mulRnd(dB, rd, p.sTx, p.maxTx)
-		q := uint64(min(rec.Qlen, prev.Qlen&d.qMask))
-		qTerm := mulRnd(q, p.kq[code], p.sQ, p.maxTerm)
-		rTerm := mulRnd(x, p.kr[code], p.sR, p.maxTerm)
+		// 1/dts (dts != 0).
+		m, y, pos := rd.seed(dts)
+		for j := 0; j < rd.nr; j++ { // rd.refine(j, m, y)
+			k := min(j, 1)
+			e := rd.nrE[k].mul(m, y)
+			t := uint64(0)
+			if e < rd.two {
+				t = rd.two - e
+			}
+			y = rd.nrY[k].mul(y, t)
+		}
+		rDts := rd.out[pos].cast(0, y)
+		x := p.cTx.mul((uint64(txb)-uint64(prev.TxBytes))&uint64(d.txMask), rDts) // fixedpoint.WrapDiff(tx, prev tx, txBits)
+		qTerm := p.cQ.mul(uint64(min(ql, prev.Qlen&d.qMask)), p.kq[code])
+		rTerm := p.cR.mul(x, p.kr[code])
 		sum, carry := bits.Add64(qTerm, rTerm, 0)
-		up := castRnd(carry, sum, p.sUp, p.maxU)
+		up := p.cUp.cast(carry, sum)
 		if !have || up > uAcc {
 			uAcc, dtsSel, out.SelHop = up, dts, uint8(i)
 		}
@@ -265,7 +292,7 @@ func (d *Datapath) Update(st State, in Input) (State, Output) {
 	a := (p.t - tau) * uReg // exact: fits the EWMA product format (<= 64 bits, checked at construction)
 	b := tau * uAcc
 	hi, lo := bits.Mul64(a+b, p.invT)
-	uNew := castRnd(hi, lo, p.sEw, p.maxU)
+	uNew := p.cEw.cast(hi, lo)
 
 	var updateWc bool
 	if c.Mode == Sender {
@@ -281,17 +308,17 @@ func (d *Datapath) Update(st State, in Input) (State, Output) {
 		if n == 0 {
 			n = 1
 		}
-		wai = mulRnd(p.kWai, p.rN.recip(n), p.sWai, p.maxW)
+		wai = p.cWai.mul(p.kWai, p.rN.recip(n))
 	}
 	uGE := uNew<<p.etaCmpShiftU >= p.eta<<p.etaCmpShiftE
 	mi := uGE || int(inc) >= c.MaxStage
 	var w uint64
 	if mi {
-		k := mulRnd(p.rU.recip(uNew), p.eta, p.sK, p.maxEoU)
+		k := p.cK.mul(p.rU.recip(uNew), p.eta)
 		if uGE {
 			k = min(k, p.oneEoU)
 		}
-		wMul := mulRnd(wcReg, k, p.sWm, p.maxW)
+		wMul := p.cWm.mul(wcReg, k)
 		w = min(wMul+wai, p.maxW) // both <= 2^W-1 <= 2^64-1: see compileFast
 	} else {
 		w = min(wcReg+wai, p.maxW)
@@ -327,6 +354,6 @@ func (d *Datapath) Update(st State, in Input) (State, Output) {
 		out = Output{First: true, SelHop: NoHop}
 	}
 	out.W, out.Wc, out.U, out.IncStage = next.W, next.Wc, next.U, next.IncStage
-	out.Rate = mulRnd(next.W, p.invT, p.sRate, p.maxRate)
+	out.Rate = p.cRate.mul(next.W, p.invT)
 	return next, out
 }
