@@ -148,6 +148,7 @@ func runVectorsFromSim(env *Env, fs *flag.FlagSet, name, configFile, cc, model s
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var prog *vectors.Progress
+	writing := false
 	f, tty := env.Stderr.(*os.File)
 	if tty && vectors.IsTerminal(f) {
 		req.RunProgress = func(p scenario.Progress) {
@@ -155,11 +156,19 @@ func runVectorsFromSim(env *Env, fs *flag.FlagSet, name, configFile, cc, model s
 				float64(p.SimNs)/1000, float64(p.EndNs)/1000, p.FlowsDone, p.Flows)
 		}
 		prog = vectors.NewProgress(env.Stderr, "vectors gen")
-		req.Progress = prog.Update
+		req.Progress = func(done, total int64) {
+			if !writing { // end the run's progress line
+				fmt.Fprintln(env.Stderr)
+				writing = true
+			}
+			prog.Update(done, total)
+		}
 	}
 	man, err := simvec.CaptureDir(ctx, out, req)
 	if prog != nil {
-		fmt.Fprintln(env.Stderr)
+		if !writing {
+			fmt.Fprintln(env.Stderr)
+		}
 		prog.Done()
 	}
 	if err != nil {
