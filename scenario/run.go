@@ -33,7 +33,13 @@ type Options struct {
 	// from inside the engine's cycle. It does not change the run. Package
 	// vectors captures vector sets from scenarios with it.
 	OnHPCCUpdate func(host int, u *nicmodel.HPCCUpdate)
+	// NoSkip ticks every component in every cycle (engine.Config.NoSkip):
+	// results must not change; it exists to prove that.
+	NoSkip bool
 }
+
+// The NIC is the network's endpoint.
+var _ network.Endpoint = (*nicmodel.NIC)(nil)
 
 // Progress reports how far a run is.
 type Progress struct {
@@ -119,10 +125,13 @@ type Result struct {
 type RunStats struct {
 	// Wall is the whole run; Setup the part before the first cycle
 	// (building the network and the NICs, generating the workload).
-	Wall, Setup         time.Duration
-	SimNs               uint64
-	Cycles, BusyCycles  uint64
-	Ticks               uint64
+	Wall, Setup        time.Duration
+	SimNs              uint64
+	Cycles, BusyCycles uint64
+	Ticks              uint64
+	// UnexpectedProgress is engine.Stats.UnexpectedProgress (NoSkip runs):
+	// 0 unless a component breaks the idle-skipping contract.
+	UnexpectedProgress  uint64
 	DataPackets, Frames uint64
 	Flows               int
 }
@@ -227,7 +236,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	if cfg.CC == nicmodel.CCHPCCRx && cfg.HPCC.RxBaseRTTNs != 0 {
 		T = cfg.HPCC.RxBaseRTTNs
 	}
-	e, err := engine.New(engine.Config{Freq: cfg.Run.ClockHz})
+	e, err := engine.New(engine.Config{Freq: cfg.Run.ClockHz, NoSkip: opts.NoSkip})
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +362,8 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		BottleneckGbps: bl.Gbps, BottleneckHost: bh, nics: s.nics, traceHosts: append([]int(nil), opts.TraceHosts...), queueLog: s.qlog}
 	r.port, _ = net.Switch(s.bSw).Port(s.bPt)
 	st := e.Stats()
-	r.Stats = RunStats{SimNs: cfg.Run.ClockHz.NS(e.Now()), Cycles: st.Cycles, BusyCycles: st.BusyCycles, Ticks: st.Ticks, Flows: len(s.flows)}
+	r.Stats = RunStats{SimNs: cfg.Run.ClockHz.NS(e.Now()), Cycles: st.Cycles, BusyCycles: st.BusyCycles, Ticks: st.Ticks,
+		UnexpectedProgress: st.UnexpectedProgress, Flows: len(s.flows)}
 	r.summarize(net)
 	r.Stats.Wall, r.Stats.Setup = time.Since(wall), setup
 	return r, nil
