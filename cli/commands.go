@@ -5,6 +5,7 @@ package cli
 func commandList() []command {
 	return []command{
 		{"version", "print the tool version", runVersion},
+		{"demo", "run hpccgold end to end: scenario, captured and directed vectors, Verilog, co-simulation", runDemo},
 		{"sim", "run a network scenario (seeds' and HPCC paper's experiments) on the NIC model", runSim},
 		{"replay", "run a telemetry trace through the HPCC++ float and/or fixed-point model", runReplay},
 		{"vectors", "generate, check and verify golden HPCC++ test vectors", runVectors},

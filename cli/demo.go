@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/hpccgold/hpccgold/demo"
+	"github.com/hpccgold/hpccgold/verilog/cosim"
+)
+
+func runDemo(env *Env) error {
+	fs := newFlagSet(env, "demo", "demo [--out DIR] [--simulator auto|verilator|icarus|none] [--scenario NAME]")
+	out := fs.String("out", "hpccgold-demo", "output directory")
+	sim := fs.String("simulator", demo.SimAuto, "co-simulator: auto (Verilator if installed, else Icarus), verilator, icarus, none")
+	scen := fs.String("scenario", demo.DefaultScenario, "built-in scenario to run (see hpccgold sim --list)")
+	quiet := fs.Bool("quiet", false, "do not print progress lines on stderr")
+	if err := fs.Parse(env.Args); err != nil {
+		return err
+	}
+	if err := noPositional(fs); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	opts := demo.Options{OutDir: *out, Scenario: *scen, Simulator: *sim}
+	if !*quiet {
+		opts.Log = env.Stderr
+	}
+	rep, err := demo.Run(ctx, opts)
+	if rep != nil {
+		fmt.Fprint(env.Stdout, rep.String())
+		if werr := rep.WriteReport(); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if errors.Is(err, cosim.ErrMismatch) {
+		return fmt.Errorf("%w: %v", ErrFailed, err)
+	}
+	return err
+}
