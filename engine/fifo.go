@@ -143,15 +143,34 @@ func (f *FIFO[T]) Peek(now Cycle) (T, bool) {
 	return f.buf[f.head], true
 }
 
-// Pop removes and returns the oldest element visible in cycle now.
-func (f *FIFO[T]) Pop(now Cycle) (T, bool) {
-	var zero T
+// Front returns a pointer to the oldest element visible in cycle now, or
+// nil: Peek without copying the element (for large elements). The pointer
+// is valid until the element is popped or the FIFO is next pushed; a
+// caller that reads the element and then pops it uses Front and then
+// [FIFO.Discard].
+func (f *FIFO[T]) Front(now Cycle) *T {
 	if f.Visible(now) == 0 {
-		return zero, false
+		return nil
 	}
-	v := f.buf[f.head]
+	return &f.buf[f.head]
+}
+
+// Discard removes the oldest element visible in cycle now, as Pop does,
+// without returning it; it reports whether there was one.
+func (f *FIFO[T]) Discard(now Cycle) bool {
+	if f.Visible(now) == 0 {
+		return false
+	}
+	var zero T
 	f.buf[f.head] = zero // drop references for the garbage collector
 	f.head = (f.head + 1) & f.mask
+	f.popped1(now)
+	return true
+}
+
+// popped1 does the bookkeeping of one pop in cycle now: counters, the
+// registered full flag and the producer's wake-up.
+func (f *FIFO[T]) popped1(now Cycle) {
 	f.pops++
 	if f.popCycle != now {
 		f.popCycle = now
@@ -165,6 +184,18 @@ func (f *FIFO[T]) Pop(now Cycle) (T, bool) {
 	if wasFull && f.prodW.e != nil {
 		f.prodW.wake(now)
 	}
+}
+
+// Pop removes and returns the oldest element visible in cycle now.
+func (f *FIFO[T]) Pop(now Cycle) (T, bool) {
+	var zero T
+	if f.Visible(now) == 0 {
+		return zero, false
+	}
+	v := f.buf[f.head]
+	f.buf[f.head] = zero // drop references for the garbage collector
+	f.head = (f.head + 1) & f.mask
+	f.popped1(now)
 	return v, true
 }
 

@@ -170,3 +170,81 @@ func TestTimedQueue(t *testing.T) {
 		t.Error("HeadAt on empty queue reported an element")
 	}
 }
+
+// TestFIFOFrontDiscard checks Front and Discard against Peek and Pop: two
+// FIFOs receive the same random pushes, one is drained with Pop, the other
+// with Front (which must point at the element Peek returns) then Discard;
+// every result, level, free count and counter must agree in every cycle.
+// Oracle: Peek/Pop, themselves checked by TestFIFOTwoPhase.
+func TestFIFOFrontDiscard(t *testing.T) {
+	a, _ := NewFIFO[[4]int]("a", 3)
+	b, _ := NewFIFO[[4]int]("b", 3)
+	rng := uint64(12345)
+	next := func() uint64 { rng = rng*6364136223846793005 + 1442695040888963407; return rng >> 33 }
+	for now := Cycle(0); now < 2000; now++ {
+		for k := next() % 3; k > 0; k-- {
+			v := [4]int{int(now), int(k), int(next()), 0}
+			if pa, pb := a.Push(now, v), b.Push(now, v); pa != pb {
+				t.Fatalf("cycle %d: Push %v vs %v", now, pa, pb)
+			}
+		}
+		for k := next() % 3; k > 0; k-- {
+			pv, pok := a.Peek(now)
+			fp := b.Front(now)
+			if pok != (fp != nil) || pok && *fp != pv {
+				t.Fatalf("cycle %d: Peek = %v, %v; Front = %v", now, pv, pok, fp)
+			}
+			v, ok := a.Pop(now)
+			if d := b.Discard(now); d != ok || ok && v != pv {
+				t.Fatalf("cycle %d: Pop = %v, %v; Discard = %v", now, v, ok, d)
+			}
+		}
+		ap, aq, ar := a.Counts()
+		bp, bq, br := b.Counts()
+		if a.Visible(now) != b.Visible(now) || a.Free(now) != b.Free(now) || a.Len() != b.Len() ||
+			ap != bp || aq != bq || ar != br || a.MaxLevel() != b.MaxLevel() {
+			t.Fatalf("cycle %d: state differs", now)
+		}
+	}
+	if b.Front(2000) != nil && b.Len() == 0 {
+		t.Fatal("Front of an empty FIFO")
+	}
+}
+
+// TestFIFODiscardWakesProducer checks that Discard, like Pop, wakes the
+// producer of a full FIFO in the next cycle: a producer that filled the
+// FIFO and made no progress since is ticked again exactly once, in the cycle
+// after the consumer discarded an element.
+func TestFIFODiscardWakesProducer(t *testing.T) {
+	e, _ := New(Config{Freq: GHz})
+	f, _ := NewFIFO[int]("q", 1)
+	p := &pusher{f: f}
+	pid, _ := e.Add("p", p)
+	if err := e.Connect(f, pid, NoID); err != nil {
+		t.Fatal(err)
+	}
+	e.Run(10)
+	if len(p.ticks) != 2 || p.ticks[0] != 0 || p.ticks[1] != 1 {
+		t.Fatalf("producer ticked in %v, want [0 1] (push, then blocked)", p.ticks)
+	}
+	if !f.Discard(10) {
+		t.Fatal("Discard found nothing")
+	}
+	e.Run(20)
+	if len(p.ticks) != 4 || p.ticks[2] != 11 || p.ticks[3] != 12 {
+		t.Fatalf("producer ticked in %v, want [0 1 11 12] (woken in 11 by the discard in 10)", p.ticks)
+	}
+}
+
+// pusher pushes into f whenever it can.
+type pusher struct {
+	f     *FIFO[int]
+	ticks []Cycle
+}
+
+func (p *pusher) Tick(now Cycle) bool {
+	p.ticks = append(p.ticks, now)
+	return p.f.Push(now, int(now))
+}
+
+func (p *pusher) NextWake(Cycle) (Cycle, bool) { return 0, false }

@@ -164,6 +164,7 @@ type module struct {
 	hpccInput hpcc.Input
 	onUpdate  func(*HPCCUpdate) // Options.OnHPCCUpdate (fixed model only)
 	captured  HPCCUpdate        // its argument's storage
+	taken     pipeline.Event    // the event being taken, popped from events
 }
 
 const (
@@ -194,7 +195,7 @@ func (m *module) NextWake(now engine.Cycle) (engine.Cycle, bool) {
 		w, ok = m.pipe.front().ready, true
 	}
 	if m.headStall != 0 {
-		if ev, have := m.events.Peek(now); have && int(ev.Flow) < len(m.qps) {
+		if ev := m.events.Front(now); ev != nil && int(ev.Flow) < len(m.qps) {
 			if m.nextIssue > now {
 				w, ok = min(w, m.nextIssue), true
 			}
@@ -351,12 +352,12 @@ func (m *module) ccWork(ev *pipeline.Event) ccKind {
 
 func (m *module) takeEvent(now engine.Cycle) bool {
 	m.pollFIFO = false
-	ev, ok := m.events.Peek(now)
-	if !ok {
+	ev := m.events.Front(now) // read in place: an Event is large
+	if ev == nil {
 		return false
 	}
 	if int(ev.Flow) >= len(m.qps) {
-		m.events.Pop(now)
+		m.events.Discard(now)
 		m.cnt.BadQP++
 		m.headStall = 0
 		return true
@@ -368,7 +369,7 @@ func (m *module) takeEvent(now engine.Cycle) bool {
 	if acks {
 		una, advance, beyond = ackTarget(q, ev.PSN)
 	}
-	work := m.ccWork(&ev)
+	work := m.ccWork(ev)
 	// Resources, checked in a fixed order; each reason is counted once per
 	// event.
 	var wait uint8
@@ -412,7 +413,11 @@ func (m *module) takeEvent(now engine.Cycle) bool {
 		}
 		return true
 	}
-	m.events.Pop(now)
+	// Take it: pop it into m.taken first, so that everything it causes (a
+	// completion callback that reads the FIFO levels) sees it taken.
+	m.taken = *ev
+	ev = &m.taken
+	m.events.Discard(now)
 	m.headStall = 0
 	m.cnt.Events++
 	switch ev.Kind {
@@ -427,7 +432,7 @@ func (m *module) takeEvent(now engine.Cycle) bool {
 		m.cnt.ECNEchoes++
 	}
 	if m.tr != nil {
-		m.tr.event(now, &ev)
+		m.tr.event(now, ev)
 	}
 	if ev.Kind != pipeline.EventProbeReply && ev.Syndrome.Type() != wire.AckTypeACK {
 		m.cnt.NAKs++
@@ -443,7 +448,7 @@ func (m *module) takeEvent(now engine.Cycle) bool {
 	}
 	switch work {
 	case ccDatapath:
-		m.issueDatapath(now, ev.Flow, q, &ev)
+		m.issueDatapath(now, ev.Flow, q, ev)
 	case ccNotify:
 		m.issueNotify(now, ev.Flow, q, ev.Window)
 	default:

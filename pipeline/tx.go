@@ -193,23 +193,23 @@ func (t *Tx) tickStart(now engine.Cycle) bool {
 		t.startAck(now, q, false)
 		room, progress = false, true
 	}
-	// (2) one reply.
-	if r, ok := t.replies.Peek(now); ok && !t.knownFlow(r.Flow) {
-		t.replies.Pop(now)
+	// (2) one reply (read in place: a Reply is large).
+	if r := t.replies.Front(now); r != nil && !t.knownFlow(r.Flow) {
+		t.replies.Discard(now)
 		t.cnt.Replies++
 		t.cnt.Drops[DropUnknownFlow]++
 		t.replyStalled = false
 		progress = true
-	} else if ok {
+	} else if r != nil {
 		st := &t.ack[r.Flow]
 		needsFrame := r.Kind == ReplyProbe || r.Notify ||
 			(t.cfg.AckEvery > 0 && (st.pending+1 >= t.cfg.AckEvery || r.AckReq))
 		switch {
 		case !needsFrame || room:
-			r, _ = t.replies.Pop(now)
 			t.cnt.Replies++
 			t.replyStalled = false
-			t.takeReply(now, &r, needsFrame)
+			t.takeReply(now, r, needsFrame)
+			t.replies.Discard(now)
 			if needsFrame {
 				room = false
 			}
