@@ -22,12 +22,13 @@ import (
 // realistic configuration needs (the defaults use -24..44); a configuration
 // with a cast beyond that is marked slow and its Update runs UpdateSpec.
 //
-// A right shift by s >= 1 is done as a multiplication by 2^(64-s), which
-// needs no shift-count register (x86-64 without BMI2 shifts only by CL,
-// which costs register shuffles in a large function): for hi < 2^s,
-// (hi:lo) >> s = hi*2^(64-s) + high64(lo * 2^(64-s)).
+// A right shift by s >= 1 of a 128-bit value with hi < 2^s is lo>>s +
+// hi*2^(64-s): one shift and one multiplication by a precomputed power of
+// two (x86-64 without BMI2 shifts only by CL, so fewer variable shifts mean
+// fewer register shuffles).
 type rcast struct {
 	right bool   // s >= 1
+	r     uint   // s >= 1: the right shift s
 	half  uint64 // rounding bias: 2^(s-1) for Rnd with s >= 1, else 0
 	hiMax uint64 // s >= 1: 2^s - 1; a larger high word makes the result >= 2^64
 	k     uint64 // s >= 1: 2^(64-s)
@@ -43,7 +44,7 @@ func newRcast(s int, rnd bool, max uint64) rcast {
 	case s > 63 || s < -63:
 		c.slow = true
 	case s >= 1:
-		c.right = true
+		c.right, c.r = true, uint(s)
 		c.hiMax = 1<<uint(s) - 1
 		c.k = 1 << uint(64-s)
 		if rnd {
@@ -67,8 +68,7 @@ func (c *rcast) cast(hi, lo uint64) uint64 {
 		if hi > c.hiMax { // at least 2^64 after the shift
 			return c.max
 		}
-		mh, _ := bits.Mul64(lo, c.k)
-		return min(hi*c.k+mh, c.max)
+		return min(lo>>(c.r&63)+hi*c.k, c.max)
 	}
 	if hi != 0 || lo > c.lmax {
 		return c.max
@@ -79,6 +79,23 @@ func (c *rcast) cast(hi, lo uint64) uint64 {
 // mul is fixedpoint.MulCast(x, y, to, Rnd|Trn, Sat) on raw values: the
 // cast of the exact 128-bit product, with s = F(x) + F(y) - F(to).
 func (c *rcast) mul(x, y uint64) uint64 { return c.cast(bits.Mul64(x, y)) }
+
+// cast1 is cast(0, v) for v < 2^63 (the product of operands whose widths
+// add up to at most 63 bits): the rounding bias (at most 2^62) cannot
+// carry out of 64 bits.
+func (c *rcast) cast1(v uint64) uint64 {
+	if c.right {
+		return min((v+c.half)>>(c.r&63), c.max)
+	}
+	if v > c.lmax {
+		return c.max
+	}
+	return v * c.lmul
+}
+
+// narrow reports whether every product of operands up to xMax and yMax is
+// below 2^63, so that cast1 applies to it.
+func narrow(xMax, yMax uint64) bool { return bits.Len64(xMax)+bits.Len64(yMax) <= 63 }
 
 // rawRecip is a fixedpoint.Reciprocal with its configuration compiled to
 // shifts: normalize, look up, Newton-Raphson in Work (Trn, Sat), scale and
@@ -91,12 +108,15 @@ type rawRecip struct {
 	table    []uint64 // Entry raw values, 2^TableBits of them
 	kMask    uint64   // 2^TableBits - 1
 	idxShift uint     // In.W - 1 - TableBits: the index is the TableBits mantissa bits below the leading one
-	// nrE[j], nrY[j]: the two truncating multipliers of NR step j (j = 0:
-	// y in Entry; j = 1: y in Work, used for every later step).
-	nrE, nrY [2]rcast
+	// nrE[j], nrY[j]: the two truncating multipliers of NR step j (step 0
+	// has y in Entry, later steps y in Work); at most 3 steps.
+	nrE, nrY [4]rcast
 	// out[p]: the output cast of y for a leading one at bit p of the input:
 	// 1/x = (1/m) * 2^(In.F - p), so s = F(y) - (In.F - p) - Out.F.
 	out []rcast
+	// narrow: every Newton-Raphson product and the value fed to out[p] are
+	// below 2^63, so the steps and the output use cast1 (step1).
+	narrow bool
 	// slow: some cast is beyond rcast's range; recip then asks the unit.
 	slow bool
 	unit *fixedpoint.Reciprocal
@@ -110,12 +130,18 @@ func newRawRecip(r *fixedpoint.Reciprocal) rawRecip {
 	rr.kMask = 1<<uint(c.TableBits) - 1
 	rr.idxShift = uint(c.In.W - 1 - c.TableBits)
 	mantF, entF, yF := c.In.W-1, c.Entry.F(), c.Entry.F()
+	mMax, _ := c.In.MaxRawUint()
+	entMax, _ := c.Entry.MaxRawUint()
+	rr.narrow = narrow(entMax, 1)
 	if c.NRSteps > 0 {
 		workF := c.Work.F()
 		workMax, _ := c.Work.MaxRawUint()
 		rr.two = 2 << uint(workF)
+		rr.narrow = narrow(mMax, entMax) && narrow(entMax, rr.two) && narrow(mMax, workMax) && narrow(workMax, rr.two) && narrow(workMax, 1)
 		rr.nrE[0], rr.nrY[0] = newRcast(mantF+entF-workF, false, workMax), newRcast(entF, false, workMax)
-		rr.nrE[1], rr.nrY[1] = newRcast(mantF, false, workMax), newRcast(workF, false, workMax)
+		for j := 1; j < len(rr.nrE); j++ {
+			rr.nrE[j], rr.nrY[j] = newRcast(mantF, false, workMax), newRcast(workF, false, workMax)
+		}
 		yF = workF
 		rr.slow = rr.nrE[0].slow || rr.nrY[0].slow || rr.nrE[1].slow || rr.nrY[1].slow
 	}
@@ -138,31 +164,47 @@ func (r *rawRecip) recip(x uint64) uint64 {
 		return r.outMax // 1/0 saturates
 	}
 	m, y, p := r.seed(x)
+	if r.narrow {
+		for j := 0; j < r.nr; j++ { // r.step1(j, m, y)
+			e := r.nrE[j&3].cast1(m * y)
+			y = r.nrY[j&3].cast1(y * r.twoMinus(e))
+		}
+		return r.out[p].cast1(y)
+	}
 	for j := 0; j < r.nr; j++ {
-		y = r.refine(j, m, y)
+		y = r.step(j, m, y)
 	}
 	return r.out[p].cast(0, y)
 }
 
 // seed normalizes x != 0 (the leading one at bit p moves to bit In.W-1,
 // giving the mantissa m in u(In.W).1) and looks up the table entry y0.
-// recip, seed, refine and out[p] are split so that Update can inline them.
+// recip, seed, step1 and out[p] are split so that Update can inline them.
 func (r *rawRecip) seed(x uint64) (m, y uint64, p int) {
 	p = bits.Len64(x) - 1
 	m = x << (uint(r.w-1-p) & 63)
 	return m, r.table[m>>(r.idxShift&63)&r.kMask], p
 }
 
-// refine is Newton-Raphson step j: e = m*y (Trn, Sat into Work), t = 2 -
-// e (0 when e >= 2), y' = y*t (Trn, Sat into Work).
-func (r *rawRecip) refine(j int, m, y uint64) uint64 {
-	k := min(j, 1)
-	e := r.nrE[k].mul(m, y)
-	t := uint64(0)
-	if e < r.two {
-		t = r.two - e
+// step is Newton-Raphson step j: e = m*y (Trn, Sat into Work), t = 2 - e
+// (0 when e >= 2), y' = y*t (Trn, Sat into Work).
+func (r *rawRecip) step(j int, m, y uint64) uint64 {
+	e := r.nrE[j&3].mul(m, y)
+	return r.nrY[j&3].mul(y, r.twoMinus(e))
+}
+
+// step1 is step for a narrow unit.
+func (r *rawRecip) step1(j int, m, y uint64) uint64 {
+	e := r.nrE[j&3].cast1(m * y)
+	return r.nrY[j&3].cast1(y * r.twoMinus(e))
+}
+
+// twoMinus is t = 2 - e, exact in Work, and 0 when e >= 2.
+func (r *rawRecip) twoMinus(e uint64) uint64 {
+	if e >= r.two {
+		return 0
 	}
-	return r.nrY[k].mul(y, t)
+	return r.two - e
 }
 
 // fastPlan holds the datapath compiled to raw operations.
@@ -173,9 +215,10 @@ type fastPlan struct {
 	maxW                                        uint64
 	kq, kr                                      [16]uint64
 	eta                                         uint64 // eta raw
-	etaCmpShiftU, etaCmpShiftE                  uint   // align U and eta for the compare
+	uEta                                        uint64 // U >= eta exactly when U's raw value >= uEta
 	invT, t, wai, wmin, wmax, winit, uinit      uint64
 	kWai, oneEoU                                uint64
+	qNarrow                                     bool // q * kq < 2^63: cQ.cast1 applies
 	// slow: some cast of the configuration is beyond rcast's range (never
 	// for a realistic one); Update then runs UpdateSpec, which it equals.
 	slow bool
@@ -200,15 +243,24 @@ func (d *Datapath) compileFast() {
 	p.cK = newRcast(d.fRU.F()+d.fEta.F()-d.fEoU.F(), true, maxRaw(d.fEoU))
 	p.cWm = newRcast(d.fW.F()+d.fEoU.F()-d.fW.F(), true, p.maxW)
 	p.cRate = newRcast(d.fW.F()+invTF-d.fRate.F(), true, maxRaw(d.fRate))
+	var kqMax uint64
 	for c := 0; c < 16; c++ {
 		p.kq[c], p.kr[c] = d.kq[c].RawUint(), d.kr[c].RawUint()
+		kqMax = max(kqMax, p.kq[c])
 	}
+	p.qNarrow = narrow(maxRaw(d.fQ), kqMax)
 	p.eta = d.eta.RawUint()
-	// U >= eta compared exactly: bring both to the larger fraction count.
+	// U >= eta compared exactly: with both at the larger fraction count
+	// (NewDatapath checks that this fits 64 bits), U*2^a >= eta*2^b with a
+	// or b zero; for a > 0 that is U >= ceil(eta / 2^a).
 	if fu, fe := d.fU.F(), d.fEta.F(); fu >= fe {
-		p.etaCmpShiftE = uint(fu - fe)
+		p.uEta = p.eta << uint(fu-fe)
 	} else {
-		p.etaCmpShiftU = uint(fe - fu)
+		a := uint(fe - fu)
+		p.uEta = p.eta >> a
+		if p.eta&(1<<a-1) != 0 {
+			p.uEta++ // the ceiling
+		}
 	}
 	p.invT, p.t = d.invT.RawUint(), d.tT.RawUint()
 	p.wai, p.wmin, p.wmax = d.wai.RawUint(), d.wmin.RawUint(), d.wmax.RawUint()
@@ -245,13 +297,13 @@ func (d *Datapath) Update(st State, in Input) (next State, out Output) {
 	wcReg := st.Wc & p.maxW
 	inc := st.IncStage & d.incMask
 
-	out.SelHop = NoHop
-	var uAcc, dtsSel uint64
-	have := false
-	// Slots beyond the path are invalid and stored as 0 (as UpdateSpec
-	// computes). The loop body calls nothing: record, deltaTs, the 1/dts
-	// unit (recip: seed, refine, out) and the casts are inlined.
-	rd := &p.rDts
+	// Lines 2-3 per slot: record the telemetry (slots beyond the path are
+	// invalid and stored as 0, as UpdateSpec computes) and decide validity.
+	// The measurement inputs of the valid slots go to small arrays, so that
+	// each of the two loops keeps its few live values in registers.
+	var dtsOf, dBOf, qOf [MaxHopsLimit]uint64
+	var codeOf [MaxHopsLimit]uint8
+	var valid uint8
 	for i := 0; i < int(min(nh, uint64(d.maxHops))); i++ {
 		h := &in.Hops[i]
 		prev := &st.Hops[i]
@@ -263,28 +315,50 @@ func (d *Datapath) Update(st State, in Input) (next State, out Output) {
 		if !pathOK || !d.speedOK[code] || id != prev.ID&d.idMask || dts == 0 || dts > c.MaxDeltaTsNs {
 			continue // the slot's u' is muxed to 0 and not selected
 		}
-		out.HopValid |= 1 << uint(i)
-		// 1/dts (dts != 0).
-		m, y, pos := rd.seed(dts)
-		for j := 0; j < rd.nr; j++ { // rd.refine(j, m, y)
-			k := min(j, 1)
-			e := rd.nrE[k].mul(m, y)
-			t := uint64(0)
-			if e < rd.two {
-				t = rd.two - e
+		valid |= 1 << uint(i)
+		dtsOf[i], codeOf[i] = dts, code
+		dBOf[i] = (uint64(txb) - uint64(prev.TxBytes)) & uint64(d.txMask) // fixedpoint.WrapDiff(tx, prev tx, txBits)
+		qOf[i] = uint64(min(ql, prev.Qlen&d.qMask))
+	}
+	out.HopValid = valid
+
+	// Lines 4-7 for the valid slots, in slot order. The loop body calls
+	// nothing: the 1/dts unit (recip: seed, refine, out) and the casts are
+	// inlined.
+	out.SelHop = NoHop
+	var uAcc, dtsSel uint64
+	rd := &p.rDts
+	for v := valid; v != 0; v &= v - 1 {
+		i := bits.TrailingZeros8(v)
+		dts, code := dtsOf[i], codeOf[i]
+		m, y, pos := rd.seed(dts) // 1/dts (dts != 0), as rd.recip(dts)
+		var rDts uint64
+		if rd.narrow {
+			for j := 0; j < rd.nr; j++ { // rd.step1(j, m, y)
+				e := rd.nrE[j&3].cast1(m * y)
+				y = rd.nrY[j&3].cast1(y * rd.twoMinus(e))
 			}
-			y = rd.nrY[k].mul(y, t)
+			rDts = rd.out[pos].cast1(y)
+		} else {
+			for j := 0; j < rd.nr; j++ {
+				y = rd.step(j, m, y)
+			}
+			rDts = rd.out[pos].cast(0, y)
 		}
-		rDts := rd.out[pos].cast(0, y)
-		x := p.cTx.mul((uint64(txb)-uint64(prev.TxBytes))&uint64(d.txMask), rDts) // fixedpoint.WrapDiff(tx, prev tx, txBits)
-		qTerm := p.cQ.mul(uint64(min(ql, prev.Qlen&d.qMask)), p.kq[code])
+		x := p.cTx.mul(dBOf[i], rDts)
+		var qTerm uint64
+		if p.qNarrow {
+			qTerm = p.cQ.cast1(qOf[i] * p.kq[code])
+		} else {
+			qTerm = p.cQ.mul(qOf[i], p.kq[code])
+		}
 		rTerm := p.cR.mul(x, p.kr[code])
 		sum, carry := bits.Add64(qTerm, rTerm, 0)
 		up := p.cUp.cast(carry, sum)
-		if !have || up > uAcc {
+		// The first valid slot is taken; a later one only if strictly greater.
+		if out.SelHop == NoHop || up > uAcc {
 			uAcc, dtsSel, out.SelHop = up, dts, uint8(i)
 		}
-		have = true
 	}
 
 	// Lines 8-9.
@@ -310,7 +384,7 @@ func (d *Datapath) Update(st State, in Input) (next State, out Output) {
 		}
 		wai = p.cWai.mul(p.kWai, p.rN.recip(n))
 	}
-	uGE := uNew<<p.etaCmpShiftU >= p.eta<<p.etaCmpShiftE
+	uGE := uNew >= p.uEta
 	mi := uGE || int(inc) >= c.MaxStage
 	var w uint64
 	if mi {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hpccgold/hpccgold/fixedpoint"
+	"github.com/hpccgold/hpccgold/telemetry"
 )
 
 // TestRawRecipMatchesUnit: the compiled reciprocal equals
@@ -136,6 +137,75 @@ func TestRcastMatchesMulCast(t *testing.T) {
 		want := fixedpoint.MulCast(x, y, to, q, fixedpoint.Sat).RawUint()
 		if got := c.mul(xr, yr); c.slow || got != want {
 			t.Fatalf("rcast(s=%d, %v, max %#x).mul(%#x, %#x) = %#x (slow %v); MulCast(%s, %s, %s) = %#x", s, q, maxRaw(to), xr, yr, got, c.slow, fx, fy, to, want)
+		}
+	}
+}
+
+// TestFastMatchesSpecFormats: Update equals UpdateSpec (the oracle) for
+// format sets other than the defaults, which move every cast shift and take
+// the other branches of the compiled datapath: eta with more fraction bits
+// than U (the U >= eta threshold rounds up), U with more than eta, a
+// left-shifted u' (Term with fewer fraction bits than U) with wide table
+// entries (q*kq not narrow), wide reciprocal entries (no narrow products),
+// and two Newton-Raphson steps.
+func TestFastMatchesSpecFormats(t *testing.T) {
+	n := 6000
+	if testing.Short() {
+		n = 1500
+	}
+	for ci, mod := range []func(*Config){
+		func(c *Config) { c.Formats.Eta = F("u28.0") },
+		func(c *Config) { c.Formats.U = F("u36.8"); c.Formats.Eta = F("u20.0") },
+		func(c *Config) { c.Formats.Term = F("u48.28"); c.TableEntryBits = 48 },
+		func(c *Config) { c.RecipDts.EntryBits = 40; c.RecipU.EntryBits = 40; c.Mode = Receiver },
+		func(c *Config) { c.RecipDts.NRSteps = 2; c.RecipU.NRSteps = 2 },
+	} {
+		for _, e := range telemetry.Encodings() {
+			c := DefaultConfigFor(e)
+			mod(&c)
+			d, err := NewDatapath(c)
+			if err != nil {
+				t.Fatalf("config %d %s: %v", ci, e, err)
+			}
+			rng := rand.New(rand.NewPCG(uint64(ci), 11))
+			for k := 0; k < n; k++ {
+				st, in := randomStateInput(d, rng)
+				if k%2 == 0 {
+					st.NHops = in.NHops
+					for i := range in.Hops {
+						r := d.record(&in.Hops[i])
+						st.Hops[i].ID = r.ID
+						st.Hops[i].Ts = r.Ts - uint64(rng.IntN(3*int(c.BaseRTTNs)))
+					}
+				}
+				n1, o1 := d.Update(st, in)
+				n2, o2 := d.UpdateSpec(st, in)
+				if n1 != n2 || o1 != o2 {
+					t.Fatalf("config %d %s case %d: Update and UpdateSpec differ\nstate %+v\ninput %+v\nfast %+v %+v\nspec %+v %+v", ci, e, k, st, in, n1, o1, n2, o2)
+				}
+			}
+		}
+	}
+}
+
+// TestUEtaThreshold: the compiled U >= eta test (a raw threshold on U)
+// agrees with the exact comparison fixedpoint.Cmp (the oracle) for raw U
+// values around the threshold, with eta having fewer, as many and more
+// fraction bits than U.
+func TestUEtaThreshold(t *testing.T) {
+	for _, fm := range [][2]string{{"u32.8", "u24.0"}, {"u32.8", "u28.0"}, {"u36.8", "u20.0"}, {"u32.8", "u31.0"}} {
+		c := DefaultConfigFor(telemetry.IFA)
+		c.Formats.U, c.Formats.Eta = F(fm[0]), F(fm[1])
+		d := mustDP(t, c)
+		th := d.fast.uEta
+		for u := th - min(th, 3); u <= th+3; u++ {
+			v, err := fixedpoint.FromBits64(d.fU, u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := u >= th, fixedpoint.Cmp(v, d.eta) >= 0; got != want {
+				t.Errorf("U=%s eta=%s: raw U %#x >= threshold %#x is %v; Cmp(U, eta) >= 0 is %v", fm[0], fm[1], u, th, got, want)
+			}
 		}
 	}
 }
