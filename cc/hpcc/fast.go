@@ -22,29 +22,30 @@ import (
 // realistic configuration needs (the defaults use -24..44); a configuration
 // with a cast beyond that is marked slow and its Update runs UpdateSpec.
 //
-// A right shift by s >= 1 of a 128-bit value with hi < 2^s is lo>>s +
-// hi*2^(64-s): one shift and one multiplication by a precomputed power of
-// two (x86-64 without BMI2 shifts only by CL, so fewer variable shifts mean
-// fewer register shuffles).
+// One branch-free formula covers every s: with r = max(s, 0) and
+// l = max(-s, 0), the rounded value is q = (hi:lo + half) >> r, which is
+// lo>>r + hi*2^(64-r) when hi < 2^r (one shift and one multiplication by a
+// precomputed power of two: x86-64 without BMI2 shifts only by CL, so
+// fewer variable shifts mean fewer register shuffles); it saturates when hi
+// is larger or q > max >> l, and the result is q * 2^l.
 type rcast struct {
-	right bool   // s >= 1
-	r     uint   // s >= 1: the right shift s
+	r     uint   // right shift max(s, 0)
 	half  uint64 // rounding bias: 2^(s-1) for Rnd with s >= 1, else 0
-	hiMax uint64 // s >= 1: 2^s - 1; a larger high word makes the result >= 2^64
-	k     uint64 // s >= 1: 2^(64-s)
-	lmul  uint64 // s <= 0: 2^-s, the left shift as a multiplication
-	lmax  uint64 // s <= 0: max >> -s, the largest value the left shift keeps within max
+	hiMax uint64 // 2^r - 1: a larger high word makes the shifted value >= 2^64
+	k     uint64 // 2^(64-r) for r >= 1, else 0 (then hi is 0)
+	lmul  uint64 // 2^l for the left shift l = max(-s, 0)
+	lmax  uint64 // max >> l: the largest value the left shift keeps within max
 	max   uint64 // saturation value: the target format's largest raw value
 	slow  bool   // |s| > 63: not covered
 }
 
 func newRcast(s int, rnd bool, max uint64) rcast {
-	c := rcast{max: max}
+	c := rcast{max: max, lmax: max, lmul: 1}
 	switch {
 	case s > 63 || s < -63:
 		c.slow = true
 	case s >= 1:
-		c.right, c.r = true, uint(s)
+		c.r = uint(s)
 		c.hiMax = 1<<uint(s) - 1
 		c.k = 1 << uint(64-s)
 		if rnd {
@@ -62,18 +63,16 @@ func newRcast(s int, rnd bool, max uint64) rcast {
 // carry must not overflow (it cannot: hi is at most 2^64-2 for a 64x64-bit
 // product and at most 1 for a sum's carry). c must not be slow.
 func (c *rcast) cast(hi, lo uint64) uint64 {
-	if c.right {
-		lo, cy := bits.Add64(lo, c.half, 0)
-		hi += cy
-		if hi > c.hiMax { // at least 2^64 after the shift
-			return c.max
-		}
-		return min(lo>>(c.r&63)+hi*c.k, c.max)
-	}
-	if hi != 0 || lo > c.lmax {
+	lo, cy := bits.Add64(lo, c.half, 0)
+	hi += cy
+	if hi > c.hiMax { // at least 2^64 after the right shift
 		return c.max
 	}
-	return lo * c.lmul
+	q := lo>>(c.r&63) + hi*c.k
+	if q > c.lmax {
+		return c.max
+	}
+	return q * c.lmul
 }
 
 // mul is fixedpoint.MulCast(x, y, to, Rnd|Trn, Sat) on raw values: the
@@ -84,13 +83,11 @@ func (c *rcast) mul(x, y uint64) uint64 { return c.cast(bits.Mul64(x, y)) }
 // add up to at most 63 bits): the rounding bias (at most 2^62) cannot
 // carry out of 64 bits.
 func (c *rcast) cast1(v uint64) uint64 {
-	if c.right {
-		return min((v+c.half)>>(c.r&63), c.max)
-	}
-	if v > c.lmax {
+	q := (v + c.half) >> (c.r & 63)
+	if q > c.lmax {
 		return c.max
 	}
-	return v * c.lmul
+	return q * c.lmul
 }
 
 // narrow reports whether every product of operands up to xMax and yMax is
@@ -113,7 +110,7 @@ type rawRecip struct {
 	nrE, nrY [4]rcast
 	// out[p]: the output cast of y for a leading one at bit p of the input:
 	// 1/x = (1/m) * 2^(In.F - p), so s = F(y) - (In.F - p) - Out.F.
-	out []rcast
+	out [64]rcast // indexed by p & 63 (p < In.W <= 64): no bounds check
 	// narrow: every Newton-Raphson product and the value fed to out[p] are
 	// below 2^63, so the steps and the output use cast1 (step1).
 	narrow bool
@@ -147,7 +144,7 @@ func newRawRecip(r *fixedpoint.Reciprocal) rawRecip {
 	}
 	rnd := c.Q == fixedpoint.Rnd
 	for p := 0; p < c.In.W; p++ {
-		rr.out = append(rr.out, newRcast(yF-(c.In.F()-p)-c.Out.F(), rnd, rr.outMax))
+		rr.out[p] = newRcast(yF-(c.In.F()-p)-c.Out.F(), rnd, rr.outMax)
 		rr.slow = rr.slow || rr.out[p].slow
 	}
 	return rr
@@ -169,12 +166,12 @@ func (r *rawRecip) recip(x uint64) uint64 {
 			e := r.nrE[j&3].cast1(m * y)
 			y = r.nrY[j&3].cast1(y * r.twoMinus(e))
 		}
-		return r.out[p].cast1(y)
+		return r.out[p&63].cast1(y)
 	}
 	for j := 0; j < r.nr; j++ {
 		y = r.step(j, m, y)
 	}
-	return r.out[p].cast(0, y)
+	return r.out[p&63].cast(0, y)
 }
 
 // seed normalizes x != 0 (the leading one at bit p moves to bit In.W-1,
@@ -293,9 +290,6 @@ func (d *Datapath) Update(st State, in Input) (next State, out Output) {
 	nh := uint64(in.NHops) & d.nhMask
 	stNH := uint64(st.NHops) & d.nhMask
 	pathOK := nh == stNH && nh <= uint64(d.maxHops)
-	uReg := st.U & p.cUp.max
-	wcReg := st.Wc & p.maxW
-	inc := st.IncStage & d.incMask
 
 	// Lines 2-3 per slot: record the telemetry (slots beyond the path are
 	// invalid and stored as 0, as UpdateSpec computes) and decide validity.
@@ -310,9 +304,9 @@ func (d *Datapath) Update(st State, in Input) (next State, out Output) {
 		ts, id := d.recordTsID(h)
 		txb, ql := h.TxBytes&d.txMask, h.Qlen&d.qMask
 		next.Hops[i] = HopState{Ts: ts, TxBytes: txb, Qlen: ql, ID: id}
-		code := h.SpeedCode & d.codeMask
+		code := h.SpeedCode & d.codeMask & 15 // speed codes are at most 4 bits: the tables have 16 entries
 		dts := d.deltaTs(ts, prev.Ts)
-		if !pathOK || !d.speedOK[code] || id != prev.ID&d.idMask || dts == 0 || dts > c.MaxDeltaTsNs {
+		if !pathOK || !d.speedOK[code] || id != prev.ID&d.idMask || dts-1 >= c.MaxDeltaTsNs { // dts == 0 || dts > MaxDeltaTsNs
 			continue // the slot's u' is muxed to 0 and not selected
 		}
 		valid |= 1 << uint(i)
@@ -330,7 +324,7 @@ func (d *Datapath) Update(st State, in Input) (next State, out Output) {
 	rd := &p.rDts
 	for v := valid; v != 0; v &= v - 1 {
 		i := bits.TrailingZeros8(v)
-		dts, code := dtsOf[i], codeOf[i]
+		dts, code := dtsOf[i], codeOf[i]&15
 		m, y, pos := rd.seed(dts) // 1/dts (dts != 0), as rd.recip(dts)
 		var rDts uint64
 		if rd.narrow {
@@ -338,12 +332,12 @@ func (d *Datapath) Update(st State, in Input) (next State, out Output) {
 				e := rd.nrE[j&3].cast1(m * y)
 				y = rd.nrY[j&3].cast1(y * rd.twoMinus(e))
 			}
-			rDts = rd.out[pos].cast1(y)
+			rDts = rd.out[pos&63].cast1(y)
 		} else {
 			for j := 0; j < rd.nr; j++ {
 				y = rd.step(j, m, y)
 			}
-			rDts = rd.out[pos].cast(0, y)
+			rDts = rd.out[pos&63].cast(0, y)
 		}
 		x := p.cTx.mul(dBOf[i], rDts)
 		var qTerm uint64
@@ -361,7 +355,11 @@ func (d *Datapath) Update(st State, in Input) (next State, out Output) {
 		}
 	}
 
-	// Lines 8-9.
+	// Lines 8-9. (The registers are read here, after the hop loops, so
+	// that the loops have fewer live values.)
+	uReg := st.U & p.cUp.max
+	wcReg := st.Wc & p.maxW
+	inc := st.IncStage & d.incMask
 	tau := min(dtsSel, p.t)
 	a := (p.t - tau) * uReg // exact: fits the EWMA product format (<= 64 bits, checked at construction)
 	b := tau * uAcc
