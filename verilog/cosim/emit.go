@@ -49,40 +49,52 @@ func EmitHPCC(dir string, cfg hpcc.Config, stages, flowBits int) (*Emitted, erro
 		{DUT: mod, In: modIn, Out: modOut, ValidIn: hpccrtl.EvValid, ValidOut: hpccrtl.UpdValid, Ready: hpccrtl.EvReady},
 	}
 	e := &Emitted{Update: upd, Module: mod, Opts: mopts, Stages: stageRep}
-	seen := map[string]bool{}
-	add := func(n string) {
-		if !seen[n] {
-			seen[n] = true
-			e.Files = append(e.Files, n)
-		}
-	}
 	for _, b := range benches {
-		names, err := verilog.Emit(dir, b)
-		if err != nil {
+		if err := emitBench(dir, b, &e.Files); err != nil {
 			return nil, err
-		}
-		for _, n := range names {
-			add(n)
-		}
-		for _, t := range []struct {
-			suffix string
-			data   func() ([]byte, error)
-		}{
-			{"_in.vh", func() ([]byte, error) { return []byte(b.In.VerilogHeader(b.In.Name)), nil }},
-			{"_out.vh", func() ([]byte, error) { return []byte(b.Out.VerilogHeader(b.Out.Name)), nil }},
-			{"_in.json", b.In.JSON},
-			{"_out.json", b.Out.JSON},
-		} {
-			data, err := t.data()
-			if err != nil {
-				return nil, fmt.Errorf("cosim: layout of %s: %w", b.DUT.Name, err)
-			}
-			name := b.DUT.Name + t.suffix
-			if err := atomicfile.WriteBytes(filepath.Join(dir, name), 0o644, data); err != nil {
-				return nil, err
-			}
-			add(name)
 		}
 	}
 	return e, nil
+}
+
+// emitBench writes b's modules and testbench (verilog.Emit) and its field
+// layouts as Verilog includes (<module>_in.vh, _out.vh) and JSON
+// (_in.json, _out.json) into dir, atomically, appending the names of the
+// files written to *files (each name once).
+func emitBench(dir string, b verilog.Bench, files *[]string) error {
+	add := func(n string) {
+		for _, f := range *files {
+			if f == n {
+				return
+			}
+		}
+		*files = append(*files, n)
+	}
+	names, err := verilog.Emit(dir, b)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		add(n)
+	}
+	for _, t := range []struct {
+		suffix string
+		data   func() ([]byte, error)
+	}{
+		{"_in.vh", func() ([]byte, error) { return []byte(b.In.VerilogHeader(b.In.Name)), nil }},
+		{"_out.vh", func() ([]byte, error) { return []byte(b.Out.VerilogHeader(b.Out.Name)), nil }},
+		{"_in.json", b.In.JSON},
+		{"_out.json", b.Out.JSON},
+	} {
+		data, err := t.data()
+		if err != nil {
+			return fmt.Errorf("cosim: layout of %s: %w", b.DUT.Name, err)
+		}
+		name := b.DUT.Name + t.suffix
+		if err := atomicfile.WriteBytes(filepath.Join(dir, name), 0o644, data); err != nil {
+			return err
+		}
+		add(name)
+	}
+	return nil
 }

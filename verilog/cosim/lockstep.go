@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/fieldtable"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
+	"github.com/hpccgold/hpccgold/vectors"
 	"github.com/hpccgold/hpccgold/verilog"
 )
 
@@ -30,21 +30,26 @@ func RunLockstep(ctx context.Context, opts Options) (*LockstepReport, error) {
 	if opts.WorkDir == "" {
 		return nil, fmt.Errorf("cosim: WorkDir is required")
 	}
-	tools, terr := verilog.FindTools()
 	m, _, err := hpccrtl.Update(opts.Config, opts.Stages)
 	if err != nil {
 		return nil, err
 	}
-	d, err := hpcc.NewDatapath(opts.Config)
+	model, err := vectors.NewHPCC(opts.Config)
 	if err != nil {
 		return nil, err
 	}
-	dir, n, _, err := vectorSet(&opts)
+	bench := verilog.Bench{DUT: m, In: model.Input(), Out: model.Output(), ValidIn: hpccrtl.ValidIn, ValidOut: hpccrtl.ValidOut}
+	return lockstep(ctx, &opts, bench, model)
+}
+
+// lockstep runs bench's DUT in lockstep on a vector set of model.
+func lockstep(ctx context.Context, opts *Options, bench verilog.Bench, model vectors.Model) (*LockstepReport, error) {
+	tools, terr := verilog.FindTools()
+	dir, n, _, err := vectorSetFor(opts, model)
 	if err != nil {
 		return nil, err
 	}
-	in, out := d.InputTable(), d.OutputTable()
-	bench := verilog.Bench{DUT: m, In: in, Out: out, ValidIn: hpccrtl.ValidIn, ValidOut: hpccrtl.ValidOut}
+	m, in, out := bench.DUT, bench.In, bench.Out
 	src := filepath.Join(opts.WorkDir, "rtl")
 	files, err := verilog.PrintAll(m)
 	if err != nil {

@@ -114,17 +114,26 @@ func ConfigFromManifest(dir string) (hpcc.Config, error) {
 	return hpcc.LoadConfig(strings.NewReader(string(man.Config)))
 }
 
-// vectorSet makes sure opts names a vector set for cfg and returns its
-// directory, the number of vectors to use, and its class counts.
+// vectorSet makes sure opts names a vector set for the HPCC++ configuration
+// opts.Config and returns its directory, the number of vectors to use, and
+// its class counts.
 func vectorSet(opts *Options) (string, int, []vectors.ClassCount, error) {
+	model, err := vectors.NewHPCC(opts.Config)
+	if err != nil {
+		return "", 0, nil, err
+	}
+	return vectorSetFor(opts, model)
+}
+
+// vectorSetFor makes sure opts names a vector set of model (generating one
+// into WorkDir/vectors when opts.Vectors is empty) made with model's
+// configuration, and returns its directory, the number of vectors to use,
+// and its class counts.
+func vectorSetFor(opts *Options, model vectors.Model) (string, int, []vectors.ClassCount, error) {
 	dir := opts.Vectors
 	if dir == "" {
 		dir = filepath.Join(opts.WorkDir, "vectors")
-		model, err := vectors.NewHPCC(opts.Config)
-		if err != nil {
-			return "", 0, nil, err
-		}
-		opts.logf("generating vectors (level %d, %d random, seed %d) into %s", max(opts.Level, 1), opts.Count, opts.Seed, dir)
+		opts.logf("generating %s vectors (level %d, %d random, seed %d) into %s", model.Name(), max(opts.Level, 1), opts.Count, opts.Seed, dir)
 		if _, err := vectors.GenerateDir(dir, model, vectors.Options{Level: opts.Level, Seed: opts.Seed, Count: opts.Count, NoJSONL: true}); err != nil {
 			return "", 0, nil, err
 		}
@@ -133,9 +142,12 @@ func vectorSet(opts *Options) (string, int, []vectors.ClassCount, error) {
 	if err != nil {
 		return "", 0, nil, err
 	}
-	cfgJSON, err := opts.Config.JSON()
+	if man.Model != model.Name() {
+		return "", 0, nil, fmt.Errorf("cosim: %s: model %q, the RTL is %q", dir, man.Model, model.Name())
+	}
+	cfgJSON, err := json.Marshal(model.Config())
 	if err != nil {
-		return "", 0, nil, err
+		return "", 0, nil, fmt.Errorf("cosim: %s configuration: %w", model.Name(), err)
 	}
 	if !sameJSON(man.Config, cfgJSON) {
 		return "", 0, nil, fmt.Errorf("cosim: %s was generated with another configuration than the RTL's", dir)
