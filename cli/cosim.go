@@ -8,18 +8,23 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/cc/ldcp"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
+	"github.com/hpccgold/hpccgold/rtl/ldcprtl"
+	"github.com/hpccgold/hpccgold/vectors"
 	"github.com/hpccgold/hpccgold/verilog"
 	"github.com/hpccgold/hpccgold/verilog/cosim"
 )
 
 func runCosim(env *Env) error {
-	fs := newFlagSet(env, "cosim", "cosim [--simulator verilator|icarus] [--design update|module] [--vectors DIR] [--config FILE] [--stages N] [--lockstep] [flags]")
+	fs := newFlagSet(env, "cosim", "cosim [--cc hpcc|ldcp] [--simulator verilator|icarus] [--design update|module] [--vectors DIR] [--config FILE] [--stages N] [--lockstep] [flags]")
+	cc := fs.String("cc", "", "datapath: hpcc (hpcc_update, hpcc_module) or ldcp (ldcp_update); default: the vector set's model, else hpcc")
 	simName := fs.String("simulator", "verilator", "verilator or icarus")
-	design := fs.String("design", "update", "update: hpcc_update on a golden vector set; module: hpcc_module on generated event streams")
+	design := fs.String("design", "update", "update: the per-event update on a golden vector set; module: hpcc_module on generated event streams (--cc hpcc)")
 	vecDir := fs.String("vectors", "", "existing vector set (stimulus.hex, expected.hex, manifest.json); default: generate one")
-	configFile := fs.String("config", "", "HPCC++ configuration JSON; default: the vector set's manifest, else the default configuration")
-	stages := fs.Int("stages", 3, "hpcc_update pipeline stages")
+	configFile := fs.String("config", "", "configuration JSON (HPCC++, or LDCP with --cc ldcp); default: the vector set's manifest, else the default configuration")
+	stages := fs.Int("stages", 3, "update pipeline stages")
 	level := fs.Int("level", 1, "generated vectors: 1 every directed corner class, 2 adds the bit-pattern classes")
 	count := fs.Int64("count", 10000, "generated vectors: constrained-random vectors after the directed ones")
 	seed := fs.Uint64("seed", 1, "generated vectors: seed")
@@ -42,14 +47,38 @@ func runCosim(env *Env) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := loadHPCCConfig(*configFile)
-	if err != nil {
+	if *cc == "" {
+		*cc = "hpcc"
+		if *vecDir != "" {
+			man, err := vectors.ReadManifest(*vecDir)
+			if err != nil {
+				return err
+			}
+			if man.Model == ldcprtl.UpdateName {
+				*cc = "ldcp"
+			}
+		}
+	}
+	if err := parseCC(*cc); err != nil {
 		return err
 	}
-	if *configFile == "" && *vecDir != "" {
-		if cfg, err = cosim.ConfigFromManifest(*vecDir); err != nil {
-			return err
-		}
+	if *cc == "ldcp" && *design != "update" {
+		return fmt.Errorf("--design=%s: LDCP has the update design only", *design)
+	}
+	var cfg hpcc.Config
+	var lcfg ldcp.Config
+	switch {
+	case *cc == "ldcp" && *configFile == "" && *vecDir != "":
+		lcfg, err = cosim.LDCPConfigFromManifest(*vecDir)
+	case *cc == "ldcp":
+		lcfg, err = loadLDCPConfig(*configFile)
+	case *configFile == "" && *vecDir != "":
+		cfg, err = cosim.ConfigFromManifest(*vecDir)
+	default:
+		cfg, err = loadHPCCConfig(*configFile)
+	}
+	if err != nil {
+		return err
 	}
 	dir := *work
 	if dir == "" {
@@ -70,11 +99,17 @@ func runCosim(env *Env) error {
 	ctx := context.Background()
 	var rep *cosim.Report
 	var repErr error
+	lopts := cosim.LDCPOptions{Options: opts, LDCP: lcfg}
 	if *lockstep {
 		if *design != "update" {
 			return fmt.Errorf("--lockstep: only with --design=update")
 		}
-		lr, err := cosim.RunLockstep(ctx, opts)
+		var lr *cosim.LockstepReport
+		if *cc == "ldcp" {
+			lr, err = cosim.RunLDCPLockstep(ctx, lopts)
+		} else {
+			lr, err = cosim.RunLockstep(ctx, opts)
+		}
 		if err != nil {
 			return err
 		}
@@ -84,14 +119,20 @@ func runCosim(env *Env) error {
 		}
 		return nil
 	}
-	switch *design {
-	case "update":
+	switch {
+	case *cc == "ldcp":
+		rep, err = cosim.RunLDCP(ctx, lopts)
+		if err != nil {
+			return err
+		}
+		repErr = rep.Err()
+	case *design == "update":
 		rep, err = cosim.RunUpdate(ctx, opts)
 		if err != nil {
 			return err
 		}
 		repErr = rep.Err()
-	case "module":
+	case *design == "module":
 		mr, err := cosim.RunModule(ctx, cosim.ModuleOptions{Options: opts, FlowBits: *flowBits, Events: *events, Seed: int64(*seed),
 			Kinds: []hpccrtl.StreamKind{hpccrtl.SameFlow, hpccrtl.Interleaved, hpccrtl.Mixed}})
 		if err != nil {

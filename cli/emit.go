@@ -9,16 +9,19 @@ import (
 	"path/filepath"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/cc/ldcp"
 	"github.com/hpccgold/hpccgold/rtl"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
+	"github.com/hpccgold/hpccgold/rtl/ldcprtl"
 	"github.com/hpccgold/hpccgold/verilog"
 	"github.com/hpccgold/hpccgold/verilog/cosim"
 )
 
 const emitUsage = `emit <verilog> [flags]
 
-  verilog  write the HPCC++ RTL (hpcc_update.v, hpcc_module.v), their testbenches,
-           field-layout includes and JSON layouts; optionally lint and synthesize
+  verilog  write the HPCC++ RTL (hpcc_update.v, hpcc_module.v), or with --cc ldcp the
+           LDCP RTL (ldcp_update.v), their testbenches, field-layout includes and JSON
+           layouts; optionally lint and synthesize
 
 Run 'hpccgold emit <target> -h' for its flags. Interfaces and timing: docs/rtl.md.`
 
@@ -56,11 +59,37 @@ func loadHPCCConfig(path string) (hpcc.Config, error) {
 	return cfg, nil
 }
 
+// loadLDCPConfig reads an LDCP configuration file, or returns the default.
+func loadLDCPConfig(path string) (ldcp.Config, error) {
+	if path == "" {
+		return ldcp.DefaultConfig(), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ldcp.Config{}, err
+	}
+	defer f.Close()
+	cfg, err := ldcp.LoadConfig(f)
+	if err != nil {
+		return ldcp.Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// parseCC checks a --cc value of emit verilog and cosim: hpcc or ldcp.
+func parseCC(cc string) error {
+	if cc != "hpcc" && cc != "ldcp" {
+		return fmt.Errorf("--cc=%q: want hpcc or ldcp", cc)
+	}
+	return nil
+}
+
 func runEmitVerilog(env *Env) error {
-	fs := newFlagSet(env, "emit verilog", "emit verilog [--config FILE] [--stages N] [--flow-bits N] --out DIR [--lint] [--synth]")
-	configFile := fs.String("config", "", "HPCC++ configuration JSON (hpcc.LoadConfig form); default: the default configuration")
-	stages := fs.Int("stages", 3, "hpcc_update pipeline stages (latency in cycles, II = 1)")
-	flowBits := fs.Int("flow-bits", 10, "hpcc_module flow table of 2^N flows")
+	fs := newFlagSet(env, "emit verilog", "emit verilog [--cc hpcc|ldcp] [--config FILE] [--stages N] [--flow-bits N] --out DIR [--lint] [--synth]")
+	cc := fs.String("cc", "hpcc", "datapath: hpcc (hpcc_update, hpcc_module) or ldcp (ldcp_update)")
+	configFile := fs.String("config", "", "configuration JSON (hpcc.LoadConfig form, or ldcp.LoadConfig form with --cc ldcp); default: the default configuration")
+	stages := fs.Int("stages", 3, "update pipeline stages (latency in cycles, II = 1)")
+	flowBits := fs.Int("flow-bits", 10, "hpcc_module flow table of 2^N flows (--cc hpcc)")
 	out := fs.String("out", "", "output directory (required)")
 	lint := fs.Bool("lint", false, "run verilator --lint-only -Wall on the emitted modules")
 	synth := fs.Bool("synth", false, "run Yosys synthesis checks and print cells and logic depth (minutes for the default configuration)")
@@ -72,6 +101,17 @@ func runEmitVerilog(env *Env) error {
 	}
 	if *out == "" {
 		return errors.New("--out is required")
+	}
+	if err := parseCC(*cc); err != nil {
+		return err
+	}
+	if *cc == "ldcp" {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if set["flow-bits"] {
+			return errors.New("--flow-bits applies to hpcc_module (--cc hpcc) only")
+		}
+		return emitLDCP(env, *configFile, *stages, *out, *lint, *synth)
 	}
 	cfg, err := loadHPCCConfig(*configFile)
 	if err != nil {
@@ -113,6 +153,49 @@ func runEmitVerilog(env *Env) error {
 		}
 		fmt.Fprintf(env.Stdout, "synth %s: %d cells (%d flip-flops), longest path %d cells; no latches, no undriven nets\n",
 			hpccrtl.UpdateName, rep.Cells, rep.FlipFlops, rep.LongestPath)
+	}
+	return nil
+}
+
+// emitLDCP implements emit verilog --cc ldcp.
+func emitLDCP(env *Env, configFile string, stages int, out string, lint, synth bool) error {
+	cfg, err := loadLDCPConfig(configFile)
+	if err != nil {
+		return err
+	}
+	em, err := cosim.EmitLDCP(out, cfg, stages)
+	if err != nil {
+		return err
+	}
+	for _, n := range em.Files {
+		fmt.Fprintln(env.Stdout, filepath.Join(out, n))
+	}
+	fmt.Fprintf(env.Stdout, "%s: %d stages, latency %d, II 1\n", ldcprtl.UpdateName, stages, stages)
+	for _, r := range em.Stages {
+		fmt.Fprintf(env.Stdout, "  stage %d: %d ops, estimated depth %.0f gate levels, %d register bits\n", r.Stage, r.Ops, r.Delay, r.RegBits)
+	}
+	if !lint && !synth {
+		return nil
+	}
+	tools, err := verilog.FindTools()
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	files := verilog.ModuleFiles(em.Update)
+	if lint {
+		if err := tools.Lint(ctx, out, em.Update.Name, files); err != nil {
+			return fmt.Errorf("%w: %v", ErrFailed, err)
+		}
+		fmt.Fprintf(env.Stdout, "lint %s: clean (verilator --lint-only -Wall)\n", em.Update.Name)
+	}
+	if synth {
+		rep, err := tools.Synth(ctx, out, em.Update.Name, files)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrFailed, err)
+		}
+		fmt.Fprintf(env.Stdout, "synth %s: %d cells (%d flip-flops), longest path %d cells; no latches, no undriven nets\n",
+			em.Update.Name, rep.Cells, rep.FlipFlops, rep.LongestPath)
 	}
 	return nil
 }

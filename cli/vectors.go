@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/cc/ldcp/ldcpvec"
 	"github.com/hpccgold/hpccgold/scenario"
 	"github.com/hpccgold/hpccgold/vectors"
 	"github.com/hpccgold/hpccgold/vectors/simvec"
@@ -18,9 +19,10 @@ import (
 
 const vectorsUsage = `vectors <gen|check|verify|cover> [flags]
 
-  gen     generate golden HPCC++ vectors (stimulus.hex, expected.hex, vectors.jsonl,
-          fields.vh, layout.json, manifest.json) and print their coverage; with
-          --from-sim SCENARIO, capture them from a closed-loop run on the NIC model
+  gen     generate golden HPCC++ vectors, or LDCP ones with --cc ldcp (stimulus.hex,
+          expected.hex, vectors.jsonl, fields.vh, layout.json, manifest.json) and print
+          their coverage; with --from-sim SCENARIO, capture them from a closed-loop run
+          on the NIC model
   check   compare a DUT output file (expected.hex layout or JSON Lines) with a golden set
   verify  re-hash a set against its manifest and re-run the model on its stimulus
   cover   print the coverage tables of a set's manifest
@@ -51,13 +53,13 @@ func runVectors(env *Env) error {
 }
 
 func runVectorsGen(env *Env) error {
-	fs := newFlagSet(env, "vectors gen", "vectors gen [--config FILE] [--seed N] [--count N] [--level 1|2] [--out DIR] [--shard i/n] [--class A,B] [--no-jsonl] [--workers N]\n"+
+	fs := newFlagSet(env, "vectors gen", "vectors gen [--cc hpcc|ldcp] [--config FILE] [--seed N] [--count N] [--level 1|2] [--out DIR] [--shard i/n] [--class A,B] [--no-jsonl] [--workers N]\n"+
 		"       vectors gen --from-sim SCENARIO [--config FILE] [--cc hpcc|hpcc-rx] [--seed N] [--count N] [--out DIR] [--shard i/n] [--no-jsonl] [--workers N]")
-	configFile := fs.String("config", "", "HPCC++ configuration JSON (hpcc.LoadConfig form); default: the default configuration. With --from-sim: a JSON file overlaying the scenario (as hpccgold sim --config)")
+	configFile := fs.String("config", "", "HPCC++ configuration JSON (hpcc.LoadConfig form), or LDCP (ldcp.LoadConfig form) with --cc ldcp; default: the default configuration. With --from-sim: a JSON file overlaying the scenario (as hpccgold sim --config)")
 	seed := fs.Uint64("seed", 1, "seed of the constrained-random vectors. With --from-sim, if given: replaces the scenario's network.seed and traffic.random.seed")
 	count := fs.Int64("count", 10000, "number of constrained-random vectors after the directed ones. With --from-sim: the largest number of transactions captured (the first in cycle order); 0 = every transaction of the run")
 	fromSim := fs.String("from-sim", "", "capture the HPCC++ datapath transactions of a closed-loop run of this scenario (hpccgold sim --list) instead of generating")
-	cc := fs.String("cc", "", "with --from-sim: congestion control hpcc or hpcc-rx (default: the scenario's)")
+	cc := fs.String("cc", "", "the datapath: hpcc (HPCC++ hpcc_update, the default) or ldcp (LDCP ldcp_update). With --from-sim: hpcc or hpcc-rx (default: the scenario's)")
 	model := fs.String("model", "", "with --from-sim: fixed (the default and the only choice: vectors come from the golden fixed-point datapath)")
 	level := fs.Int("level", 1, "1: every directed corner class; 2: adds the bit-pattern classes")
 	out := fs.String("out", "vectors", "output directory")
@@ -74,20 +76,12 @@ func runVectorsGen(env *Env) error {
 	if *fromSim != "" {
 		return runVectorsFromSim(env, fs, *fromSim, *configFile, *cc, *model, *seed, *count, *out, *shard, *noJSONL, *workers)
 	}
-	if *cc != "" || *model != "" {
-		return errors.New("--cc and --model need --from-sim")
+	if *model != "" {
+		return errors.New("--model needs --from-sim")
 	}
-	cfg := hpcc.DefaultConfig()
-	if *configFile != "" {
-		f, err := os.Open(*configFile)
-		if err != nil {
-			return err
-		}
-		cfg, err = hpcc.LoadConfig(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", *configFile, err)
-		}
+	m, err := vectorModel(*cc, *configFile)
+	if err != nil {
+		return err
 	}
 	opts := vectors.Options{Level: *level, Seed: *seed, Count: *count, NoJSONL: *noJSONL, Workers: *workers}
 	if *shard != "" {
@@ -99,10 +93,6 @@ func runVectorsGen(env *Env) error {
 	}
 	if *classes != "" {
 		opts.Classes = strings.Split(*classes, ",")
-	}
-	m, err := vectors.NewHPCC(cfg)
-	if err != nil {
-		return err
 	}
 	var prog *vectors.Progress
 	if f, ok := env.Stderr.(*os.File); ok && vectors.IsTerminal(f) {
@@ -217,7 +207,7 @@ func runVectorsVerify(env *Env) error {
 	if fs.NArg() != 1 {
 		return errors.New("want exactly one directory")
 	}
-	rep, err := vectors.Verify(fs.Arg(0))
+	rep, err := vectors.VerifyWith(fs.Arg(0), openVectorModel)
 	if err != nil {
 		return err
 	}
@@ -243,4 +233,35 @@ func runVectorsCover(env *Env) error {
 		return err
 	}
 	return vectors.WriteCoverage(env.Stdout, man)
+}
+
+// vectorModel returns the vector model of datapath cc ("" or "hpcc":
+// HPCC++ hpcc_update; "ldcp": LDCP ldcp_update) built from configFile (the
+// default configuration when empty).
+func vectorModel(cc, configFile string) (vectors.Model, error) {
+	switch cc {
+	case "", "hpcc":
+		cfg, err := loadHPCCConfig(configFile)
+		if err != nil {
+			return nil, err
+		}
+		return vectors.NewHPCC(cfg)
+	case "ldcp":
+		cfg, err := loadLDCPConfig(configFile)
+		if err != nil {
+			return nil, err
+		}
+		return ldcpvec.New(cfg)
+	}
+	return nil, fmt.Errorf("--cc=%q: want hpcc or ldcp (hpcc-rx only with --from-sim)", cc)
+}
+
+// openVectorModel opens the model of any vector set hpccgold writes: the
+// models package vectors knows (HPCC++) and LDCP's (cc/ldcp/ldcpvec, which
+// package vectors cannot import).
+func openVectorModel(name string, config json.RawMessage) (vectors.Model, error) {
+	if name == ldcpvec.Name {
+		return ldcpvec.Open(name, config)
+	}
+	return vectors.OpenModel(name, config)
 }
