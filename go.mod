@@ -31,7 +31,7 @@ require (
 	github.com/clipperhouse/uax29/v2 v2.6.0 // indirect
 	github.com/fatih/color v1.18.0 // indirect
 	github.com/google/gopacket v1.1.19
-	github.com/leanovate/gopter v0.2.11 // indirect
+	github.com/leanovate/gopter v0.2.11
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
 	github.com/mattn/go-runewidth v0.0.19 // indirect
