@@ -100,9 +100,11 @@ func (md *Model) Header() []byte {
  *              LSB-first in declaration order; a stimulus.hex line is an input
  *              vector, an expected.hex line an output); import it with
  *              %[1]s_dpi.svh.
- *   %[1]s_abi  the pointer-free LLVM function: one uint64_t per port (ports
- *              over 64 bits: one per 64-bit word, least significant first),
- *              outputs returned by value.
+ *   %[1]s_abi  pointer-free LLVM function behind %[1]s: one uint64_t per port
+ *              (ports over 64 bits: one per 64-bit word, least significant
+ *              first), outputs returned by value.
+ *   %[1]s_packed  pointer-free LLVM function behind %[1]s_dpi: the packed
+ *              input vector as 64-bit words in, the packed output out.
  *
  * Field values: unsigned ports hold their value zero-extended; signed ports of
  * up to 64 bits are sign-extended into intN_t; ports over 64 bits are raw
@@ -121,7 +123,9 @@ extern "C" {
 #define %[2]s_OUT_BITS %[4]d   /* packed output vector width */
 #define %[2]s_IN_WORDS32 %[5]d  /* 32-bit words (svBitVecVal) of the input vector */
 #define %[2]s_OUT_WORDS32 %[6]d /* 32-bit words (svBitVecVal) of the output vector */
-`, M, U, md.InBits, md.OutBits, words32(md.InBits), words32(md.OutBits))
+#define %[2]s_IN_WORDS64 %[7]d  /* 64-bit words of the input vector (%[1]s_packed arguments) */
+#define %[2]s_OUT_WORDS64 %[8]d /* 64-bit words of the output vector */
+`, M, U, md.InBits, md.OutBits, words32(md.InBits), words32(md.OutBits), (md.InBits+63)/64, (md.OutBits+63)/64)
 	for g := range md.Groups {
 		if !md.firstOfType(g) {
 			continue
@@ -163,6 +167,19 @@ extern "C" {
 	}
 	fmt.Fprintf(&b, "} %s_abi_ret_t;\n", M)
 	fmt.Fprintf(&b, "\n/* Pointer-free update function, defined in %s.ll. */\n%s;\n", M, md.abiProto())
+	fmt.Fprintf(&b, "\n/* Return of %s_packed: the packed output vector's 64-bit words, least\n", M)
+	fmt.Fprintf(&b, " * significant first (bits above %s_OUT_BITS are 0); _pad as above. */\n", U)
+	fmt.Fprintf(&b, "typedef struct %s_packed_ret {\n\tuint64_t w[%s_OUT_WORDS64];\n", M, U)
+	if pad := md.PackedRetSlots - (md.OutBits+63)/64; pad > 0 {
+		fmt.Fprintf(&b, "\tuint64_t _pad[%d]; /* always 0 */\n", pad)
+	}
+	fmt.Fprintf(&b, "} %s_packed_ret_t;\n", M)
+	var ws []string
+	for j := 0; j < (md.InBits+63)/64; j++ {
+		ws = append(ws, fmt.Sprintf("uint64_t w%d", j))
+	}
+	fmt.Fprintf(&b, "\n/* Pointer-free packed-vector function, defined in %s.ll: w0 holds input\n", M)
+	fmt.Fprintf(&b, " * bits 63..0, w1 bits 127..64, and so on. */\n%s_packed_ret_t %s_packed(%s);\n", M, M, wrapList(ws, 4))
 	fmt.Fprintf(&b, "\n/* Plain C entry, defined in %s_wrap.c: the inputs are read before any output\n", M)
 	fmt.Fprintf(&b, " * is written, so an output struct may alias an input struct of the same type. */\n%s;\n", md.entryProto())
 	fmt.Fprintf(&b, "\n/* DPI-C entry, defined in %s_wrap.c: in_bits has %s_IN_WORDS32 words, out_bits\n", M, U)
@@ -218,8 +235,7 @@ func (md *Model) Wrapper() []byte {
 	var b strings.Builder
 	M, U := md.Name, upper(md.Name)
 	md.genHeader(&b, "/*", " *", " */", "Pointer-based C and DPI-C entries of the reference model "+M+" (see "+M+".h).")
-	fmt.Fprintf(&b, "#include \"%s.h\"\n\n", M)
-	b.WriteString(md.cHelpers())
+	fmt.Fprintf(&b, "#include <string.h>\n\n#include \"%s.h\"\n", M)
 
 	// Plain C entry.
 	fmt.Fprintf(&b, "\n%s\n{\n\t%s_abi_ret_t r = %s_abi(", md.entryProto(), M, M)
@@ -252,27 +268,19 @@ func (md *Model) Wrapper() []byte {
 	}
 	b.WriteString("}\n")
 
-	// DPI-C entry.
-	fmt.Fprintf(&b, "\nvoid %s_dpi(const uint32_t *in_bits, uint32_t *out_bits)\n{\n\tunsigned i;\n\t%s_abi_ret_t r = %s_abi(", M, M, M)
-	args = args[:0]
-	for _, p := range md.Inputs {
-		for k := 0; k < p.Slots(); k++ {
-			off, w := chunk(p, k)
-			args = append(args, fmt.Sprintf("%s_get(in_bits, %d, %d)", M, off, w))
-		}
+	// DPI-C entry: svBitVecVal words are the packed vector's 32-bit words,
+	// least significant first; on a little-endian target two of them are
+	// one 64-bit word of M_packed.
+	inW := (md.InBits + 63) / 64
+	fmt.Fprintf(&b, "\nvoid %s_dpi(const uint32_t *in_bits, uint32_t *out_bits)\n{\n", M)
+	fmt.Fprintf(&b, "\tuint64_t w[%s_IN_WORDS64];\n\t%s_packed_ret_t r;\n", U, M)
+	fmt.Fprintf(&b, "\tw[%s_IN_WORDS64 - 1] = 0;\n\tmemcpy(w, in_bits, %s_IN_WORDS32 * sizeof(uint32_t));\n", U, U)
+	var ws []string
+	for j := 0; j < inW; j++ {
+		ws = append(ws, fmt.Sprintf("w[%d]", j))
 	}
-	fmt.Fprintf(&b, "\n\t\t%s);\n", strings.Join(args, ",\n\t\t"))
-	fmt.Fprintf(&b, "\tfor (i = 0; i < %s_OUT_WORDS32; i++)\n\t\tout_bits[i] = 0;\n", U)
-	for _, p := range md.Outputs {
-		for k := 0; k < p.Slots(); k++ {
-			off, w := chunk(p, k)
-			field := "r." + p.Name
-			if p.Slots() > 1 {
-				field = fmt.Sprintf("r.%s[%d]", p.Name, k)
-			}
-			fmt.Fprintf(&b, "\t%s_put(out_bits, %d, %d, %s);\n", M, off, w, field)
-		}
-	}
+	fmt.Fprintf(&b, "\tr = %s_packed(%s);\n", M, wrapList(ws, 8))
+	fmt.Fprintf(&b, "\tmemcpy(out_bits, r.w, %s_OUT_WORDS32 * sizeof(uint32_t));\n", U)
 	b.WriteString("}\n")
 	return []byte(b.String())
 }
@@ -339,3 +347,22 @@ endmodule
 `, M, U)
 	return []byte(b.String())
 }
+
+// wrapList joins items with ", ", n per line (continuation lines indented
+// by two tabs).
+func wrapList(items []string, n int) string {
+	var b strings.Builder
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString(",")
+			if i%n == 0 {
+				b.WriteString("\n\t\t")
+			} else {
+				b.WriteString(" ")
+			}
+		}
+		b.WriteString(it)
+	}
+	return b.String()
+}
+

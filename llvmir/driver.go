@@ -14,8 +14,8 @@ import (
 //	                            mismatches field by field; exit 0 iff M == 0 < N
 //	M_check -eval STIMULUS      print the outputs, one expected.hex-style line each
 //	M_check -bench N STIMULUS   time N calls of each entry cycling over the
-//	                            vectors (inputs unpacked beforehand); print
-//	                            updates per second
+//	                            vectors (inputs unpacked beforehand), in CPU
+//	                            time of the thread; print updates per second
 //
 // The hex files are the vector files' format: one vector per line, the
 // packed vector as ceil(bits/4) hex digits, most significant first; empty
@@ -48,12 +48,21 @@ func (md *Model) Driver() []byte {
 	}
 	b.WriteString("};\n")
 
-	// Struct unpack / pack.
+	// Struct unpack / pack: ins_t holds the input groups, outs_t the output
+	// groups.
 	b.WriteString("\ntypedef struct {\n")
 	for g, grp := range md.Groups {
-		fmt.Fprintf(&b, "\t%s %s;\n", md.structType(g), grp.Param)
+		if !grp.Output {
+			fmt.Fprintf(&b, "\t%s %s;\n", md.structType(g), grp.Param)
+		}
 	}
-	b.WriteString("} args_t;\n\nstatic void unpack_in(const uint32_t *v, args_t *a)\n{\n")
+	b.WriteString("} ins_t;\n\ntypedef struct {\n")
+	for g, grp := range md.Groups {
+		if grp.Output {
+			fmt.Fprintf(&b, "\t%s %s;\n", md.structType(g), grp.Param)
+		}
+	}
+	b.WriteString("} outs_t;\n\nstatic void unpack_in(const uint32_t *v, ins_t *a)\n{\n")
 	for _, p := range md.Inputs {
 		dst := fmt.Sprintf("a->%s.%s", md.Groups[p.Group].Param, p.Field)
 		if p.Slots() > 1 {
@@ -70,7 +79,7 @@ func (md *Model) Driver() []byte {
 			fmt.Fprintf(&b, "\t%s = (%s)hg_get(v, %d, %d);\n", dst, t, p.Offset, p.Width)
 		}
 	}
-	b.WriteString("}\n\nstatic void pack_out(const args_t *a, uint32_t *v)\n{\n\tunsigned i;\n\tfor (i = 0; i < NO; i++)\n\t\tv[i] = 0;\n")
+	b.WriteString("}\n\nstatic void pack_out(const outs_t *a, uint32_t *v)\n{\n\tunsigned i;\n\tfor (i = 0; i < NO; i++)\n\t\tv[i] = 0;\n")
 	for _, p := range md.Outputs {
 		src := fmt.Sprintf("a->%s.%s", md.Groups[p.Group].Param, p.Field)
 		if p.Slots() > 1 {
@@ -83,30 +92,32 @@ func (md *Model) Driver() []byte {
 		fmt.Fprintf(&b, "\thg_put(v, %d, %d, (uint64_t)%s);\n", p.Offset, p.Width, src)
 	}
 	b.WriteString("}\n\n")
-	var call []string
-	for _, grp := range md.Groups {
-		call = append(call, "&a->"+grp.Param)
+	// call lists the entry's arguments given inputs i (ins_t *) and
+	// outputs o (outs_t *).
+	var call, ptypes []string
+	for g, grp := range md.Groups {
+		if grp.Output {
+			call = append(call, "&o->"+grp.Param)
+			ptypes = append(ptypes, md.structType(g)+" *")
+		} else {
+			call = append(call, "&i->"+grp.Param)
+			ptypes = append(ptypes, "const "+md.structType(g)+" *")
+		}
 	}
-	fmt.Fprintf(&b, "/* Runs one vector through the C entry (c) and the DPI-C entry (d). */\nstatic void run_one(const uint32_t *in, args_t *a, uint32_t *c, uint32_t *d)\n{\n\tunpack_in(in, a);\n\t%s(%s);\n\tpack_out(a, c);\n\t%s_dpi(in, d);\n}\n", M, strings.Join(call, ", "), M)
+	fmt.Fprintf(&b, "/* Runs one vector through the C entry (c) and the DPI-C entry (d). */\nstatic void run_one(const uint32_t *in, ins_t *i, outs_t *o, uint32_t *c, uint32_t *d)\n{\n\tunpack_in(in, i);\n\t%s(%s);\n\tpack_out(o, c);\n\t%s_dpi(in, d);\n}\n", M, strings.Join(call, ", "), M)
+	// The benchmark calls the entries through volatile function pointers
+	// so that no build (link-time optimization included) can inline them
+	// into the timing loop and drop the outputs it does not read.
 	first := md.Outputs[0]
-	sink := fmt.Sprintf("a->%s.%s", md.Groups[first.Group].Param, first.Field)
+	sink := fmt.Sprintf("o->%s.%s", md.Groups[first.Group].Param, first.Field)
 	if first.Slots() > 1 {
 		sink += "[0]"
 	}
-	// The entries are called through volatile function pointers so that no
-	// build (link-time optimization included) can inline them into the
-	// timing loop and drop the outputs it does not read.
-	var ptypes []string
-	for g, grp := range md.Groups {
-		c := "const "
-		if grp.Output {
-			c = ""
-		}
-		ptypes = append(ptypes, c+md.structType(g)+" *")
-	}
 	fmt.Fprintf(&b, "\nstatic void (*volatile bench_c)(%s) = %s;\n", strings.Join(ptypes, ", "), M)
 	fmt.Fprintf(&b, "static void (*volatile bench_dpi)(const uint32_t *, uint32_t *) = %s_dpi;\n", M)
-	fmt.Fprintf(&b, "#define BENCH_CALL bench_c(%s)\n#define BENCH_SINK ((uint64_t)%s)\n#define DPI_CALL bench_dpi\n", strings.Join(call, ", "), sink)
+	macro := strings.NewReplacer("&i->", "&(i)->", "&o->", "&(o)->", "o->", "(o)->")
+	fmt.Fprintf(&b, "#define BENCH_CALL(i, o) bench_c(%s)\n#define BENCH_SINK(o) ((uint64_t)%s)\n#define DPI_CALL bench_dpi\n",
+		macro.Replace(strings.Join(call, ", ")), macro.Replace(sink))
 	b.WriteString(driverBody)
 	return []byte(b.String())
 }
@@ -214,7 +225,8 @@ static int check(const char *stim, const char *exp)
 	uint32_t *in = read_hex(stim, NI, IN_BITS, &ni);
 	uint32_t *want = read_hex(exp, NO, OUT_BITS, &ne);
 	uint32_t c[NO], d[NO];
-	args_t a;
+	ins_t a;
+	outs_t o;
 	if (ni != ne) {
 		fprintf(stderr, "%s has %zu vectors, %s has %zu\n", stim, ni, exp, ne);
 		return 2;
@@ -223,7 +235,7 @@ static int check(const char *stim, const char *exp)
 		const uint32_t *w = want + i * NO;
 		int bad = 0;
 		unsigned k;
-		run_one(in + i * NI, &a, c, d);
+		run_one(in + i * NI, &a, &o, c, d);
 		for (k = 0; k < sizeof out_fields / sizeof out_fields[0]; k++) {
 			unsigned off = out_fields[k].off, fw = out_fields[k].w, j;
 			for (j = 0; j < fw; j += 64) {
@@ -260,9 +272,10 @@ static int eval(const char *stim)
 	size_t n, i;
 	uint32_t *in = read_hex(stim, NI, IN_BITS, &n);
 	uint32_t c[NO], d[NO];
-	args_t a;
+	ins_t a;
+	outs_t o;
 	for (i = 0; i < n; i++) {
-		run_one(in + i * NI, &a, c, d);
+		run_one(in + i * NI, &a, &o, c, d);
 		if (memcmp(c, d, sizeof c) != 0) {
 			fprintf(stderr, "vector %zu: the C and DPI-C entries disagree\n", i);
 			return 1;
@@ -274,10 +287,12 @@ static int eval(const char *stim)
 	return 0;
 }
 
+/* CPU time of the calling thread, seconds: other processes' load on a
+ * shared machine does not count (wall time would). */
 static double now_s(void)
 {
 	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -285,7 +300,8 @@ static int bench(unsigned long long iters, const char *stim)
 {
 	size_t n, i, k;
 	uint32_t *in = read_hex(stim, NI, IN_BITS, &n);
-	args_t *args;
+	ins_t *args;
+	outs_t o;
 	uint32_t out[NO];
 	uint64_t sink = 0;
 	unsigned long long it;
@@ -301,11 +317,11 @@ static int bench(unsigned long long iters, const char *stim)
 	}
 	for (i = 0; i < n; i++)
 		unpack_in(in + i * NI, &args[i]);
+	memset(&o, 0, sizeof o);
 	t0 = now_s();
 	for (it = 0, k = 0; it < iters; it++) {
-		args_t *a = &args[k];
-		BENCH_CALL;
-		sink += BENCH_SINK;
+		BENCH_CALL(&args[k], &o);
+		sink += BENCH_SINK(&o);
 		if (++k == n)
 			k = 0;
 	}

@@ -141,6 +141,7 @@ func passFail(t testing.TB, out string) (int, int) {
 // and for hpcc_update with the flow-update groups (expected from the golden
 // datapath, through the vectors package).
 func TestCxxHarness(t *testing.T) {
+	t.Parallel()
 	tools := needTools(t)
 	cxx := needProgram(t, "clang++")
 	r := rand.New(rand.NewPCG(77, 1))
@@ -156,7 +157,7 @@ func TestCxxHarness(t *testing.T) {
 	stimM, expM := simVectors(t, m, mdM, r, 300)
 
 	c := hpccConfigs()[0]
-	mdH, progH := buildHPCC(t, tools, c.cfg)
+	mdH, progH := sharedHPCC(t, tools)
 	set, err := vectors.GenerateHPCC(c.cfg, vectors.Options{Level: 1, Seed: 3, Count: 500, NoJSONL: true})
 	if err != nil {
 		t.Fatal(err)
@@ -171,14 +172,15 @@ func TestCxxHarness(t *testing.T) {
 		prog      string
 		stim, exp []string
 	}{{mdM, progM, stimM, expM}, {mdH, progH, stimH, expH}} {
-		dir := filepath.Dir(x.prog)
+		obj := filepath.Dir(x.prog)
+		dir := t.TempDir()
 		src := filepath.Join(dir, "harness.cc")
 		if err := os.WriteFile(src, []byte(cxxHarness(t, x.md, x.stim, x.exp)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		exe := filepath.Join(dir, "harness")
-		if _, err := run(context.Background(), dir, cxx, "-std=c++17", "-Wall", "-Wextra", "-Werror", "-O1", src,
-			x.md.Name+"_wrap.o", x.md.Name+".o", "-o", exe); err != nil {
+		if _, err := run(context.Background(), dir, cxx, "-std=c++17", "-Wall", "-Wextra", "-Werror", "-O1", "-I"+obj, src,
+			filepath.Join(obj, x.md.Name+"_wrap.o"), filepath.Join(obj, x.md.Name+".o"), "-o", exe); err != nil {
 			t.Fatal(err)
 		}
 		out, err := exec.Command(exe).CombinedOutput()
@@ -195,11 +197,13 @@ func TestCxxHarness(t *testing.T) {
 // the model. A copy of expected.hex with one bit flipped must then fail
 // exactly one vector.
 func TestVerilatorDPI(t *testing.T) {
+	t.Parallel()
 	tools := needTools(t)
 	verilator := needProgram(t, "verilator")
 	cfg := hpcc.DefaultConfig()
-	md, prog := buildHPCC(t, tools, cfg)
-	dir := filepath.Dir(prog)
+	md, prog := sharedHPCC(t, tools)
+	obj := filepath.Dir(prog)
+	dir := t.TempDir()
 	set, err := vectors.GenerateHPCC(cfg, vectors.Options{Level: 1, Seed: 2, Count: 2000, NoJSONL: true})
 	if err != nil {
 		t.Fatal(err)
@@ -209,8 +213,8 @@ func TestVerilatorDPI(t *testing.T) {
 	}
 	ctx := context.Background()
 	abs := func(s string) string { return filepath.Join(dir, s) }
-	if _, err := run(ctx, dir, verilator, "--binary", "-Wno-fatal", "-GN="+strconv.Itoa(set.Len()), md.Name+"_dpi_tb.sv",
-		abs(md.Name+".o"), abs(md.Name+"_wrap.o")); err != nil {
+	if _, err := run(ctx, dir, verilator, "--binary", "-Wno-fatal", "-GN="+strconv.Itoa(set.Len()), "-I"+obj,
+		filepath.Join(obj, md.Name+"_dpi_tb.sv"), filepath.Join(obj, md.Name+".o"), filepath.Join(obj, md.Name+"_wrap.o")); err != nil {
 		t.Fatal(err)
 	}
 	exe := filepath.Join(dir, "obj_dir", "V"+md.Name+"_dpi_tb")

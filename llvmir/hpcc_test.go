@@ -3,6 +3,7 @@ package llvmir
 import (
 	"context"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
@@ -15,32 +16,83 @@ import (
 // default (sender, IFA telemetry), Compact telemetry, and the receiver with
 // dynamic W_ai (a third reciprocal unit and the time-based commit), the
 // same three rtl/hpccrtl checks its description in.
+//
+// Each is lowered with a different guard threshold (see Options.GuardMin),
+// so the golden vectors check the default, every-mux-guarded and
+// straight-line lowerings alike.
 func hpccConfigs() []struct {
-	name string
-	cfg  hpcc.Config
+	name     string
+	cfg      hpcc.Config
+	guardMin int
 } {
 	rx := hpcc.DefaultConfig()
 	rx.Mode = hpcc.Receiver
 	rx.DynamicWAI = true
 	return []struct {
-		name string
-		cfg  hpcc.Config
+		name     string
+		cfg      hpcc.Config
+		guardMin int
 	}{
-		{"sender_ifa", hpcc.DefaultConfig()},
-		{"sender_compact", hpcc.DefaultConfigFor(telemetry.Compact)},
-		{"receiver_ifa", rx},
+		{"sender_ifa", hpcc.DefaultConfig(), 0},
+		{"sender_compact", hpcc.DefaultConfigFor(telemetry.Compact), 1},
+		{"receiver_ifa", rx, -1},
 	}
 }
 
 // buildHPCC lowers hpccrtl.UpdateComb(cfg) with the flow-update groups and
-// builds its check program at -O2.
-func buildHPCC(t testing.TB, tools Tools, cfg hpcc.Config) (*Model, string) {
+// guard threshold guardMin and builds its check program at -O2.
+func buildHPCC(t testing.TB, tools Tools, cfg hpcc.Config, guardMin int) (*Model, string) {
 	t.Helper()
 	m, err := hpccrtl.UpdateComb(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return emitBuild(t, tools, m, Options{Groups: FlowUpdateGroups()}, "-O2")
+	return emitBuild(t, tools, m, Options{Groups: FlowUpdateGroups(), GuardMin: guardMin}, "-O2")
+}
+
+// defaultHPCC is the default configuration's model, built once per test
+// binary (in sharedDir) for the tests that only read it.
+var defaultHPCC struct {
+	once sync.Once
+	md   *Model
+	prog string
+	err  error
+}
+
+func sharedHPCC(t testing.TB, tools Tools) (*Model, string) {
+	t.Helper()
+	defaultHPCC.once.Do(func() {
+		dir, err := sharedSubdir("hpcc_default")
+		if err != nil {
+			defaultHPCC.err = err
+			return
+		}
+		m, err := hpccrtl.UpdateComb(hpcc.DefaultConfig())
+		if err != nil {
+			defaultHPCC.err = err
+			return
+		}
+		md, err := Lower(m, Options{Groups: FlowUpdateGroups()})
+		if err != nil {
+			defaultHPCC.err = err
+			return
+		}
+		if _, err := Emit(dir, md); err != nil {
+			defaultHPCC.err = err
+			return
+		}
+		ctx := context.Background()
+		if err := tools.Verify(ctx, dir, md); err != nil {
+			defaultHPCC.err = err
+			return
+		}
+		defaultHPCC.md = md
+		defaultHPCC.prog, defaultHPCC.err = tools.Build(ctx, dir, md, "-O2")
+	})
+	if defaultHPCC.err != nil {
+		t.Fatal(defaultHPCC.err)
+	}
+	return defaultHPCC.md, defaultHPCC.prog
 }
 
 // TestHPCCUpdateGoldenVectors compiles the LLVM IR of hpcc_update with
@@ -61,7 +113,13 @@ func TestHPCCUpdateGoldenVectors(t *testing.T) {
 			if testing.Short() {
 				n = 3000
 			}
-			md, prog := buildHPCC(t, tools, c.cfg)
+			var md *Model
+			var prog string
+			if i == 0 {
+				md, prog = sharedHPCC(t, tools)
+			} else {
+				md, prog = buildHPCC(t, tools, c.cfg, c.guardMin)
+			}
 			set, err := vectors.GenerateHPCC(c.cfg, vectors.Options{Level: 2, Seed: 1, Count: n, NoJSONL: true})
 			if err != nil {
 				t.Fatal(err)
@@ -79,6 +137,10 @@ func TestHPCCUpdateGoldenVectors(t *testing.T) {
 				if have[cl.Name] == 0 {
 					t.Fatalf("vector set has no vector of directed class %s", cl.Name)
 				}
+			}
+			// The thresholds took effect: guards by default, none when off.
+			if (c.guardMin >= 0) != (md.Guards > 0) {
+				t.Fatalf("GuardMin=%d: %d guarded mux arms", c.guardMin, md.Guards)
 			}
 			// The port layout is the vectors' field-table layout.
 			if md.InBits != set.InputTable().Width || md.OutBits != set.OutputTable().Width {

@@ -130,13 +130,14 @@ func compareLines(t testing.TB, md *Model, stim, got, want []string) {
 }
 
 // TestRandomModulesMatchSim lowers random combinational modules that use
-// every op, compiles each at -O2 (and every third also at -O0, so a result
-// cannot depend on the optimizer), and runs random and corner-pattern
+// every op, with every mux arm guarded, the default guards or none,
+// compiles each at -O2 (and every fourth also at -O0, so a result cannot
+// depend on the optimizer), and runs random and corner-pattern
 // inputs through both C entries of the compiled model. Expected values come
 // from rtl.Sim, the Go evaluator that defines each op's semantics.
 func TestRandomModulesMatchSim(t *testing.T) {
 	tools := needTools(t)
-	modules, vecs := 24, 400
+	modules, vecs := 18, 400
 	if testing.Short() {
 		modules, vecs = 8, 200
 	}
@@ -165,15 +166,35 @@ func TestRandomModulesMatchSim(t *testing.T) {
 			t.Errorf("random modules contain no %s node", op)
 		}
 	}
+	// The aggressive threshold must guard some arms, the negative one none.
+	guarded := map[int]int{}
+	for i, j := range jobs {
+		for _, g := range []int{1, -1} {
+			md, err := Lower(j.m, Options{GuardMin: g})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g == 1 || i%3 == 2 {
+				guarded[g] += md.Guards
+			}
+		}
+	}
+	if guarded[1] == 0 || guarded[-1] != 0 {
+		t.Fatalf("guarded mux arms: %d with GuardMin=1 (want > 0), %d with GuardMin=-1 (want 0)", guarded[1], guarded[-1])
+	}
+	t.Logf("%d mux arms guarded with GuardMin=1", guarded[1])
 	for i, j := range jobs {
 		opts := []string{"-O2"}
-		if i%3 == 0 {
+		if i%4 == 0 {
 			opts = append(opts, "-O0")
 		}
+		// Guard thresholds in turn: every mux arm cone guarded (1), the
+		// default, straight-line selects only (-1).
+		guard := []int{1, 0, -1}[i%3]
 		for _, opt := range opts {
-			t.Run(j.m.Name+opt, func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s%s_guard%d", j.m.Name, opt, guard), func(t *testing.T) {
 				t.Parallel()
-				md, prog := emitBuild(t, tools, j.m, Options{}, opt)
+				md, prog := emitBuild(t, tools, j.m, Options{GuardMin: guard}, opt)
 				stim, want := simVectors(t, j.m, md, rand.New(rand.NewPCG(j.seed, 8)), vecs)
 				compareLines(t, md, stim, runEval(t, prog, stim), want)
 			})

@@ -19,7 +19,11 @@ type lowerer struct {
 	fn    *ir.Func
 	blk   *ir.Block
 	vals  []value.Value
+	live  []bool
 	types map[int]*types.IntType
+	owner []region              // innermost guarded cone of each node
+	arms  map[*rtl.Node][3]bool // guarded arms of each guarded mux
+	ops   int                   // nodes lowered
 }
 
 func (l *lowerer) ty(w int) *types.IntType {
@@ -49,7 +53,7 @@ func named[T interface {
 }
 
 // lower builds the LLVM module: @M_core and @M_abi.
-func (md *Model) lower(f *rtl.Module) error {
+func (md *Model) lower(f *rtl.Module, opts Options) error {
 	m := ir.NewModule()
 	m.SourceFilename = md.Name
 	m.TargetTriple = TargetTriple
@@ -72,16 +76,19 @@ func (md *Model) lower(f *rtl.Module) error {
 	core.FuncAttrs = append(core.FuncAttrs, enum.FuncAttrAlwaysInline, enum.FuncAttrNoUnwind)
 	l.fn = core
 	l.blk = core.NewBlock("bb.entry")
-	live := f.Live()
-	for _, n := range f.Nodes {
-		if !live[n.ID] || n.Op == rtl.OpInput {
-			continue
-		}
-		if err := l.node(n); err != nil {
-			return err
-		}
-		md.Ops++
+	l.live = f.Live()
+	guardMin := opts.GuardMin
+	if guardMin == 0 {
+		guardMin = DefaultGuardMin
 	}
+	l.owner, l.arms = guards(f, l.live, guardMin)
+	for _, g := range l.arms {
+		md.Guards += boolInt(g[1]) + boolInt(g[2])
+	}
+	if err := l.emitRegion(region{}, 0, len(f.Nodes)); err != nil {
+		return err
+	}
+	md.Ops = l.ops
 	var agg value.Value = constant.NewUndef(coreRet)
 	for i, p := range f.Outputs {
 		agg = named(l.blk.NewInsertValue(agg, l.vals[p.Node.ID], uint64(i)), "ret."+strconv.Itoa(i))
@@ -163,8 +170,94 @@ func (md *Model) lower(f *rtl.Module) error {
 		ret = named(b.NewInsertValue(ret, constant.NewInt(i64, 0), uint64(i)), "pad."+strconv.Itoa(i))
 	}
 	b.NewRet(ret)
+	md.lowerPacked(m, l, core)
 	md.IR = m
 	return nil
+}
+
+// lowerPacked adds @M_packed(i64 words of the packed input) -> { i64 words
+// of the packed output }: the DPI-C entry's form, the field-table layout
+// (ports LSB-first) split into 64-bit words, least significant first.
+func (md *Model) lowerPacked(m *ir.Module, l *lowerer, core *ir.Func) {
+	i64 := types.I64
+	inW, outW := (md.InBits+63)/64, (md.OutBits+63)/64
+	params := make([]*ir.Param, inW)
+	for j := range params {
+		params[j] = ir.NewParam("w"+strconv.Itoa(j), i64)
+	}
+	rf := make([]types.Type, md.PackedRetSlots)
+	for i := range rf {
+		rf[i] = i64
+	}
+	ret := m.NewTypeDef(md.Name+"_packed_ret", types.NewStruct(rf...))
+	fn := m.NewFunc(md.Name+"_packed", ret, params...)
+	fn.FuncAttrs = append(fn.FuncAttrs, enum.FuncAttrNoUnwind)
+	b := fn.NewBlock("bb.entry")
+	// Inputs: bits [off, off+W) of the words.
+	var args []value.Value
+	for _, p := range md.Inputs {
+		j0, s := p.Offset/64, p.Offset%64
+		j1 := (p.Offset + p.Width - 1) / 64
+		var v value.Value = params[j0]
+		if j1 > j0 { // spans words: gather them into one wider integer
+			wt := l.ty(64 * (j1 - j0 + 1))
+			v = named(b.NewZExt(params[j0], wt), p.Name+".g0")
+			for j := j0 + 1; j <= j1; j++ {
+				js := strconv.Itoa(j - j0)
+				x := value.Value(named(b.NewZExt(params[j], wt), p.Name+".z"+js))
+				x = named(b.NewShl(x, l.cint(64*(j1-j0+1), uint64(64*(j-j0)))), p.Name+".s"+js)
+				v = named(b.NewOr(v, x), p.Name+".g"+js)
+			}
+		}
+		if s > 0 {
+			v = named(b.NewLShr(v, l.cint(64*(j1-j0+1), uint64(s))), p.Name+".sh")
+		}
+		if !v.Type().Equal(l.ty(p.Width)) {
+			v = named(b.NewTrunc(v, l.ty(p.Width)), p.Name)
+		}
+		args = append(args, v)
+	}
+	call := named(b.NewCall(core, args...), "r.core")
+	outs := make([]value.Value, len(md.Outputs))
+	for i, p := range md.Outputs {
+		outs[i] = named(b.NewExtractValue(call, uint64(i)), p.Name)
+	}
+	// Outputs: word j is the OR of the pieces of the ports overlapping it.
+	var agg value.Value = constant.NewUndef(ret)
+	for j := 0; j < md.PackedRetSlots; j++ {
+		var acc value.Value
+		js := strconv.Itoa(j)
+		for i, p := range md.Outputs {
+			lo, hi := 64*j, 64*j+64
+			if j >= outW || p.Offset >= hi || p.Offset+p.Width <= lo {
+				continue
+			}
+			drop, shift := max(lo-p.Offset, 0), max(p.Offset-lo, 0)
+			x := outs[i]
+			if drop > 0 {
+				x = named(b.NewLShr(x, l.cint(p.Width, uint64(drop))), p.Name+".d"+js)
+			}
+			switch {
+			case p.Width > 64:
+				x = named(b.NewTrunc(x, i64), p.Name+".t"+js)
+			case p.Width < 64:
+				x = named(b.NewZExt(x, i64), p.Name+".x"+js)
+			}
+			if shift > 0 {
+				x = named(b.NewShl(x, l.cint(64, uint64(shift))), p.Name+".p"+js)
+			}
+			if acc == nil {
+				acc = x
+			} else {
+				acc = named(b.NewOr(acc, x), p.Name+".o"+js)
+			}
+		}
+		if acc == nil {
+			acc = constant.NewInt(i64, 0)
+		}
+		agg = named(b.NewInsertValue(agg, acc, uint64(j)), "out.w"+js)
+	}
+	b.NewRet(agg)
 }
 
 // retUsed returns the return slots the outputs occupy (padding excluded).
@@ -251,7 +344,15 @@ func (l *lowerer) node(n *rtl.Node) error {
 	case rtl.OpAs:
 		v = arg(0)
 	case rtl.OpROM:
-		v = l.rom(n)
+		switch {
+		case bitmapROM(n):
+			v = l.romBitmap(n)
+		case l.vals[n.ID] == nil: // not yet lowered with an earlier ROM on its address
+			l.romGroup(n)
+			v = l.vals[n.ID]
+		default:
+			v = l.vals[n.ID]
+		}
 	default:
 		return errorf("module %s: node %s: op %s cannot be lowered", l.f.Name, n.Name, n.Op)
 	}
@@ -384,34 +485,97 @@ func (l *lowerer) shiftVar(n *rtl.Node) value.Value {
 	return named(b.NewSelect(ovf, l.cint(w, 0), r), n.Name)
 }
 
-// rom lowers a table lookup to switch + phi (see package doc): one empty
-// block per distinct value, the most frequent value as the default.
-func (l *lowerer) rom(n *rtl.Node) value.Value {
-	addr := n.Args[0]
-	aw := addr.Width
+// bitmapROM reports whether a ROM's whole address space fits one i64:
+// 2^addrWidth entries of Width bits, at most 64 bits.
+func bitmapROM(n *rtl.Node) bool {
+	aw := n.Args[0].Width
+	return aw <= 6 && n.Width<<uint(aw) <= 64
+}
+
+// romBitmap lowers a small ROM to a constant: the table, entries past its
+// end zero, packed LSB-first into an i64, read as trunc(lshr(table,
+// zext(addr)*W)). The shift amount is below 64 for every address, so no
+// instruction is poison; no branch, no pointer.
+func (l *lowerer) romBitmap(n *rtl.Node) value.Value {
 	w := n.Width
+	var table uint64
+	for a, v := range n.ROM {
+		table |= v[0] << uint(a*w)
+	}
+	b := l.blk
+	amt := value.Value(named(b.NewZExt(l.vals[n.Args[0].ID], types.I64), n.Name+".a"))
+	if w > 1 {
+		amt = named(b.NewMul(amt, l.cint(64, uint64(w))), n.Name+".off")
+	}
+	v := value.Value(named(b.NewLShr(l.cint(64, table), amt), n.Name+".sh"))
+	if w < 64 {
+		v = named(b.NewTrunc(v, l.ty(w)), n.Name)
+	}
+	return v
+}
+
+// romGroup lowers every live ROM reading address node addr in n's guarded
+// region (the first of them is n; see guards) to one switch + phis (see package doc): one empty block per
+// distinct tuple of entry values, the most frequent tuple as the default.
+// One switch per address keeps LLVM's jump threading from duplicating the
+// logic between two switches on the same value (per-case copies with
+// unpredictable branches), and SimplifyCFG builds one table per phi.
+func (l *lowerer) romGroup(n *rtl.Node) {
+	addr := n.Args[0]
+	var roms []*rtl.Node
+	for _, x := range l.f.Nodes[n.ID:] {
+		if x.Op == rtl.OpROM && x.Args[0] == addr && l.live[x.ID] && !bitmapROM(x) && l.owner[x.ID] == l.owner[n.ID] {
+			roms = append(roms, x)
+		}
+	}
+	aw := addr.Width
 	space := uint64(1) << uint(aw)
-	// Distinct values in first-occurrence order; the default is what the
-	// addresses past the table read (0), or, for a full table, the most
-	// frequent entry.
+	// Entry tuples, in first-occurrence order over the addresses any table
+	// covers; addresses past a table read 0.
+	span := 0
+	for _, r := range roms {
+		span = max(span, len(r.ROM))
+	}
 	type class struct {
-		val   rtl.Bits
+		vals  []rtl.Bits
 		addrs []uint64
 	}
+	key := func(a int) string {
+		var b []byte
+		for _, r := range roms {
+			var v rtl.Bits
+			if a < len(r.ROM) {
+				v = r.ROM[a]
+			}
+			b = append(b, v.String()...)
+			b = append(b, ',')
+		}
+		return string(b)
+	}
 	var classes []*class
-	idx := map[rtl.Bits]int{}
-	for a, v := range n.ROM {
-		i, ok := idx[v]
+	idx := map[string]int{}
+	for a := 0; a < span; a++ {
+		k := key(a)
+		i, ok := idx[k]
 		if !ok {
 			i = len(classes)
-			idx[v] = i
-			classes = append(classes, &class{val: v})
+			idx[k] = i
+			c := &class{}
+			for _, r := range roms {
+				var v rtl.Bits
+				if a < len(r.ROM) {
+					v = r.ROM[a]
+				}
+				c.vals = append(c.vals, v)
+			}
+			classes = append(classes, c)
 		}
 		classes[i].addrs = append(classes[i].addrs, uint64(a))
 	}
 	def := -1
-	if uint64(len(n.ROM)) < space {
-		if i, ok := idx[rtl.Bits{}]; ok {
+	zero := make([]rtl.Bits, len(roms))
+	if uint64(span) < space {
+		if i, ok := idx[key(span)]; ok { // the all-zero tuple
 			def = i
 		}
 	} else {
@@ -421,10 +585,13 @@ func (l *lowerer) rom(n *rtl.Node) value.Value {
 			}
 		}
 	}
-	if def >= 0 && len(classes) == 1 {
-		return l.cnst(w, classes[0].val) // one value everywhere
+	if def >= 0 && len(classes) == 1 { // one tuple everywhere: constants
+		for j, r := range roms {
+			l.vals[r.ID] = l.cnst(r.Width, classes[0].vals[j])
+		}
+		return
 	}
-	// Blocks in order: one per non-default value, the default, the join
+	// Blocks in order: one per non-default tuple, the default, the join
 	// (which continues the body).
 	var blks []*ir.Block
 	for i := range classes {
@@ -434,13 +601,13 @@ func (l *lowerer) rom(n *rtl.Node) value.Value {
 	}
 	defBlk := l.fn.NewBlock(n.Name + ".def")
 	join := l.fn.NewBlock(n.Name + ".end")
-	defVal := rtl.Bits{}
+	defVals := zero
 	if def >= 0 {
-		defVal = classes[def].val
+		defVals = classes[def].vals
 	}
 	var cases []*ir.Case
 	var preds []*ir.Block
-	var vals []rtl.Bits
+	var tuples [][]rtl.Bits
 	k := 0
 	for i, c := range classes {
 		if i == def {
@@ -449,56 +616,73 @@ func (l *lowerer) rom(n *rtl.Node) value.Value {
 		blk := blks[k]
 		k++
 		blk.NewBr(join)
-		preds, vals = append(preds, blk), append(vals, c.val)
+		preds, tuples = append(preds, blk), append(tuples, c.vals)
 		for _, a := range c.addrs {
 			cases = append(cases, ir.NewCase(l.cint(aw, a), blk))
 		}
 	}
 	defBlk.NewBr(join)
-	preds, vals = append(preds, defBlk), append(vals, defVal)
+	preds, tuples = append(preds, defBlk), append(tuples, defVals)
 	l.blk.NewSwitch(l.vals[addr.ID], defBlk, cases...)
 	l.blk = join
-	// One phi per 64-bit word of the entries, of type i8/i16/i32/i64: the
-	// integer types LLVM builds lookup tables of (i20 or i128 would leave
-	// the switch a branch tree).
-	words := (w + 63) / 64
-	phis := make([]value.Value, words)
-	for k := range phis { // every phi first: they must lead the block
-		cw := min(64, w-64*k)
-		pw := 8
-		for pw < cw {
-			pw *= 2
-		}
-		incs := make([]*ir.Incoming, len(preds))
-		for i, b := range preds {
-			incs[i] = ir.NewIncoming(l.cint(pw, vals[i].Shr(uint(64 * k))[0]&(^uint64(0)>>uint(64-cw))), b)
-		}
-		name := n.Name
-		if words > 1 || pw != w {
-			name = n.Name + ".p" + strconv.Itoa(k)
-		}
-		phis[k] = named(join.NewPhi(incs...), name)
+	// One phi per ROM and 64-bit word of its entries, of type i8, i16, i32
+	// or i64: the integer types LLVM builds lookup tables of (an i20 or
+	// i128 phi would leave the switch a branch tree). Every phi first: they
+	// must lead the block.
+	type word struct {
+		rom, k int
+		phi    value.Value
 	}
-	if words == 1 {
-		if phis[0].Type().Equal(l.ty(w)) {
-			return phis[0]
+	var phis []word
+	for j, r := range roms {
+		w := r.Width
+		words := (w + 63) / 64
+		for k := 0; k < words; k++ {
+			cw := min(64, w-64*k)
+			pw := 8
+			for pw < cw {
+				pw *= 2
+			}
+			incs := make([]*ir.Incoming, len(preds))
+			for i, b := range preds {
+				v := tuples[i][j].Shr(uint(64 * k))[0] & (^uint64(0) >> uint(64-cw))
+				incs[i] = ir.NewIncoming(l.cint(pw, v), b)
+			}
+			name := r.Name
+			if words > 1 || pw != w {
+				name = r.Name + ".p" + strconv.Itoa(k)
+			}
+			phis = append(phis, word{j, k, named(join.NewPhi(incs...), name)})
 		}
-		return named(join.NewTrunc(phis[0], l.ty(w)), n.Name)
 	}
-	var acc value.Value
-	for k, x := range phis {
-		ks := strconv.Itoa(k)
-		x = named(join.NewZExt(x, l.ty(w)), n.Name+".z"+ks)
-		if k == 0 {
-			acc = x
-			continue
+	for _, p := range phis {
+		r := roms[p.rom]
+		w := r.Width
+		ks := strconv.Itoa(p.k)
+		switch {
+		case w <= 64 && p.phi.Type().Equal(l.ty(w)):
+			l.vals[r.ID] = p.phi
+		case w <= 64:
+			l.vals[r.ID] = named(join.NewTrunc(p.phi, l.ty(w)), r.Name)
+		default:
+			x := value.Value(named(join.NewZExt(p.phi, l.ty(w)), r.Name+".z"+ks))
+			if p.k == 0 {
+				l.vals[r.ID] = x
+				continue
+			}
+			x = named(join.NewShl(x, l.cint(w, uint64(64*p.k))), r.Name+".s"+ks)
+			name := r.Name + ".o" + ks
+			if p.k == (w+63)/64-1 {
+				name = r.Name
+			}
+			l.vals[r.ID] = named(join.NewOr(l.vals[r.ID], x), name)
 		}
-		x = named(join.NewShl(x, l.cint(w, uint64(64*k))), n.Name+".s"+ks)
-		name := n.Name + ".o" + ks
-		if k == words-1 {
-			name = n.Name
-		}
-		acc = named(join.NewOr(acc, x), name)
 	}
-	return acc
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -64,6 +64,11 @@ type Options struct {
 	// parameter order (inputs first is conventional, not required). nil
 	// means one struct of every input and one of every output.
 	Groups []Group
+	// GuardMin is the smallest mux arm cone, in operations that cost an
+	// instruction, that is computed under a branch on the select instead
+	// of always (see package doc). 0 means DefaultGuardMin; a negative
+	// value lowers every mux to a select (straight-line code).
+	GuardMin int
 }
 
 // Port is one module port as the emitted code sees it.
@@ -94,9 +99,13 @@ type Model struct {
 	OutBits  int         // packed output width
 	InSlots  int         // i64 arguments of M_abi
 	RetSlots int         // i64 fields of M_abi's return, padding included (see package doc)
-	Groups   []Group     // the groups in use, in parameter order
-	Ops      int         // rtl nodes lowered (live, non-input)
-	IR       *ir.Module  // the LLVM module (target triple and data layout set)
+	// PackedRetSlots is the number of i64 fields of M_packed's return:
+	// the packed output's 64-bit words, padded like RetSlots.
+	PackedRetSlots int
+	Groups         []Group    // the groups in use, in parameter order
+	Ops            int        // rtl nodes lowered (live, non-input)
+	Guards         int        // mux arms computed under a branch (see Options.GuardMin)
+	IR             *ir.Module // the LLVM module (target triple and data layout set)
 }
 
 // cKeywords are C99/C11 and C++ keywords a generated C identifier must
@@ -158,7 +167,7 @@ func Lower(m *rtl.Module, opts Options) (*Model, error) {
 	if err := md.layout(f, groups); err != nil {
 		return nil, err
 	}
-	if err := md.lower(f); err != nil {
+	if err := md.lower(f, opts); err != nil {
 		return nil, err
 	}
 	return md, nil
@@ -233,6 +242,10 @@ func (md *Model) layout(f *rtl.Module, groups []Group) error {
 		if f.Output("_pad") != nil {
 			return errorf("output port _pad: the name of M_abi_ret_t's padding member")
 		}
+	}
+	md.PackedRetSlots = (md.OutBits + 63) / 64
+	if md.PackedRetSlots == 3 || md.PackedRetSlots == 4 {
+		md.PackedRetSlots = 5
 	}
 	for i, g := range groups {
 		if !used[i] {
