@@ -365,4 +365,3 @@ func wrapList(items []string, n int) string {
 	}
 	return b.String()
 }
-
