@@ -173,6 +173,9 @@ func Add(x, y Value) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
+	if f.W <= 64 {
+		return exact64(x.lo<<uint(f.F()-x.p.frac())+y.lo<<uint(f.F()-y.p.frac()), f), nil
+	}
 	return AddCast(x, y, f, Trn, Wrap), nil
 }
 
@@ -181,6 +184,9 @@ func Sub(x, y Value) (Value, error) {
 	f, err := SubFormat(x.fm(), y.fm())
 	if err != nil {
 		return Value{}, err
+	}
+	if f.W <= 64 {
+		return exact64(x.lo<<uint(f.F()-x.p.frac())-y.lo<<uint(f.F()-y.p.frac()), f), nil
 	}
 	return SubCast(x, y, f, Trn, Wrap), nil
 }
@@ -191,7 +197,23 @@ func Mul(x, y Value) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
+	if f.W <= 64 {
+		return exact64(x.lo*y.lo, f), nil
+	}
 	return MulCast(x, y, f, Trn, Wrap), nil
+}
+
+// exact64 returns the value of f (W <= 64) whose raw integer has the 64-bit
+// two's complement pattern r. Add, Sub and Mul use it when their result
+// format fits 64 bits: the operands are then narrower, their raw patterns
+// (lo, sign-extended to 64 bits) aligned to the result's fraction bits
+// combine exactly modulo 2^64, and the result format holds the exact
+// result, so r is its raw integer (sign-extended when f is signed).
+func exact64(r uint64, f Format) Value {
+	if f.Signed {
+		return Value{lo: r, hi: uint64(int64(r) >> 63), p: pack(f)}
+	}
+	return Value{lo: r, p: pack(f)}
 }
 
 // Neg returns -x exactly, in NegFormat(x) (one bit wider, signed, so that
