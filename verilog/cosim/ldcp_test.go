@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
@@ -37,14 +38,15 @@ func checkLDCPClasses(t *testing.T, rep *Report, level int) {
 }
 
 // TestLDCPVerilator lints ldcp_update (3 stages; verilator --lint-only
-// -Wall must be clean) and co-simulates it under Verilator on every
+// -Wall must be clean), synthesizes it with Yosys (check -assert, no
+// latches; about 15 s) and co-simulates it under Verilator on every
 // level-1 and level-2 directed class of the LDCP vector model plus 40k
 // constrained-random vectors; the expected outputs are the golden
 // datapath's (cc/ldcp through ldcpvec).
 func TestLDCPVerilator(t *testing.T) {
 	needTools(t)
 	rep, err := RunLDCP(context.Background(), LDCPOptions{LDCP: ldcp.DefaultConfig(), Options: Options{Stages: 3,
-		Simulator: verilog.Verilator, Level: 2, Seed: 1, Count: 40000, WorkDir: t.TempDir(), CacheDir: buildCache, Lint: true}})
+		Simulator: verilog.Verilator, Level: 2, Seed: 1, Count: 40000, WorkDir: t.TempDir(), CacheDir: buildCache, Lint: true, Synth: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +57,10 @@ func TestLDCPVerilator(t *testing.T) {
 	if rep.Vectors < 40000 {
 		t.Fatalf("only %d vectors", rep.Vectors)
 	}
+	if rep.Synth == nil || rep.Synth.Cells == 0 || rep.Synth.FlipFlops == 0 {
+		t.Fatalf("no synthesis report: %+v", rep.Synth)
+	}
+	t.Logf("yosys: %d cells, %d flip-flops, longest path %d cells", rep.Synth.Cells, rep.Synth.FlipFlops, rep.Synth.LongestPath)
 	t.Logf("verilator: %d vectors passed in %v (%.0f vectors/s simulated, %.0f end to end), build %v (cached %v)",
 		rep.Vectors, rep.RunTime, rep.SimRate, rep.VectorsPerSecond(), rep.BuildTime, rep.Cached)
 }
@@ -264,4 +270,53 @@ func mustLDCPModel(t *testing.T, cfg ldcp.Config) *ldcpvec.Model {
 		t.Fatal(err)
 	}
 	return m
+}
+
+var (
+	ldcpBenchOnce    sync.Once
+	ldcpBenchVectors string
+	ldcpBenchBuild   float64 // seconds of the uncached build, kept across the benchmark's b.N rounds
+)
+
+// BenchmarkVerilatorLDCP: the Verilated ldcp_update (3 stages) on every
+// level-2 directed class plus 200k random vectors; reports simulated
+// vectors per second (after $readmemh), end-to-end vectors per second and
+// the build time of the first (uncached) build.
+func BenchmarkVerilatorLDCP(b *testing.B) {
+	if _, err := verilog.FindTools(); err != nil {
+		b.Skip(err)
+	}
+	cfg := ldcp.DefaultConfig()
+	ldcpBenchOnce.Do(func() {
+		dir := filepath.Join(buildCache, "bench-ldcp")
+		_, err := RunLDCP(context.Background(), LDCPOptions{LDCP: cfg, Options: Options{Stages: 3, Simulator: verilog.Icarus,
+			Level: 2, Seed: 3, Count: 200000, WorkDir: dir, Limit: 1, CacheDir: buildCache}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ldcpBenchVectors = filepath.Join(dir, "vectors")
+	})
+	work := b.TempDir()
+	var simRate, e2e float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rep, err := RunLDCP(context.Background(), LDCPOptions{LDCP: cfg, Options: Options{Stages: 3, Simulator: verilog.Verilator,
+			Vectors: ldcpBenchVectors, WorkDir: work, CacheDir: buildCache}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := rep.Err(); err != nil {
+			b.Fatal(err)
+		}
+		simRate += rep.SimRate
+		e2e += rep.VectorsPerSecond()
+		if !rep.Cached {
+			ldcpBenchBuild = rep.BuildTime.Seconds()
+		}
+	}
+	b.ReportMetric(simRate/float64(b.N), "vectors/s")
+	b.ReportMetric(e2e/float64(b.N), "vectors/s-e2e")
+	if ldcpBenchBuild > 0 {
+		b.ReportMetric(ldcpBenchBuild, "build-s")
+	}
 }
