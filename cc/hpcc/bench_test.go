@@ -53,3 +53,16 @@ func BenchmarkUpdateFixed5Hops(b *testing.B)        { benchFixed(b, telemetry.IF
 func BenchmarkUpdateFixed5HopsCompact(b *testing.B) { benchFixed(b, telemetry.Compact, 5) }
 func BenchmarkUpdateFloat1Hop(b *testing.B)         { benchFloat(b, telemetry.IFA, 1) }
 func BenchmarkUpdateFloat5Hops(b *testing.B)        { benchFloat(b, telemetry.IFA, 5) }
+
+// BenchmarkUpdateSpec5Hops is the readable op-by-op form (fixedpoint
+// Values) on the same events as BenchmarkUpdateFixed5Hops, for scale.
+func BenchmarkUpdateSpec5Hops(b *testing.B) {
+	d := mustDP(b, DefaultConfigFor(telemetry.IFA))
+	ins := benchTrace(b, telemetry.IFA, 5, 1024)
+	st, _ := d.UpdateSpec(d.InitialState(), ins[0])
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		st, _ = d.UpdateSpec(st, ins[i&1023])
+	}
+}
