@@ -26,6 +26,27 @@ type Component interface {
 	NextWake(now Cycle) (Cycle, bool)
 }
 
+// Sleeper is an optional interface of a [Component] that can tell, right
+// after a Tick that made progress, when it next needs to be ticked.
+// Without it, a component that made progress in cycle n is due in cycle n+1
+// (it may have more to do), which costs a Tick that finds nothing to do
+// whenever the work it just did leaves it waiting: a pipeline stage that
+// took an entry it holds for L cycles, a transmitter that started a frame.
+//
+// SleepUntil(now) is asked only after a Tick(now) that returned true. It
+// returns the earliest cycle > now at which Tick could make progress
+// without new input arriving, with the meaning NextWake has after a Tick
+// that made no progress, but counting the work the component already has:
+// (now+1, true) when it may have more to do in the next cycle (input left
+// in a queue it reads, a stage head ready, a stall that may clear); a later
+// cycle for a timer; false when only new input (a queue's wake-up) can let
+// it progress. A cycle earlier than needed costs one Tick that returns
+// false; a later one changes results, which the NoSkip cross-check
+// (Stats.UnexpectedProgress) detects as for NextWake.
+type Sleeper interface {
+	SleepUntil(now Cycle) (Cycle, bool)
+}
+
 // ID names a component registered with an [Engine]; IDs are 0, 1, 2, ... in
 // registration order, which is also the order of ticking within a cycle.
 type ID int32
@@ -84,15 +105,23 @@ type Engine struct {
 	now   Cycle
 	comps []Component
 	names []string
+	// sleepers[id] is comps[id] as a Sleeper, nil if it is not one.
+	sleepers []Sleeper
 	// cur holds the components due in the cycle being executed (or, between
 	// cycles, in cycle now); next those due in the cycle after it.
 	cur, next *dueSet
 	sets      [2]dueSet
 	// armed[id] is the cycle of the latest timer armed from NextWake, Never
 	// when it fired or none is armed.
-	armed   []Cycle
-	timers  timerHeap
-	stats   Stats
+	armed  []Cycle
+	timers timerHeap
+	stats  Stats
+	// settle is the cycle after the latest one in which a component made
+	// progress (Never before any). The model is not idle before that cycle
+	// has executed, as when every component that made progress was due in
+	// the next cycle; a Sleeper need not be, and the point at which
+	// RunUntilIdle returns must not depend on that.
+	settle  Cycle
 	stop    bool
 	running bool
 	hook    func(now Cycle)
@@ -104,7 +133,7 @@ func New(cfg Config) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg}
+	e := &Engine{cfg: cfg, settle: Never}
 	e.cur, e.next = &e.sets[0], &e.sets[1]
 	return e, nil
 }
@@ -152,6 +181,8 @@ func (e *Engine) Add(name string, c Component) (ID, error) {
 	id := ID(len(e.comps))
 	e.comps = append(e.comps, c)
 	e.names = append(e.names, name)
+	sl, _ := c.(Sleeper)
+	e.sleepers = append(e.sleepers, sl)
 	e.armed = append(e.armed, Never)
 	e.cur.grow(len(e.comps))
 	e.next.grow(len(e.comps))
@@ -202,7 +233,7 @@ func (e *Engine) Wake(id ID, at Cycle) error {
 
 // Idle reports whether no component is due and no wake is pending: the
 // model will never make progress again without outside input.
-func (e *Engine) Idle() bool { return !e.cur.any && len(e.timers) == 0 }
+func (e *Engine) Idle() bool { return !e.cur.any && e.settle != e.now && len(e.timers) == 0 }
 
 // Run executes cycles until Now() == until (cycles now..until-1), skipping
 // idle ones, or until Stop is called. It returns the cycle reached.
@@ -223,10 +254,12 @@ func (e *Engine) run(until Cycle, untilIdle bool) bool {
 	for e.now < until && !e.stop {
 		if !e.cur.any {
 			if len(e.timers) == 0 {
-				if untilIdle {
+				switch {
+				case e.settle == e.now:
+					// Execute it: nothing to tick, but not idle yet.
+				case untilIdle:
 					return true
-				}
-				if !e.cfg.NoSkip {
+				case !e.cfg.NoSkip:
 					e.advance(until)
 					return false
 				}
@@ -255,10 +288,14 @@ func (e *Engine) cycle() {
 		e.fireTimers(now)
 	}
 	e.running = true
+	p0 := e.stats.Progress
 	if e.cfg.NoSkip {
 		e.tickAll(now)
 	} else {
 		e.tickDue(now)
+	}
+	if e.stats.Progress != p0 {
+		e.settle = now + 1
 	}
 	e.running = false
 	e.cur, e.next = e.next, e.cur
@@ -287,9 +324,10 @@ func (e *Engine) fireTimers(now Cycle) {
 
 // tickDue ticks the components in e.cur in ascending ID order, emptying
 // e.cur. This is the engine's inner loop; it keeps counters in locals and
-// marks a component that made progress due next cycle directly by its bit.
+// marks a component that made progress due next cycle directly by its bit
+// (or, for a Sleeper, when it asks).
 func (e *Engine) tickDue(now Cycle) {
-	cur, next, comps := e.cur, e.next, e.comps
+	cur, next, comps, sleepers := e.cur, e.next, e.comps, e.sleepers
 	cur.any = false
 	var ticks, progress uint64
 	for si, sw := range cur.summary {
@@ -303,20 +341,22 @@ func (e *Engine) tickDue(now Cycle) {
 			wi := si<<6 | b
 			w := cur.leaf[wi]
 			cur.leaf[wi] = 0
-			var again uint64 // members of this word that made progress
+			var again uint64 // members of this word due next cycle
 			for w != 0 {
 				k := bits.TrailingZeros64(w)
 				w &= w - 1
 				id := wi<<6 | k
 				ticks++
-				if comps[id].Tick(now) {
-					again |= 1 << k
-				} else {
+				if !comps[id].Tick(now) {
 					e.sleep(ID(id), now)
+					continue
+				}
+				progress++
+				if sl := sleepers[id]; sl == nil || e.sleepAfterProgress(sl, ID(id), now) {
+					again |= 1 << k
 				}
 			}
 			if again != 0 {
-				progress += uint64(bits.OnesCount64(again))
 				next.leaf[wi] |= again
 				next.summary[si] |= 1 << b
 				next.any = true
@@ -339,12 +379,38 @@ func (e *Engine) sleep(id ID, now Cycle) {
 	}
 }
 
+// sleepAfterProgress asks a Sleeper that made progress in cycle now when it
+// is next due: it reports true for the next cycle, and otherwise arms the
+// timer (if any) as sleep does.
+func (e *Engine) sleepAfterProgress(sl Sleeper, id ID, now Cycle) bool {
+	w, ok := sl.SleepUntil(now)
+	if !ok {
+		return false
+	}
+	if w <= now+1 {
+		return true
+	}
+	if e.armed[id] != w {
+		e.armed[id] = w
+		e.timers.push(timer{at: w, id: id})
+	}
+	return false
+}
+
+// progressed marks id, which made progress in cycle now, due when it asks
+// (next cycle unless it is a Sleeper that says otherwise).
+func (e *Engine) progressed(id ID, now Cycle) {
+	if sl := e.sleepers[id]; sl == nil || e.sleepAfterProgress(sl, id, now) {
+		e.next.add(id)
+	}
+}
+
 func (e *Engine) tickOne(id ID, now Cycle) {
 	e.stats.Ticks++
 	c := e.comps[id]
 	if c.Tick(now) {
 		e.stats.Progress++
-		e.next.add(id)
+		e.progressed(id, now)
 		return
 	}
 	e.sleep(id, now)
@@ -361,7 +427,7 @@ func (e *Engine) tickAll(now Cycle) {
 		if c.Tick(now) {
 			e.stats.Progress++
 			e.stats.UnexpectedProgress++
-			e.next.add(id)
+			e.progressed(id, now)
 		}
 	}
 	e.cur.clear()

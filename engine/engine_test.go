@@ -233,6 +233,12 @@ type result struct {
 // of the component indices), runs it until idle and returns the per-component
 // logs.
 func runModel(t testing.TB, p modelParams, noSkip bool, order []int) result {
+	return runModelSleepers(t, p, noSkip, order, false)
+}
+
+// runModelSleepers is runModel; with sleepers, every component is
+// registered wrapped in its Sleeper variant (below).
+func runModelSleepers(t testing.TB, p modelParams, noSkip bool, order []int, sleepers bool) result {
 	t.Helper()
 	e, err := New(Config{Freq: GHz, NoSkip: noSkip})
 	if err != nil {
@@ -256,6 +262,10 @@ func runModel(t testing.TB, p modelParams, noSkip bool, order []int) result {
 	sk := &sink{in: tq, cool: p.cool}
 	pe := &periodic{period: p.period, stopAt: 7}
 	comps := []Component{srcA, srcB, st, mg, ln, sk, pe}
+	if sleepers {
+		comps = []Component{sleepySource{srcA}, sleepySource{srcB}, sleepyStage{st}, sleepyMerge{mg}, sleepyLink{ln},
+			sleepySink{sk}, sleepyPeriodic{pe}}
+	}
 	ids := make([]ID, len(comps))
 	for _, i := range order {
 		id, err := e.Add(fmt.Sprint(i), comps[i])
@@ -336,6 +346,144 @@ func TestSkipEquivalence(t *testing.T) {
 	// idle, so skipping must execute well under half of them.
 	if busySkip*2 > busyAll {
 		t.Errorf("skipping executed %d of %d cycles; want under half", busySkip, busyAll)
+	}
+}
+
+// The Sleeper variants of the test components: SleepUntil says when each
+// needs its next tick after one that made progress, following the rule in
+// the Sleeper doc (the next cycle when input is left or a stage head is
+// ready, a timer otherwise, nothing when only input can wake it).
+type (
+	sleepySource   struct{ *source }
+	sleepyStage    struct{ *stage }
+	sleepyMerge    struct{ *merge }
+	sleepyLink     struct{ *link }
+	sleepySink     struct{ *sink }
+	sleepyPeriodic struct{ *periodic }
+)
+
+func (s sleepySource) SleepUntil(now Cycle) (Cycle, bool) {
+	if s.n < s.max {
+		return max(s.next, now+1), true
+	}
+	return 0, false
+}
+
+func (s sleepyStage) SleepUntil(now Cycle) (Cycle, bool) {
+	if len(s.pipe) < s.depth && s.in.Len() > 0 {
+		return now + 1, true
+	}
+	if len(s.pipe) > 0 {
+		return max(s.pipe[0].ready, now+1), true
+	}
+	return 0, false
+}
+
+func (m sleepyMerge) SleepUntil(now Cycle) (Cycle, bool) {
+	if m.in[0].Len() > 0 || m.in[1].Len() > 0 {
+		return now + 1, true
+	}
+	return 0, false
+}
+
+func (l sleepyLink) SleepUntil(now Cycle) (Cycle, bool) {
+	if l.in.Len() > 0 {
+		return max(l.busyUntil, now+1), true
+	}
+	return 0, false
+}
+
+func (s sleepySink) SleepUntil(now Cycle) (Cycle, bool) {
+	if h, ok := s.in.HeadAt(); ok {
+		return max(s.ready, h, now+1), true
+	}
+	return 0, false
+}
+
+func (p sleepyPeriodic) SleepUntil(now Cycle) (Cycle, bool) { return p.NextWake(now) }
+
+// TestSleeperEquivalence runs the random models of TestSkipEquivalence with
+// every component a Sleeper: the logs must be identical cycle for cycle to
+// those of the plain components ticked in every cycle (the oracle), with
+// skipping in both registration orders and with NoSkip (which must see no
+// unexpected progress, so no SleepUntil was too late), and the Sleepers
+// must need fewer ticks than the plain components.
+func TestSleeperEquivalence(t *testing.T) {
+	seeds := 60
+	if testing.Short() {
+		seeds = 15
+	}
+	fwd := []int{0, 1, 2, 3, 4, 5, 6}
+	rev := []int{6, 5, 4, 3, 2, 1, 0}
+	var plainTicks, sleepyTicks uint64
+	for seed := 1; seed <= seeds; seed++ {
+		p := randomParams(rand.New(rand.NewPCG(uint64(seed), 7)))
+		ref := runModel(t, p, true, fwd)
+		plain := runModel(t, p, false, fwd)
+		plainTicks += plain.stats.Ticks
+		for _, v := range []struct {
+			name   string
+			noSkip bool
+			order  []int
+		}{{"skip", false, fwd}, {"skip reversed", false, rev}, {"noskip", true, fwd}} {
+			got := runModelSleepers(t, p, v.noSkip, v.order, true)
+			if got.end != ref.end || got.idle != ref.idle || got.stats.Cycles != ref.stats.Cycles {
+				t.Errorf("seed %d %s: ended at %d idle=%v, NoSkip at %d idle=%v", seed, v.name, got.end, got.idle, ref.end, ref.idle)
+			}
+			for i := range ref.logs {
+				if !slices.Equal(got.logs[i], ref.logs[i]) {
+					t.Errorf("seed %d %s: component %d log differs:\n got %q\nwant %q", seed, v.name, i, head(got.logs[i]), head(ref.logs[i]))
+				}
+			}
+			if got.stats.UnexpectedProgress != 0 || got.stats.Progress != ref.stats.Progress {
+				t.Errorf("seed %d %s: UnexpectedProgress %d, progress %d (want 0, %d)", seed, v.name,
+					got.stats.UnexpectedProgress, got.stats.Progress, ref.stats.Progress)
+			}
+			if v.name == "skip" {
+				sleepyTicks += got.stats.Ticks
+			}
+		}
+	}
+	if sleepyTicks >= plainTicks {
+		t.Errorf("Sleepers ticked %d times, plain components %d; want fewer", sleepyTicks, plainTicks)
+	}
+	t.Logf("ticks: plain %d, Sleepers %d", plainTicks, sleepyTicks)
+}
+
+// lateSleeper breaks the Sleeper contract: after each progress it asks to
+// sleep 5 cycles past its real deadline (its NextWake is correct).
+type lateSleeper struct{ *liar }
+
+func (l lateSleeper) SleepUntil(now Cycle) (Cycle, bool) { return l.next + 5, l.count < 3 }
+func (l lateSleeper) NextWake(now Cycle) (Cycle, bool) {
+	if l.count < 3 && l.next > now {
+		return l.next, true
+	}
+	return 0, false
+}
+
+// TestSleeperViolationDetected checks that NoSkip mode flags a Sleeper
+// whose SleepUntil is too late and that the two modes then differ.
+// Expected cycles: NoSkip progresses at 0, 10, 20, the one at 10 unexpected
+// (SleepUntil asked for 15; the spurious wake at 15 makes no progress and
+// its correct NextWake makes 20 due); skipping wakes at 15 and 30.
+func TestSleeperViolationDetected(t *testing.T) {
+	run := func(noSkip bool) ([]string, Stats) {
+		e, _ := New(Config{Freq: GHz, NoSkip: noSkip})
+		l := lateSleeper{&liar{}}
+		if _, err := e.Add("late", l); err != nil {
+			t.Fatal(err)
+		}
+		e.RunUntilIdle(1000)
+		return l.log, e.Stats()
+	}
+	all, st := run(true)
+	skip, _ := run(false)
+	if !slices.Equal(all, []string{"0", "10", "20"}) || !slices.Equal(skip, []string{"0", "15", "30"}) {
+		t.Errorf("NoSkip log %q, skip log %q; want [0 10 20], [0 15 30]", all, skip)
+	}
+	if st.UnexpectedProgress != 1 {
+		t.Errorf("UnexpectedProgress = %d, want 1", st.UnexpectedProgress)
 	}
 }
 

@@ -129,10 +129,12 @@ func (q *TimedQueue[T]) Pop(now Cycle) (T, bool) {
 		i = m
 	}
 	q.pops++
-	if len(q.h) > 0 && q.h[0].at > now+1 && q.eng != nil && q.cons != NoID {
-		// The next element becomes visible later: wake the consumer then.
-		// (If it is visible already or next cycle, the consumer, which made
-		// progress by popping, is ticked next cycle anyway.)
+	if len(q.h) > 0 && q.h[0].at > now && q.eng != nil && q.cons != NoID {
+		// The next element becomes visible later: wake the consumer then
+		// (also in the next cycle, where a consumer that made progress by
+		// popping used to be due anyway: a Sleeper need not be). An
+		// element visible already is the consumer's to take in this cycle
+		// or to count as input left (Sleeper).
 		q.eng.wakeAt(q.cons, q.h[0].at, now)
 	}
 	return v, true

@@ -210,6 +210,17 @@ func (m *module) NextWake(now engine.Cycle) (engine.Cycle, bool) {
 	return w, ok
 }
 
+// SleepUntil (engine.Sleeper), asked after a Tick that made progress:
+// the next cycle while a post, a send record or an event not yet found
+// stalled waits; else NextWake (the oldest update's retire cycle, a stalled
+// head's II or hazard end, or polling for FIFO room).
+func (m *module) SleepUntil(now engine.Cycle) (engine.Cycle, bool) {
+	if m.posts.Len() > 0 || m.sent.Len() > 0 || m.headStall == 0 && m.events.Len() > 0 {
+		return now + 1, true
+	}
+	return m.NextWake(now)
+}
+
 func (m *module) retire(now engine.Cycle) bool {
 	if m.pipe.len() == 0 || m.pipe.front().ready > now {
 		return false

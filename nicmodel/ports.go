@@ -55,6 +55,10 @@ func (m *macRx) Tick(now engine.Cycle) bool {
 // NextWake: only arrivals wake the MAC Rx (the TimedQueue arms them).
 func (m *macRx) NextWake(engine.Cycle) (engine.Cycle, bool) { return engine.Never, false }
 
+// SleepUntil (engine.Sleeper): Tick took every frame visible, and the
+// TimedQueue wakes the MAC Rx when the next one arrives.
+func (m *macRx) SleepUntil(engine.Cycle) (engine.Cycle, bool) { return engine.Never, false }
+
 // macTx is the transmit side of the port: it serializes one frame at a
 // time at the line rate, exactly. Its transmitter time is kept in
 // picoseconds: a frame of n bytes started at start_ps = max(PS(now),
@@ -100,6 +104,15 @@ func (m *macTx) Tick(now engine.Cycle) bool {
 		m.tr.txFrame(dep, f.Data)
 	}
 	return true
+}
+
+// SleepUntil (engine.Sleeper), after starting a frame: the cycle the
+// transmitter frees when another frame waits; else only input wakes it.
+func (m *macTx) SleepUntil(now engine.Cycle) (engine.Cycle, bool) {
+	if m.in.Len() > 0 {
+		return max(m.free, now+1), true
+	}
+	return engine.Never, false
 }
 
 // NextWake returns the cycle the transmitter frees when a frame waits.
@@ -161,6 +174,14 @@ func (s *sendReg) Tick(now engine.Cycle) bool {
 
 // NextWake: only input and freed output room wake the register.
 func (s *sendReg) NextWake(engine.Cycle) (engine.Cycle, bool) { return engine.Never, false }
+
+// SleepUntil (engine.Sleeper): the next cycle while a command waits.
+func (s *sendReg) SleepUntil(now engine.Cycle) (engine.Cycle, bool) {
+	if s.in.Len() > 0 {
+		return now + 1, true
+	}
+	return engine.Never, false
+}
 
 // HostCounters count the flow API's work.
 type HostCounters struct {
@@ -246,6 +267,15 @@ func (h *host) Tick(now engine.Cycle) bool {
 		p = true
 	}
 	return p
+}
+
+// SleepUntil (engine.Sleeper): the next flow's start cycle, at least the
+// next cycle.
+func (h *host) SleepUntil(now engine.Cycle) (engine.Cycle, bool) {
+	if len(h.pending) > 0 {
+		return max(h.pending[0].at, now+1), true
+	}
+	return engine.Never, false
 }
 
 // NextWake returns the next flow's start cycle.

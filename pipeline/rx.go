@@ -104,6 +104,18 @@ func (r *Rx) NextWake(now engine.Cycle) (engine.Cycle, bool) {
 	return minWake(a, aok, b, bok)
 }
 
+// SleepUntil (engine.Sleeper), asked after a Tick that made progress:
+// the next cycle while input is waiting, else the earlier stage head's
+// ready cycle (at least the next cycle).
+func (r *Rx) SleepUntil(now engine.Cycle) (engine.Cycle, bool) {
+	if r.in.CanPop(now + 1) { // read-only: what the next cycle will see
+		return now + 1, true
+	}
+	a, aok := r.parse.wakeAt(now)
+	b, bok := r.dispatch.wakeAt(now)
+	return minWake(a, aok, b, bok)
+}
+
 func (r *Rx) tickDispatch(now engine.Cycle) bool {
 	sl, ok := r.dispatch.front(now)
 	if !ok {

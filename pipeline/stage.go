@@ -69,6 +69,16 @@ func (s *stage[T]) nextReady(now engine.Cycle) (engine.Cycle, bool) {
 	return r, r > now
 }
 
+// wakeAt returns when the stage may next act: the head's ready cycle, at
+// least now+1, when it holds an entry (a head that is ready but blocked may
+// move next cycle, or, if not, costs one Tick that finds nothing to do).
+func (s *stage[T]) wakeAt(now engine.Cycle) (engine.Cycle, bool) {
+	if s.n == 0 {
+		return engine.Never, false
+	}
+	return max(s.buf[s.head].ready, now+1), true
+}
+
 // level returns the number of entries held (for waveforms).
 func (s *stage[T]) level() int { return s.n }
 

@@ -138,6 +138,24 @@ func (t *Tx) NextWake(now engine.Cycle) (engine.Cycle, bool) {
 	return w, wok
 }
 
+// SleepUntil (engine.Sleeper), asked after a Tick that made progress:
+// the next cycle while a reply or PktSend is waiting, else the earliest of
+// the stage heads' ready cycles and the next live delayed-ACK deadline
+// (each at least the next cycle).
+func (t *Tx) SleepUntil(now engine.Cycle) (engine.Cycle, bool) {
+	if t.replies.Len() > 0 || t.sends.Len() > 0 {
+		return now + 1, true
+	}
+	a, aok := t.build.wakeAt(now)
+	b, bok := t.egress.wakeAt(now)
+	w, wok := minWake(a, aok, b, bok)
+	t.dropStaleTimers()
+	if t.thead < len(t.timers) {
+		w, wok = minWake(w, wok, max(t.timers[t.thead].deadline, now+1), true)
+	}
+	return w, wok
+}
+
 func (t *Tx) tickEgress(now engine.Cycle) bool {
 	sl, ok := t.egress.front(now)
 	if !ok {
@@ -385,4 +403,6 @@ func (t *Tx) enterBuild(now engine.Cycle, data []byte, kind FrameKind, err error
 var (
 	_ engine.Component = (*Tx)(nil)
 	_ engine.Component = (*Rx)(nil)
+	_ engine.Sleeper   = (*Tx)(nil)
+	_ engine.Sleeper   = (*Rx)(nil)
 )

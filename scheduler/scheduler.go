@@ -312,6 +312,40 @@ func (s *Scheduler) NextWake(now engine.Cycle) (engine.Cycle, bool) {
 	return max(w, now+1), true
 }
 
+// SleepUntil (engine.Sleeper), asked after a Tick that made progress: the
+// next cycle in which a Tick would do something without new input. That is
+// the next cycle while an input port holds a command, or while eligible
+// flows can be decided on or a stall episode starts or ends (a stall is
+// counted once per episode, and that counts as progress); otherwise the
+// earlier of the line-rate limiter's next slot (eligible flows waiting for
+// it) and the head of the pacing calendar.
+func (s *Scheduler) SleepUntil(now engine.Cycle) (engine.Cycle, bool) {
+	n1 := now + 1
+	if p := s.ports.Doorbells; p != nil && p.Len() > 0 {
+		return n1, true
+	}
+	if p := s.ports.Updates; p != nil && p.Len() > 0 {
+		return n1, true
+	}
+	if p := s.ports.Acks; p != nil && p.Len() > 0 {
+		return n1, true
+	}
+	w := engine.Never
+	switch l := s.lineNext.ceil(); {
+	case s.ready.n > 0 && s.stall == 1 && n1 < l:
+		w = l // waiting for the line-rate limiter, episode counted
+	case s.ready.n > 0 || s.stall != 0:
+		return n1, true
+	}
+	if len(s.cal.h) > 0 {
+		w = min(w, max(s.cal.h[0].at, n1))
+	}
+	if w == engine.Never {
+		return 0, false
+	}
+	return w, true
+}
+
 // arbitrate picks the flow to grant among the eligible ones (ready.n > 0).
 func (s *Scheduler) arbitrate() uint32 {
 	if s.cfg.Arbiter == RoundRobin {
