@@ -38,15 +38,15 @@ func checkLDCPClasses(t *testing.T, rep *Report, level int) {
 }
 
 // TestLDCPVerilator lints ldcp_update (3 stages; verilator --lint-only
-// -Wall must be clean), synthesizes it with Yosys (check -assert, no
-// latches; about 15 s) and co-simulates it under Verilator on every
+// -Wall must be clean; Yosys runs in rtl/ldcprtl/synthtest) and
+// co-simulates it under Verilator on every
 // level-1 and level-2 directed class of the LDCP vector model plus 40k
 // constrained-random vectors; the expected outputs are the golden
 // datapath's (cc/ldcp through ldcpvec).
 func TestLDCPVerilator(t *testing.T) {
 	needTools(t)
 	rep, err := RunLDCP(context.Background(), LDCPOptions{LDCP: ldcp.DefaultConfig(), Options: Options{Stages: 3,
-		Simulator: verilog.Verilator, Level: 2, Seed: 1, Count: 40000, WorkDir: t.TempDir(), CacheDir: buildCache, Lint: true, Synth: true}})
+		Simulator: verilog.Verilator, Level: 2, Seed: 1, Count: 40000, WorkDir: t.TempDir(), CacheDir: buildCache, Lint: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +57,6 @@ func TestLDCPVerilator(t *testing.T) {
 	if rep.Vectors < 40000 {
 		t.Fatalf("only %d vectors", rep.Vectors)
 	}
-	if rep.Synth == nil || rep.Synth.Cells == 0 || rep.Synth.FlipFlops == 0 {
-		t.Fatalf("no synthesis report: %+v", rep.Synth)
-	}
-	t.Logf("yosys: %d cells, %d flip-flops, longest path %d cells", rep.Synth.Cells, rep.Synth.FlipFlops, rep.Synth.LongestPath)
 	t.Logf("verilator: %d vectors passed in %v (%.0f vectors/s simulated, %.0f end to end), build %v (cached %v)",
 		rep.Vectors, rep.RunTime, rep.SimRate, rep.VectorsPerSecond(), rep.BuildTime, rep.Cached)
 }
