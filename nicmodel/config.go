@@ -28,12 +28,23 @@ const (
 	// CCNone disables congestion control: every flow keeps the initial
 	// window and rate (for window- and pacing-limited measurements).
 	CCNone
+	// CCLDCP is LDCP (seeds 001, docs/ldcp.md) in the NIC's CC module
+	// (altcc.go): window from cw, per-ACK ECE, the sub-packet timer, fast
+	// start with ECN-incapable first-RTT packets, go-back-N.
+	CCLDCP
+	// CCDCQCN is DCQCN (docs/dcqcn.md) in the NIC's CC module: the
+	// scheduler's pacing rate from the reaction point, CNPs from the
+	// receiver's notification point, go-back-N.
+	CCDCQCN
 	numCCModes
 )
 
-var ccNames = [...]string{"hpcc", "hpcc-rx", "none"}
+var ccNames = [...]string{"hpcc", "hpcc-rx", "none", "ldcp", "dcqcn"}
 
-// String returns "hpcc", "hpcc-rx" or "none".
+// ccList is the error message's list of modes.
+const ccList = "hpcc, hpcc-rx, none, ldcp or dcqcn"
+
+// String returns "hpcc", "hpcc-rx", "none", "ldcp" or "dcqcn".
 func (m CCMode) String() string {
 	if m < numCCModes {
 		return ccNames[m]
@@ -44,7 +55,7 @@ func (m CCMode) String() string {
 // MarshalText implements encoding.TextMarshaler (config files).
 func (m CCMode) MarshalText() ([]byte, error) {
 	if m >= numCCModes {
-		return nil, fmt.Errorf("nicmodel: cc=%d: must be hpcc, hpcc-rx or none", uint8(m))
+		return nil, fmt.Errorf("nicmodel: cc=%d: must be %s", uint8(m), ccList)
 	}
 	return []byte(m.String()), nil
 }
@@ -57,7 +68,7 @@ func (m *CCMode) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("nicmodel: cc=%q: must be hpcc, hpcc-rx or none", b)
+	return fmt.Errorf("nicmodel: cc=%q: must be %s", b, ccList)
 }
 
 // hpccMode is the mode of the cc/hpcc configuration a CC mode implies: the
@@ -268,6 +279,12 @@ type Config struct {
 	// in when the file leaves it out. Its nic_speed_gbps is the NIC's line
 	// rate.
 	HPCC hpcc.Config `json:"hpcc"`
+	// LDCP, DCQCN and CCModule configure the CC module of cc=ldcp and
+	// cc=dcqcn (altconfig.go); they are absent (nil) otherwise, and a nil
+	// section with cc=ldcp or dcqcn takes values derived from the NIC.
+	LDCP     *LDCPConfig     `json:"ldcp,omitempty"`
+	DCQCN    *DCQCNConfig    `json:"dcqcn,omitempty"`
+	CCModule *CCModuleConfig `json:"cc_module,omitempty"`
 }
 
 // DefaultConfig returns a 100 Gbit/s NIC clocked at 1 GHz with 1024 QPs,
@@ -346,7 +363,7 @@ func (c *Config) Validate() error {
 		return bad("qps", c.QPs, fmt.Sprintf("must be in [1,%d]", MaxQPs))
 	}
 	if c.CC >= numCCModes {
-		return bad("cc", uint8(c.CC), "must be hpcc, hpcc-rx or none")
+		return bad("cc", uint8(c.CC), "must be "+ccList)
 	}
 	if c.Model >= numModels {
 		return bad("model", uint8(c.Model), "must be fixed or float")
@@ -401,7 +418,7 @@ func (c *Config) Validate() error {
 	if c.RxHPCC.FlowWindowNs < 1 || c.RxHPCC.FlowWindowNs > 1<<40 {
 		return bad("rx_hpcc.flow_window_ns", c.RxHPCC.FlowWindowNs, "must be in [1,2^40]")
 	}
-	return nil
+	return c.validateCCModule()
 }
 
 type fifoField struct {

@@ -72,7 +72,7 @@ func TestConfigRejects(t *testing.T) {
 		{`{"tx": {"ack_evry": 2}}`, `unknown field "ack_evry"`},
 		{`{"fifos": {"event": 2}}`, `unknown field "event"`},
 		{`{"hpcc": {"etaa": 0.9}}`, `unknown field "etaa"`},
-		{`{"cc": "dcqcn"}`, `cc="dcqcn"`},
+		{`{"cc": "timely"}`, `cc="timely"`}, // dcqcn and ldcp are modes now (altconfig.go)
 		{`{"model": "double"}`, `model="double"`},
 		{`{"cc": "hpcc-rx", "hpcc": {"mode": "sender"}}`, `hpcc.mode=sender: must be receiver with cc=hpcc-rx`},
 		{`{"module": {"stages": 17}}`, `module.stages=17`},

@@ -93,6 +93,7 @@ type NIC struct {
 	tx    *pipeline.Tx
 	macTx *macTx
 	rxcc  *rxHPCC
+	alt   *altNIC // cc=ldcp/dcqcn: the CC module and port (altnic.go); nil otherwise
 	mac   MACCounters
 	tr    *tracer
 
@@ -213,7 +214,18 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 		n.rxcc.onUpdate = opts.OnHPCCUpdate
 	}
 
-	if n.rx, err = pipeline.NewRx(cfg.Rx, table, n.rxMAC, n.events, n.replies, rxcc); err != nil {
+	rxReplies := n.replies
+	if cfg.CC.alt() {
+		if n.alt, err = newAlt(n, &cfg); err != nil {
+			return nil, err
+		}
+		rxReplies = n.alt.repRaw
+		n.cfg = cfg // with the resolved ldcp/dcqcn section
+		if n.cfgJSON, err = cfg.JSON(); err != nil {
+			return nil, err
+		}
+	}
+	if n.rx, err = pipeline.NewRx(cfg.Rx, table, n.rxMAC, n.events, rxReplies, rxcc); err != nil {
 		return nil, fmt.Errorf("nicmodel: rx: %w", err)
 	}
 	if n.tx, err = pipeline.NewTx(cfg.pipelineTx(), table, n.pkts, n.replies, n.txMAC); err != nil {
@@ -242,6 +254,9 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 				n.mod.fl[i] = txCore.ref.InitialState()
 			}
 		}
+	}
+	if n.alt != nil {
+		n.alt.attach(n)
 	}
 	return n, nil
 }
@@ -297,6 +312,9 @@ func (n *NIC) Register(e *engine.Engine) error {
 	}
 	if e.Freq() != n.cfg.ClockHz {
 		return fmt.Errorf("nicmodel: %s: engine clock %v differs from clock_hz=%d", n.name, e.Freq(), uint64(n.cfg.ClockHz))
+	}
+	if n.alt != nil {
+		return n.alt.register(n, e)
 	}
 	var err error
 	add := func(name string, c engine.Component) engine.ID {
@@ -399,6 +417,9 @@ type Counters struct {
 	Tx        pipeline.TxCounters
 	Host      HostCounters
 	FIFOs     []FIFOStatus
+	// CC is the CC module's and port's registers under cc=ldcp/dcqcn (nil
+	// otherwise).
+	CC *CCCounters
 }
 
 // FIFOStatus is one internal FIFO's counters and high-water mark.
@@ -414,6 +435,9 @@ func (n *NIC) Counters() Counters {
 		PktSend: n.sreg.cnt, Tx: n.tx.Counters(), Host: n.host.cnt}
 	if n.rxcc != nil {
 		c.RxHPCC = n.rxcc.cnt
+	}
+	if n.alt != nil {
+		c.CC = n.alt.counters()
 	}
 	for _, f := range n.fifos() {
 		c.FIFOs = append(c.FIFOs, f)
@@ -448,6 +472,10 @@ type QPStatus struct {
 	// HPCCRef the float reference's (float model).
 	HPCC    hpcc.State
 	HPCCRef hpcc.RefState
+	// CC is the CC module's view under cc=ldcp/dcqcn (nil otherwise); W
+	// and R are then its window (cw x mtu bytes; NaN under DCQCN) and
+	// pacing rate.
+	CC *CCQPStatus
 }
 
 // QP returns QP q's sender-side state.
@@ -458,6 +486,9 @@ func (n *NIC) QP(q wire.QPN) (QPStatus, error) {
 	fs, err := n.sched.Flow(scheduler.FlowID(q))
 	if err != nil {
 		return QPStatus{}, err
+	}
+	if n.alt != nil {
+		return n.alt.qpStatus(n, q)
 	}
 	s := &n.mod.qps[q]
 	st := QPStatus{Scheduler: fs, SndNxt: s.sndNxt, Una: s.una, Acked: s.acked, Posted: s.posted, Messages: s.msgs.len(),

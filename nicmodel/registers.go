@@ -49,6 +49,9 @@ func (c *Counters) Registers() []Register {
 	add("pktsend", c.PktSend)
 	add("tx", c.Tx)
 	add("host", c.Host)
+	if c.CC != nil {
+		add("cc", *c.CC)
+	}
 	for _, f := range c.FIFOs {
 		p := "fifo." + f.Name + "."
 		out = append(out, Register{p + "capacity", uint64(f.Capacity)}, Register{p + "level", uint64(f.Level)},
