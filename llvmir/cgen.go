@@ -91,7 +91,12 @@ func (md *Model) Header() []byte {
  * Build (x86_64 Linux, clang 14 or later):
  *   clang -O2 -c %[1]s.ll -o %[1]s.o
  *   clang -O2 -c %[1]s_wrap.c -o %[1]s_wrap.o
- * and link both objects into the program or simulator.
+ * and link both objects into the program or simulator (or build a shared
+ * library for a simulator's -sv_lib: clang -O2 -fPIC -shared %[1]s.ll
+ * %[1]s_wrap.c -o lib%[1]s.so). Do not use -flto: at link-time optimization
+ * the C declarations of %[1]s_abi and %[1]s_packed (lowered by clang to a
+ * hidden result pointer) meet their pointer-free IR definitions and no
+ * longer match; compiled separately they agree (see package llvmir, ABI).
  *
  * Entries:
  *   %[1]s      plain C entry: structs of fixed-width integer fields (state in,
