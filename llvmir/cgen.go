@@ -197,8 +197,9 @@ extern "C" {
 // cComment makes a doc line safe inside /* */.
 func cComment(s string) string { return strings.ReplaceAll(s, "*/", "* /") }
 
-// cHelpers returns the static packed-vector accessors, prefixed with M.
-func (md *Model) cHelpers() string {
+// cHelpers returns the static packed-vector accessors get and put, their
+// names prefixed with prefix (the check program's "hg_").
+func cHelpers(prefix string) string {
 	return strings.ReplaceAll(`/* Bits [off, off+w) of the packed vector v (w <= 64), svBitVecVal layout:
  * bit i is bit i%32 of word i/32. */
 static inline uint64_t M_get(const uint32_t *v, unsigned off, unsigned w)
@@ -229,7 +230,7 @@ static inline void M_put(uint32_t *v, unsigned off, unsigned w, uint64_t x)
 		i += n;
 	}
 }
-`, "M_", md.Name+"_")
+`, "M_", prefix)
 }
 
 // chunk returns the offset and width of 64-bit word k of port p.

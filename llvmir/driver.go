@@ -40,7 +40,7 @@ func (md *Model) Driver() []byte {
 #define MAX_REPORT 10
 
 `, M, U)
-	b.WriteString(strings.ReplaceAll(md.cHelpers(), md.Name+"_", "hg_"))
+	b.WriteString(cHelpers("hg_"))
 	// Output field table, for field-by-field mismatch reports.
 	fmt.Fprintf(&b, "\nstatic const struct { const char *name; unsigned off, w; } out_fields[] = {\n")
 	for _, p := range md.Outputs {
