@@ -288,13 +288,15 @@ func (e *Engine) cycle() {
 		e.fireTimers(now)
 	}
 	e.running = true
-	p0 := e.stats.Progress
+	var progress uint64
 	if e.cfg.NoSkip {
+		p0 := e.stats.Progress
 		e.tickAll(now)
+		progress = e.stats.Progress - p0
 	} else {
-		e.tickDue(now)
+		progress = e.tickDue(now)
 	}
-	if e.stats.Progress != p0 {
+	if progress != 0 {
 		e.settle = now + 1
 	}
 	e.running = false
@@ -323,24 +325,27 @@ func (e *Engine) fireTimers(now Cycle) {
 }
 
 // tickDue ticks the components in e.cur in ascending ID order, emptying
-// e.cur. This is the engine's inner loop; it keeps counters in locals and
-// marks a component that made progress due next cycle directly by its bit
-// (or, for a Sleeper, when it asks).
-func (e *Engine) tickDue(now Cycle) {
-	cur, next, comps, sleepers := e.cur, e.next, e.comps, e.sleepers
+// e.cur, and returns the number that made progress. This is the engine's
+// inner loop; it keeps counters in locals and marks a component that made
+// progress due next cycle directly by its bit (or, for a Sleeper, when it
+// asks).
+func (e *Engine) tickDue(now Cycle) uint64 {
+	cur, next := e.cur, e.next
+	comps, sleepers := e.comps, e.sleepers
+	leaf, summary := cur.leaf, cur.summary
 	cur.any = false
 	var ticks, progress uint64
-	for si, sw := range cur.summary {
+	for si, sw := range summary {
 		if sw == 0 {
 			continue
 		}
-		cur.summary[si] = 0
+		summary[si] = 0
 		for sw != 0 {
 			b := bits.TrailingZeros64(sw)
 			sw &= sw - 1
 			wi := si<<6 | b
-			w := cur.leaf[wi]
-			cur.leaf[wi] = 0
+			w := leaf[wi]
+			leaf[wi] = 0
 			var again uint64 // members of this word due next cycle
 			for w != 0 {
 				k := bits.TrailingZeros64(w)
@@ -352,8 +357,20 @@ func (e *Engine) tickDue(now Cycle) {
 					continue
 				}
 				progress++
-				if sl := sleepers[id]; sl == nil || e.sleepAfterProgress(sl, ID(id), now) {
+				sl := sleepers[id]
+				if sl == nil {
 					again |= 1 << k
+					continue
+				}
+				// sleepAfterProgress, inlined by hand.
+				at, ok := sl.SleepUntil(now)
+				switch {
+				case !ok:
+				case at <= now+1:
+					again |= 1 << k
+				case e.armed[id] != at:
+					e.armed[id] = at
+					e.timers.push(timer{at: at, id: ID(id)})
 				}
 			}
 			if again != 0 {
@@ -365,6 +382,7 @@ func (e *Engine) tickDue(now Cycle) {
 	}
 	e.stats.Ticks += ticks
 	e.stats.Progress += progress
+	return progress
 }
 
 // sleep arms the timer of a component that made no progress from its
