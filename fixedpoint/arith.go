@@ -98,16 +98,32 @@ func mulCastBig(x, y Value, to Format, q Quantization, o Overflow) Value {
 // Allocation-free when both raw magnitudes fit in 64 bits and the fraction
 // bit counts differ by at most 63.
 func AddCast(x, y Value, to Format, q Quantization, o Overflow) Value {
-	xn, xh, xl := x.negMag()
-	yn, yh, yl := y.negMag()
-	return addCast(xn, xh, xl, x.p.frac(), yn, yh, yl, y.p.frac(), to, q, o)
+	return addSubCast(x, y, 0, to, q, o)
 }
 
 // SubCast returns the exact difference x-y quantized once into `to`.
 func SubCast(x, y Value, to Format, q Quantization, o Overflow) Value {
+	return addSubCast(x, y, 1, to, q, o)
+}
+
+// addSubCast returns x+y (sub = 0) or x-y (sub = 1) quantized into `to`.
+// When both operands, aligned to the larger fraction count, stay below
+// 2^62 in magnitude, the exact result is formed in int64 (it cannot
+// overflow); otherwise in 128-bit sign-magnitude (addCast).
+func addSubCast(x, y Value, sub uint64, to Format, q Quantization, o Overflow) Value {
+	ex, ey := x.p.frac(), y.p.frac()
+	e := max(ex, ey)
+	if int(uint8(x.p))+e-ex <= 62 && int(uint8(y.p))+e-ey <= 62 {
+		// W <= 62: lo is the raw integer sign- or zero-extended to 64 bits.
+		a := int64(x.lo) << uint(e-ex)
+		b := int64(y.lo) << uint(e-ey)
+		r := uint64(a + (b ^ -int64(sub) + int64(sub))) // a + b or a - b, |r| < 2^63
+		neg := r >> 63
+		return cast64(neg, 0, (r^-neg)+neg, e, to, q, o)
+	}
 	xn, xh, xl := x.negMag()
 	yn, yh, yl := y.negMag()
-	return addCast(xn, xh, xl, x.p.frac(), yn^1, yh, yl, y.p.frac(), to, q, o)
+	return addCast(xn, xh, xl, ex, yn^sub, yh, yl, ey, to, q, o)
 }
 
 // addCast returns (±x) + (±y) quantized into `to`, for magnitudes xh:xl
