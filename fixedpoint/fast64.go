@@ -110,16 +110,3 @@ func cast64(neg, hi, lo uint64, e int, to Format, q Quantization, o Overflow) Va
 	r := (qv ^ -neg) + neg // apply the sign: in range, so no wrap
 	return Value{lo: r, hi: uint64(int64(r)>>63) & sgn, p: pack(to)}
 }
-
-// quantize64 is cast64 for callers holding a bool sign and a shift: it
-// returns ok=false when the case needs the general engine.
-func quantize64(neg bool, hi, lo uint64, s int, to Format, q Quantization, o Overflow) (Value, bool) {
-	if uint(to.W-1) > 63 || uint(s+63) > 126 || uint(to.I+MaxIntBits) > 2*MaxIntBits {
-		return Value{}, false
-	}
-	n := uint64(0)
-	if neg {
-		n = 1
-	}
-	return cast64(n, hi, lo, s+to.W-to.I, to, q, o), true
-}

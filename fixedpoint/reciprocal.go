@@ -54,6 +54,9 @@ type Reciprocal struct {
 	mant  Format   // u(In.W).1
 	table []uint64 // raw entries, Entry format
 	two   Value    // 2 in Work
+	// The NR multipliers as plans (MulCast(.., Work, Trn, Sat)): e = m*y
+	// and y' = y*t, with y in Entry (step 0) or Work (later steps).
+	mulE, mulY [2]*MulCaster
 }
 
 // NewReciprocal validates c and builds the table.
@@ -116,6 +119,15 @@ func NewReciprocal(c ReciprocalConfig) (*Reciprocal, error) {
 	}
 	if c.NRSteps > 0 {
 		r.two = quantize(false, u128{0, 2}, 0, c.Work, Trn, Sat)
+		for j, y := range []Format{c.Entry, c.Work} {
+			var err error
+			if r.mulE[j], err = NewMulCaster(r.mant, y, c.Work, Trn, Sat); err != nil {
+				return nil, fmt.Errorf("fixedpoint: Reciprocal NR multiplier: %w", err)
+			}
+			if r.mulY[j], err = NewMulCaster(y, c.Work, c.Work, Trn, Sat); err != nil {
+				return nil, fmt.Errorf("fixedpoint: Reciprocal NR multiplier: %w", err)
+			}
+		}
 	}
 	return r, nil
 }
@@ -138,10 +150,7 @@ func (r *Reciprocal) Recip(x Value) (Value, error) {
 	}
 	y, p := r.mantissaRecip(x.lo)
 	e := y.p.frac() - (r.c.In.F() - p)
-	if v, ok := quantize64(false, 0, y.lo, e-r.c.Out.F(), r.c.Out, r.c.Q, r.c.O); ok {
-		return v, nil
-	}
-	return quantize(false, y.raw(), e, r.c.Out, r.c.Q, r.c.O), nil
+	return cast64(0, y.hi, y.lo, e, r.c.Out, r.c.Q, r.c.O), nil // y >= 0
 }
 
 // mantissaRecip runs steps 1-3 on the non-zero raw input X: it returns y
@@ -159,9 +168,10 @@ func (r *Reciprocal) refine(m Value) Value {
 	idx := m.raw().lo >> uint(w-1-k) & (1<<k - 1)
 	y := mkValue(r.c.Entry, u128{0, r.table[idx]})
 	for s := 0; s < r.c.NRSteps; s++ {
-		e := MulCast(m, y, r.c.Work, Trn, Sat)
-		t := SubCast(r.two, e, r.c.Work, Trn, Sat)
-		y = MulCast(y, t, r.c.Work, Trn, Sat)
+		j := min(s, 1)
+		e := r.mulE[j].MulCast(m, y)               // MulCast(m, y, Work, Trn, Sat)
+		t := SubCast(r.two, e, r.c.Work, Trn, Sat) // 2 - e, 0 when e > 2
+		y = r.mulY[j].MulCast(y, t)                // MulCast(y, t, Work, Trn, Sat)
 	}
 	return y
 }
