@@ -17,13 +17,15 @@ import (
 	"github.com/hpccgold/hpccgold/verilog/cosim"
 )
 
-const emitUsage = `emit <verilog> [flags]
+const emitUsage = `emit <verilog|llvm> [flags]
 
   verilog  write the HPCC++ RTL (hpcc_update.v, hpcc_module.v), or with --cc ldcp the
            LDCP RTL (ldcp_update.v), their testbenches, field-layout includes and JSON
            layouts; optionally lint and synthesize
+  llvm     write the HPCC++ per-ACK update as LLVM IR (hpcc_update.ll), its C header,
+           the DPI-C wrapper and a SystemVerilog import (docs/llvm.md)
 
-Run 'hpccgold emit <target> -h' for its flags. Interfaces and timing: docs/rtl.md.`
+Run 'hpccgold emit <target> -h' for its flags. Interfaces and timing: docs/rtl.md, docs/llvm.md.`
 
 // runEmit dispatches the emit targets.
 func runEmit(env *Env) error {
@@ -38,8 +40,10 @@ func runEmit(env *Env) error {
 	switch env.Args[0] {
 	case "verilog":
 		return runEmitVerilog(sub)
+	case "llvm":
+		return runEmitLLVM(sub, sub.Args)
 	}
-	return fmt.Errorf("unknown target %q (want verilog)", env.Args[0])
+	return fmt.Errorf("unknown target %q (want verilog or llvm)", env.Args[0])
 }
 
 // loadHPCCConfig reads a configuration file, or returns the default.
