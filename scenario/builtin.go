@@ -31,8 +31,10 @@ func seedsBase() Config {
 		Network: nc,
 		HPCC: HPCCParams{Encoding: telemetry.IFA, BaseRTTNs: 9000, RxBaseRTTNs: 0, Eta: 0.95, MaxStage: 5, WAIFlows: 10,
 			RxDynamicWAI: true},
-		NIC: NICParams{MTU: 1000, AckEvery: 1, RxAckEvery: 0, AckTimeoutNs: 0},
-		Run: RunParams{SampleNs: 1000, BottleneckHost: -1, FlowSeriesMax: 64, ClockHz: engine.GHz, LimitNs: 50_000_000},
+		LDCP:  DefaultLDCPParams(),
+		DCQCN: DefaultDCQCNParams(),
+		NIC:   NICParams{MTU: 1000, AckEvery: 1, RxAckEvery: 0, AckTimeoutNs: 0},
+		Run:   RunParams{SampleNs: 1000, BottleneckHost: -1, FlowSeriesMax: 64, ClockHz: engine.GHz, LimitNs: 50_000_000},
 	}
 }
 
@@ -49,6 +51,8 @@ func paperBase(hosts int) Config {
 		Topology: network.Topology{Kind: network.KindStar, Hosts: hosts, HostLink: network.LinkSpec{Gbps: 100, DelayNs: 1000}},
 		Network:  nc,
 		HPCC:     HPCCParams{Encoding: telemetry.Compact, Eta: 0.95, MaxStage: 5, WAIFlows: 50, RxDynamicWAI: true},
+		LDCP:     DefaultLDCPParams(),
+		DCQCN:    DefaultDCQCNParams(),
 		NIC:      NICParams{MTU: 1000, AckEvery: 1, AckTimeoutNs: 0},
 		Run:      RunParams{SampleNs: 1000, BottleneckHost: -1, FlowSeriesMax: 64, ClockHz: engine.GHz, LimitNs: 100_000_000},
 	}

@@ -68,6 +68,9 @@ type NICParams struct {
 	// delayed ack information" (section 5), and the slides send one "every
 	// RTT".
 	AckTimeoutNs uint64 `json:"ack_timeout_ns"`
+	// RTONs is the retransmission timeout of cc=ldcp and cc=dcqcn, ns
+	// (nicmodel cc_module.rto_ns; 0: nicmodel.DefaultRTONs, 1 ms).
+	RTONs uint64 `json:"rto_ns"`
 	// Overrides is a nicmodel configuration fragment (the JSON of
 	// nicmodel.Config: any key, unknown keys rejected) applied last to
 	// every NIC's configuration.
@@ -107,6 +110,8 @@ type Config struct {
 	Topology    network.Topology `json:"topology"`
 	Network     network.Config   `json:"network"`
 	HPCC        HPCCParams       `json:"hpcc"`
+	LDCP        LDCPParams       `json:"ldcp"`
+	DCQCN       DCQCNParams      `json:"dcqcn"`
 	NIC         NICParams        `json:"nic"`
 	Traffic     network.Traffic  `json:"traffic"`
 	Run         RunParams        `json:"run"`
@@ -137,8 +142,8 @@ func cerr(field string, v any, rule string) error {
 // configurations are validated when they are built) and names the field
 // and value of the first problem.
 func (c *Config) Validate() error {
-	if c.CC != nicmodel.CCHPCC && c.CC != nicmodel.CCHPCCRx {
-		return cerr("cc", c.CC, "must be hpcc or hpcc-rx")
+	if !knownCC(c.CC) {
+		return cerr("cc", c.CC, "must be "+ccChoices)
 	}
 	if c.Model != nicmodel.Fixed && c.Model != nicmodel.Float {
 		return cerr("model", c.Model, "must be fixed or float")
@@ -177,6 +182,12 @@ func (c *Config) Validate() error {
 	}
 	if n.AckTimeoutNs > 1_000_000_000 {
 		return cerr("nic.ack_timeout_ns", n.AckTimeoutNs, "must be in [0,1e9]")
+	}
+	if n.RTONs != 0 && (n.RTONs < 1000 || n.RTONs > 10_000_000_000) {
+		return cerr("nic.rto_ns", n.RTONs, "must be 0 (default) or in [1000,1e10]")
+	}
+	if err := c.validateCCParams(); err != nil {
+		return err
 	}
 	r := &c.Run
 	if err := r.ClockHz.Validate(); err != nil {
@@ -298,7 +309,7 @@ func (c *Config) nicConfig(baseRTT uint32, gbps uint32, qps int) (nicmodel.Confi
 		tns = uint64(baseRTT)
 	}
 	timeout := int(min(c.Run.ClockHz.CyclesNS(tns), 1<<32))
-	if c.CC == nicmodel.CCHPCC {
+	if c.CC != nicmodel.CCHPCCRx {
 		n.Tx.AckEvery = c.NIC.AckEvery
 	} else {
 		n.Tx.AckEvery = c.NIC.RxAckEvery
@@ -311,6 +322,7 @@ func (c *Config) nicConfig(baseRTT uint32, gbps uint32, qps int) (nicmodel.Confi
 		n.Tx.AckTimeoutCycles = timeout
 	}
 	n.Tx.AckReqLast = true
+	c.ccModuleConfig(&n, baseRTT, gbps)
 	if len(bytes.TrimSpace(c.NIC.Overrides)) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(c.NIC.Overrides))
 		dec.DisallowUnknownFields()

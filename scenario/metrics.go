@@ -17,6 +17,7 @@ import (
 const (
 	dataHdrBytes = 14 + 20 + 8 + 12 + 8 + 4
 	ackHdrBytes  = 14 + 20 + 8 + 12 + 4 + 8 + 4
+	intShimBytes = 8
 )
 
 func frameLen(n uint64) uint64 { return max(n, 60) }
@@ -37,6 +38,11 @@ func frameLen(n uint64) uint64 { return max(n, 60) }
 // cycles) are not included, so a lone flow's slowdown is slightly above 1.
 func (s *sim) pathTimes(nc *nicmodel.Config) (uint64, error) {
 	hs := uint64(s.cfg.HPCC.Encoding.HopSize())
+	dataHdr, ackHdr := uint64(dataHdrBytes), uint64(ackHdrBytes)
+	if !nc.Tx.INTOnData {
+		// cc=ldcp/dcqcn: no INT shim, no hop records, no echo.
+		hs, dataHdr, ackHdr = 0, dataHdrBytes-intShimBytes, ackHdrBytes-intShimBytes
+	}
 	ovh := uint64(s.cfg.Network.MACOverheadBytes)
 	mtu := uint64(s.cfg.NIC.MTU)
 	ser := func(bytes uint64, gbps uint32) float64 { return float64(bytes) * 8 / float64(gbps) }
@@ -55,10 +61,10 @@ func (s *sim) pathTimes(nc *nicmodel.Config) (uint64, error) {
 		nsw := uint64(len(fwd) - 1)
 		ack := 0.0
 		for _, h := range rev {
-			ack += ser(frameLen(ackHdrBytes+nsw*hs)+ovh, h.Gbps) + float64(h.DelayNs)
+			ack += ser(frameLen(ackHdr+nsw*hs)+ovh, h.Gbps) + float64(h.DelayNs)
 		}
 		pkt := func(payload uint64, h int) float64 {
-			return ser(frameLen(dataHdrBytes+pad4(payload)+uint64(h)*hs)+ovh, fwd[h].Gbps)
+			return ser(frameLen(dataHdr+pad4(payload)+uint64(h)*hs)+ovh, fwd[h].Gbps)
 		}
 		rtt := ack
 		for h := range fwd {
@@ -120,13 +126,21 @@ type Summary struct {
 	SlowMean, SlowP50, SlowP95, SlowP99, SlowMax float64
 	Buckets                                      []SlowBucket
 	// Feedback packets sent by receivers: ACKs, Rx-HPCC notifications,
-	// probe replies; Feedback is their sum.
-	ACKs, Notifies, ProbeReplies, Feedback uint64
-	DataPackets                            uint64
+	// probe replies, and under cc=ldcp/dcqcn NAKs and CNPs; Feedback is
+	// their sum.
+	ACKs, Notifies, ProbeReplies, NAKs, CNPs, Feedback uint64
+	DataPackets                                        uint64
 	// Drops: switch ports (buffer, Not-ECT) and NICs (MAC Rx FIFO, Rx and
 	// Tx pipeline discards).
 	SwitchDrops, NICDrops uint64
-	ECNMarks              uint64
+	// NotECTDrops are the switch drops of ECN-incapable packets at the
+	// threshold K (LDCP's fast start), BufferDrops those of full buffers.
+	NotECTDrops, BufferDrops uint64
+	ECNMarks                 uint64
+	// Retransmits are data packets sent again after go-back-N (cc=ldcp,
+	// dcqcn), OutOfOrder the data packets receivers discarded after a gap,
+	// Timeouts the retransmission timer expirations.
+	Retransmits, OutOfOrder, Timeouts uint64
 	// The deepest queue of any switch port in the run (workloads without
 	// one bottleneck), its port and when.
 	NetPeakQueueBytes uint64
@@ -259,13 +273,22 @@ func (r *Result) summarize(net *network.Network) {
 			s.NICDrops += d
 		}
 		r.Stats.Frames += k.MAC.TxFrames
+		if cc := k.CC; cc != nil {
+			s.NAKs += cc.NAKsSent
+			s.CNPs += cc.CNPsSent
+			s.Retransmits += cc.Retransmits
+			s.OutOfOrder += cc.RxOutOfOrder
+			s.Timeouts += cc.Timeouts
+		}
 	}
-	s.Feedback = s.ACKs + s.Notifies + s.ProbeReplies
+	s.Feedback = s.ACKs + s.Notifies + s.ProbeReplies + s.NAKs + s.CNPs
 	r.Stats.DataPackets = s.DataPackets
 	for _, sw := range net.Switches() {
 		for pi := 0; pi < sw.Ports(); pi++ {
 			pc, _ := sw.Port(pi)
 			s.SwitchDrops += pc.Drops
+			s.NotECTDrops += pc.NotECTDrops
+			s.BufferDrops += pc.BufferDrops
 			s.ECNMarks += pc.ECNMarks
 			if pc.MaxQBytes > s.NetPeakQueueBytes {
 				s.NetPeakQueueBytes, s.NetPeakQueuePort, s.NetPeakQueueAtNs = pc.MaxQBytes, sw.PortName(pi), fq.NS(pc.MaxQAt)

@@ -4,16 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
-
-	"github.com/hpccgold/hpccgold/nicmodel"
 )
 
 // Request describes a run of a named scenario (the sim and demo commands).
 type Request struct {
 	// Scenario is a built-in name (Names).
 	Scenario string
-	// CC ("hpcc" or "hpcc-rx") and Model ("fixed" or "float") override the
-	// scenario's when not empty.
+	// CC ("hpcc", "hpcc-rx", "ldcp" or "dcqcn") and Model ("fixed" or
+	// "float") override the scenario's when not empty.
 	CC, Model string
 	// ConfigFile, if set, is a JSON file overlaying the scenario (Overlay);
 	// CC and Model are applied after it.
@@ -47,8 +45,8 @@ func Resolve(req Request) (Config, error) {
 		if err := c.CC.UnmarshalText([]byte(req.CC)); err != nil {
 			return Config{}, fmt.Errorf("scenario: --cc: %w", err)
 		}
-		if c.CC == nicmodel.CCNone {
-			return Config{}, cerr("cc", req.CC, "must be hpcc or hpcc-rx")
+		if !knownCC(c.CC) {
+			return Config{}, cerr("cc", req.CC, "must be "+ccChoices)
 		}
 	}
 	if req.Model != "" {

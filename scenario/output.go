@@ -17,6 +17,7 @@ import (
 
 	"github.com/hpccgold/hpccgold/atomicfile"
 	"github.com/hpccgold/hpccgold/buildinfo"
+	"github.com/hpccgold/hpccgold/nicmodel"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
@@ -286,8 +287,16 @@ func (r *Result) WriteSummary(w io.Writer) error {
 	c := &r.Config
 	s := &r.Summary
 	fmt.Fprintf(w, "%s: %s\n", c.Name, c.Description)
-	fmt.Fprintf(w, "cc=%s model=%s encoding=%s T=%d ns (largest path RTT %d ns) eta=%v maxStage=%d simulated %s us\n",
-		c.CC, c.Model, c.HPCC.Encoding, r.BaseRTTNs, r.PathRTTNs, c.HPCC.Eta, c.HPCC.MaxStage, us(r.Stats.SimNs))
+	alt := c.CC == nicmodel.CCLDCP || c.CC == nicmodel.CCDCQCN
+	if alt {
+		e := c.networkConfig().Switch
+		fmt.Fprintf(w, "cc=%s model=%s T=%d ns (largest path RTT %d ns) simulated %s us\n", c.CC, c.Model, r.BaseRTTNs, r.PathRTTNs, us(r.Stats.SimNs))
+		fmt.Fprintf(w, "switch WRED/ECN: K_min %s, K_max %s, P_max %v, Not-ECT drop at %s, buffer %s per port\n",
+			kb(e.ECN.KMinBytes), kb(e.ECN.KMaxBytes), e.ECN.PMax, dropText(e.ECN.DropNotECTBytes), kb(e.BufferBytes))
+	} else {
+		fmt.Fprintf(w, "cc=%s model=%s encoding=%s T=%d ns (largest path RTT %d ns) eta=%v maxStage=%d simulated %s us\n",
+			c.CC, c.Model, c.HPCC.Encoding, r.BaseRTTNs, r.PathRTTNs, c.HPCC.Eta, c.HPCC.MaxStage, us(r.Stats.SimNs))
+	}
 	fmt.Fprintf(w, "bottleneck: %s (%d Gbps, toward host %d), BDP %s\n", r.BottleneckName, r.BottleneckGbps, r.BottleneckHost, kb(s.BDPBytes))
 	t := newTable(w, tw.AlignLeft, tw.AlignRight)
 	t.Header("metric", "value")
@@ -306,6 +315,12 @@ func (r *Result) WriteSummary(w io.Writer) error {
 		{"drops (switches, NICs)", fmt.Sprintf("%d, %d", s.SwitchDrops, s.NICDrops)},
 		{"ECN marks", fmtU(s.ECNMarks)},
 		{"deepest queue of any port (when)", fmt.Sprintf("%s at %s (%s us)", kb(s.NetPeakQueueBytes), s.NetPeakQueuePort, us(s.NetPeakQueueAtNs))},
+	}
+	if alt {
+		rows[9] = []string{"feedback packets (ACKs + NAKs + CNPs)", fmt.Sprintf("%d (%d + %d + %d)", s.Feedback, s.ACKs, s.NAKs, s.CNPs)}
+		rows[11] = []string{"drops (switches: Not-ECT at K, buffer; NICs)", fmt.Sprintf("%d: %d, %d; %d", s.SwitchDrops, s.NotECTDrops, s.BufferDrops, s.NICDrops)}
+		rows = append(rows, []string{"retransmitted data packets, receiver out-of-order discards, timeouts",
+			fmt.Sprintf("%d, %d, %d", s.Retransmits, s.OutOfOrder, s.Timeouts)})
 	}
 	for _, row := range rows {
 		if err := t.Append(row); err != nil {
@@ -368,6 +383,13 @@ func (r *Result) WriteSummary(w io.Writer) error {
 		}
 	}
 	return t.Render()
+}
+
+func dropText(k uint64) string {
+	if k == 0 {
+		return "off"
+	}
+	return kb(k)
 }
 
 func sizeText(b uint64) string {

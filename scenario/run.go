@@ -179,7 +179,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	if cfg.Network.Encoding != cfg.HPCC.Encoding {
 		return nil, cerr("network.encoding", cfg.Network.Encoding, fmt.Sprintf("must equal hpcc.encoding=%v (switches stamp what NICs request)", cfg.HPCC.Encoding))
 	}
-	net, err := cfg.Topology.Build(cfg.Network)
+	net, err := cfg.Topology.Build(cfg.networkConfig())
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
@@ -440,8 +440,14 @@ func (s *sim) sample() {
 		wrate := float64(d+dp*s.ovh) * 8 / dtNs
 		fs.Rate = append(fs.Rate, rate)
 		fs.WireRate = append(fs.WireRate, wrate)
-		fs.Window = append(fs.Window, float64(sc.WindowBytes))
-		fs.Pacing = append(fs.Pacing, float64(sc.Rate)*s.rateF*8)
+		if st.CC != nil {
+			// LDCP: cw x mtu (DCQCN: NaN, no window); the pacing rate.
+			fs.Window = append(fs.Window, st.WBytes)
+			fs.Pacing = append(fs.Pacing, st.RateGbps)
+		} else {
+			fs.Window = append(fs.Window, float64(sc.WindowBytes))
+			fs.Pacing = append(fs.Pacing, float64(sc.Rate)*s.rateF*8)
+		}
 		if f.Bottleneck {
 			sum += wrate
 			// Active over the whole interval: started by its start, not
