@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 need=()
 have() { command -v "$1" >/dev/null 2>&1; }
 have g++        || need+=(g++)
+have make       || need+=(make)
 [ -f /usr/include/systemc.h ] || [ -f /usr/include/systemc ] || need+=(libsystemc-dev)
 have verilator  || need+=(verilator)
 have iverilog   || need+=(iverilog)

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -322,10 +323,15 @@ func (c *checker) parseJSONLine(line []byte, index int64) error {
 		if err := json.Unmarshal(raw, &fields); err != nil {
 			return fmt.Errorf("field out: not a JSON object: %w", err)
 		}
+		var unknown []string
 		for name := range fields {
 			if c.lay.out.Index(name) < 0 {
-				return fmt.Errorf("out.%s: no such field in output layout %s", name, c.lay.out.Name)
+				unknown = append(unknown, name)
 			}
+		}
+		if len(unknown) > 0 {
+			slices.Sort(unknown) // name the same field on every run
+			return fmt.Errorf("out.%s: no such field in output layout %s", unknown[0], c.lay.out.Name)
 		}
 	}
 	for i := range c.got {
