@@ -291,8 +291,12 @@ func (r *Result) WriteSummary(w io.Writer) error {
 	if alt {
 		e := c.networkConfig().Switch
 		fmt.Fprintf(w, "cc=%s model=%s T=%d ns (largest path RTT %d ns) simulated %s us\n", c.CC, c.Model, r.BaseRTTNs, r.PathRTTNs, us(r.Stats.SimNs))
-		fmt.Fprintf(w, "switch WRED/ECN: K_min %s, K_max %s, P_max %v, Not-ECT drop at %s, buffer %s per port\n",
-			kb(e.ECN.KMinBytes), kb(e.ECN.KMaxBytes), e.ECN.PMax, dropText(e.ECN.DropNotECTBytes), kb(e.BufferBytes))
+		at := "arrival"
+		if e.ECN.MarkAtDequeue {
+			at = "dequeue"
+		}
+		fmt.Fprintf(w, "switch WRED/ECN: K_min %s, K_max %s, P_max %v (drawn at %s), Not-ECT drop at %s, buffer %s per port\n",
+			kb(e.ECN.KMinBytes), kb(e.ECN.KMaxBytes), e.ECN.PMax, at, dropText(e.ECN.DropNotECTBytes), kb(e.BufferBytes))
 	} else {
 		fmt.Fprintf(w, "cc=%s model=%s encoding=%s T=%d ns (largest path RTT %d ns) eta=%v maxStage=%d simulated %s us\n",
 			c.CC, c.Model, c.HPCC.Encoding, r.BaseRTTNs, r.PathRTTNs, c.HPCC.Eta, c.HPCC.MaxStage, us(r.Stats.SimNs))

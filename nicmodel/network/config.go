@@ -66,6 +66,14 @@ type ECNConfig struct {
 	PMax      float64 `json:"p_max"`
 	// DropNotECTBytes is K of the LDCP draft's Eq. (3); 0 disables it.
 	DropNotECTBytes uint64 `json:"drop_not_ect_bytes"`
+	// MarkAtDequeue draws the marking of an ECN-capable packet when it
+	// starts serialization instead of when it arrives, with q = the bytes
+	// left in the queue after it (what the HPCC authors' ns-3 switch does
+	// in SwitchNotifyDequeue, the switch their DCQCN results come from):
+	// the mark then reports the queue the packet leaves behind, not the
+	// one it joined, which a deep queue delays by its whole drain time.
+	// Not-ECT dropping stays at arrival.
+	MarkAtDequeue bool `json:"mark_at_dequeue"`
 }
 
 // SwitchConfig configures every switch of a network: output-queued,
@@ -158,8 +166,8 @@ func (c *Config) Validate() error {
 		if math.IsNaN(e.PMax) || e.PMax < 0 || e.PMax > 1 {
 			return fmt.Errorf("network: switch.ecn.p_max=%v: must be in [0,1]", e.PMax)
 		}
-	} else if e.KMinBytes != 0 || e.KMaxBytes != 0 || e.PMax != 0 || e.DropNotECTBytes != 0 {
-		return fmt.Errorf("network: switch.ecn.enabled=false with thresholds set: enable ECN or clear k_min_bytes, k_max_bytes, p_max, drop_not_ect_bytes")
+	} else if e.KMinBytes != 0 || e.KMaxBytes != 0 || e.PMax != 0 || e.DropNotECTBytes != 0 || e.MarkAtDequeue {
+		return fmt.Errorf("network: switch.ecn.enabled=false with thresholds set: enable ECN or clear k_min_bytes, k_max_bytes, p_max, drop_not_ect_bytes, mark_at_dequeue")
 	}
 	return nil
 }

@@ -458,3 +458,43 @@ func TestQueueLog(t *testing.T) {
 		t.Error("SettleCycle(10, 0, 30): queue is 300 at cycle 29, want not settled")
 	}
 }
+
+// TestECNMarkAtDequeue repeats TestECNThresholds' deterministic setting
+// (every ECN-capable packet is marked when q >= 1 byte) with two senders
+// whose frames arrive in the same cycle, pair after pair. Marking at
+// arrival marks the frame that joins behind the other (sender 1's, the
+// second enqueued); marking at dequeue (ECNConfig.MarkAtDequeue, q = the
+// bytes left behind) marks the frame that leaves with the other still
+// queued (sender 0's). Expected counts follow from the queue contents at
+// each instant: K marks either way, all on one sender.
+func TestECNMarkAtDequeue(t *testing.T) {
+	for _, deq := range []bool{false, true} {
+		t.Run(fmt.Sprint("dequeue=", deq), func(t *testing.T) {
+			const K = 30
+			cfg := DefaultConfig()
+			cfg.Switch.ECN = ECNConfig{Enabled: true, KMinBytes: 0, KMaxBytes: 1, PMax: 0.5, MarkAtDequeue: deq}
+			r := newRig(t, star(3, 100, 1000), cfg, false)
+			for s := 0; s < 2; s++ {
+				for k := 0; k < K; k++ {
+					r.eps[s].sends = append(r.eps[s].sends, scripted{engine.Cycle(k * 300), dataFrame(t, s, 2, 1000, 0, wire.ECT0, uint16(50000+s), uint32(k))})
+				}
+			}
+			r.run(t, 10_000_000)
+			pc, _ := r.n.Switch(0).Port(2)
+			var ce [2]int
+			for _, g := range r.eps[2].got {
+				p := decode(t, g.frame)
+				if p.ECN == wire.CE {
+					ce[p.IPv4().Src()[3]-1]++
+				}
+			}
+			want := [2]int{0, K}
+			if deq {
+				want = [2]int{K, 0}
+			}
+			if pc.ECNMarks != K || ce != want {
+				t.Errorf("marks=%d CE by sender=%v, want %d and %v", pc.ECNMarks, ce, K, want)
+			}
+		})
+	}
+}

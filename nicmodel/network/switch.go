@@ -49,7 +49,9 @@ type SwitchCounters struct {
 // queued is a frame waiting in an egress queue.
 type queued struct {
 	frame   []byte
-	wantINT bool // parsed at enqueue: the frame requests a hop record
+	wantINT bool   // parsed at enqueue: the frame requests a hop record
+	ect     bool   // ECN-capable at arrival (marked at dequeue with ECNConfig.MarkAtDequeue)
+	ipOff   uint16 // offset of its IPv4 header
 }
 
 // fifo is an unbounded ring of frames (its bound is the byte limit the
@@ -260,10 +262,11 @@ func (s *Switch) enqueue(now engine.Cycle, f []byte) {
 		p.cnt.DropBytes += n
 		return
 	}
+	ect := h.ecn == wire.ECT0 || h.ecn == wire.ECT1
 	if e := &sw.ECN; e.Enabled {
 		q := p.qBytes
-		if h.ecn == wire.ECT0 || h.ecn == wire.ECT1 {
-			if s.mark(q) {
+		if ect {
+			if !e.MarkAtDequeue && s.mark(q) {
 				wire.IPv4(f[h.ipOff:]).SetECN(wire.CE)
 				p.cnt.ECNMarks++
 			}
@@ -274,7 +277,7 @@ func (s *Switch) enqueue(now engine.Cycle, f []byte) {
 			return
 		}
 	}
-	p.q.push(queued{frame: f, wantINT: h.wantINT})
+	p.q.push(queued{frame: f, wantINT: h.wantINT, ect: ect, ipOff: uint16(h.ipOff)})
 	p.qBytes += n
 	s.shared += n
 	if p.qBytes > p.cnt.MaxQBytes {
@@ -318,6 +321,10 @@ func (s *Switch) transmit(now engine.Cycle, p *port) {
 	p.qBytes -= n
 	s.shared -= n
 	start := max(s.clk.start(now), p.busy)
+	if ec := &s.cfg.Switch.ECN; e.ect && ec.Enabled && ec.MarkAtDequeue && s.mark(p.qBytes) {
+		wire.IPv4(f[e.ipOff:]).SetECN(wire.CE)
+		p.cnt.ECNMarks++
+	}
 	if s.cfg.Switch.INT && e.wantINT {
 		hop, err := telemetry.FromPhysical(s.cfg.Encoding, telemetry.Physical{SwitchID: s.id, PortID: uint32(p.num),
 			SpeedGbps: p.gbps, TsNs: start / 1_000_000, TxBytes: p.cnt.TxWireBytes, QlenBytes: p.qBytes})
