@@ -88,7 +88,9 @@ type DCQCNParams struct {
 
 // DefaultDCQCNParams returns the mellanox profile with its own marking,
 // drawn at dequeue.
-func DefaultDCQCNParams() DCQCNParams { return DCQCNParams{Variant: dcqcn.Mellanox, MarkAtDequeue: true} }
+func DefaultDCQCNParams() DCQCNParams {
+	return DCQCNParams{Variant: dcqcn.Mellanox, MarkAtDequeue: true}
+}
 
 // profile returns the DCQCN configuration of a NIC of gbps.
 func (p DCQCNParams) profile(gbps uint32) dcqcn.Config {
