@@ -90,17 +90,24 @@ func Mask(width int) uint64 {
 }
 
 // Put stores the low f.Width bits of v at f.Offset in word. Bits of v above
-// the width are an error (the caller's value does not fit its field).
+// the width are an error (the caller's value does not fit its field), and so
+// is a word too short to hold the field.
 func Put(word []uint64, f Field, v uint64) error {
 	if v&^Mask(f.Width) != 0 {
 		return fmt.Errorf("fieldtable: field %s: value %#x does not fit %d bits", f.Name, v, f.Width)
+	}
+	if f.Offset < 0 || f.Width < 1 || f.Width > 64 || f.Offset+f.Width > 64*len(word) {
+		return fmt.Errorf("fieldtable: field %s: bits [%d,%d) do not fit a %d-word buffer", f.Name, f.Offset, f.Offset+f.Width, len(word))
 	}
 	PutBits(word, f.Offset, f.Width, v)
 	return nil
 }
 
 // PutBits stores the low width bits of v at bit offset off of word, without
-// checking that v fits; bits above width are discarded.
+// checking that v fits; bits above width are discarded. It is the unchecked
+// fast path: the caller guarantees 1 <= width <= 64, off >= 0 and
+// off+width <= 64*len(word) (a field of a Table and a buffer of its Words()
+// always satisfy it); otherwise it panics with an index out of range.
 func PutBits(word []uint64, off, width int, v uint64) {
 	v &= Mask(width)
 	w, b := off/64, uint(off%64)
@@ -114,7 +121,8 @@ func PutBits(word []uint64, off, width int, v uint64) {
 // Get extracts field f from word.
 func Get(word []uint64, f Field) uint64 { return GetBits(word, f.Offset, f.Width) }
 
-// GetBits extracts width bits at bit offset off of word.
+// GetBits extracts width bits at bit offset off of word. Its preconditions
+// are those of PutBits.
 func GetBits(word []uint64, off, width int) uint64 {
 	w, b := off/64, uint(off%64)
 	v := word[w] >> b
@@ -127,7 +135,8 @@ func GetBits(word []uint64, off, width int) uint64 {
 const hexDigits = "0123456789abcdef"
 
 // AppendHex appends the hex form of word (t.HexDigits() lowercase digits, most
-// significant first, no newline) to dst.
+// significant first, no newline) to dst. word must have at least t.Words()
+// elements (it panics otherwise, like PutBits).
 func (t Table) AppendHex(dst []byte, word []uint64) []byte {
 	for d := t.HexDigits() - 1; d >= 0; d-- {
 		nib := (word[d/16] >> uint((d%16)*4)) & 0xf
@@ -136,10 +145,13 @@ func (t Table) AppendHex(dst []byte, word []uint64) []byte {
 	return dst
 }
 
-// ParseHex parses one hex line into word (len t.Words()). The line must have
-// exactly t.HexDigits() hex digits (surrounding spaces ignored) and no bits set
-// above t.Width.
+// ParseHex parses one hex line into word, which must have exactly t.Words()
+// elements. The line must have exactly t.HexDigits() hex digits (surrounding
+// spaces ignored) and no bits set above t.Width.
 func (t Table) ParseHex(line string, word []uint64) error {
+	if len(word) != t.Words() {
+		return fmt.Errorf("%s: buffer has %d words, want %d", t.Name, len(word), t.Words())
+	}
 	s := strings.TrimSpace(line)
 	if len(s) != t.HexDigits() {
 		return fmt.Errorf("%s: line has %d hex digits, want %d", t.Name, len(s), t.HexDigits())

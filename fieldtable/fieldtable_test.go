@@ -1,6 +1,8 @@
 package fieldtable
 
 import (
+	"fmt"
+	"math/big"
 	"math/rand"
 	"strings"
 	"testing"
@@ -70,6 +72,33 @@ func TestRoundTrip(t *testing.T) {
 			}
 		}
 		line := string(tb.AppendHex(nil, word))
+		// Independent oracle: the word as a big integer, sum of v_i << off_i.
+		want := new(big.Int)
+		for i, f := range tb.Fields {
+			want.Or(want, new(big.Int).Lsh(new(big.Int).SetUint64(vals[i]), uint(f.Offset)))
+		}
+		if w := fmt.Sprintf("%0*x", tb.HexDigits(), want); line != w {
+			t.Fatalf("AppendHex = %s, want %s (big.Int oracle)", line, w)
+		}
+		// Put over all-ones words must clear the field's old bits and keep
+		// the bits of other fields.
+		ones := make([]uint64, tb.Words())
+		for i := range ones {
+			ones[i] = ^uint64(0)
+		}
+		for i, f := range tb.Fields {
+			if err := Put(ones, f, vals[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r := tb.Width % 64; r != 0 {
+			ones[len(ones)-1] &= Mask(r) // bits above the table's width are no field's
+		}
+		for i := range ones {
+			if ones[i] != word[i] {
+				t.Fatalf("Put over all-ones words: word %d = %#x, want %#x", i, ones[i], word[i])
+			}
+		}
 		back := make([]uint64, tb.Words())
 		if err := tb.ParseHex(line, back); err != nil {
 			t.Fatalf("ParseHex(%q): %v", line, err)
@@ -88,6 +117,18 @@ func TestPutRejectsOverflow(t *testing.T) {
 	w := make([]uint64, 1)
 	if err := Put(w, tb.Fields[0], 16); err == nil || !strings.Contains(err.Error(), "field a") {
 		t.Fatalf("Put(16 into 4 bits) err = %v, want error naming field a", err)
+	}
+}
+
+// TestBufferErrors checks that a buffer of the wrong size is an error, not a
+// panic or a missed check: a long buffer would hide bits above the width.
+func TestBufferErrors(t *testing.T) {
+	tb := mustNew(t, []Spec{{"a", 6, "", ""}, {"b", 64, "", ""}})
+	if err := tb.ParseHex("000000000000000000", make([]uint64, 3)); err == nil || !strings.Contains(err.Error(), "3 words, want 2") {
+		t.Errorf("ParseHex into 3 words err = %v, want a buffer-size error", err)
+	}
+	if err := Put(make([]uint64, 1), tb.Fields[1], 1); err == nil || !strings.Contains(err.Error(), "field b") {
+		t.Errorf("Put into a short buffer err = %v, want an error naming field b", err)
 	}
 }
 
