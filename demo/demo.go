@@ -13,6 +13,9 @@ import (
 
 	"github.com/hpccgold/hpccgold/atomicfile"
 	"github.com/hpccgold/hpccgold/buildinfo"
+	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/llvmir"
+	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/scenario"
 	"github.com/hpccgold/hpccgold/vectors"
 	"github.com/hpccgold/hpccgold/vectors/simvec"
@@ -49,7 +52,8 @@ type Options struct {
 type Step struct {
 	Name    string        // "scenario", "vectors-sim", ...
 	Dir     string        // where its files are, relative to OutDir
-	Summary string        // one or more lines for people
+	Summary string        // one or more lines for people; deterministic (no times, no absolute paths)
+	Timing  string        // measured speeds (simulated vectors/s, packets/s); varies run to run
 	Elapsed time.Duration // wall time
 }
 
@@ -59,13 +63,30 @@ type Report struct {
 	Steps  []Step
 }
 
-// String renders the report: one block per step.
-func (r *Report) String() string {
+// String renders the report for a terminal: one block per step, with wall
+// times and measured speeds.
+func (r *Report) String() string { return r.render(true) }
+
+// render prints the report; without timing it is deterministic (the same
+// options give the same text, wherever OutDir is), as REPORT.txt must be.
+func (r *Report) render(timing bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s demo: outputs under %s\n", buildinfo.String(), r.OutDir)
+	if timing {
+		fmt.Fprintf(&b, "%s demo: outputs under %s\n", buildinfo.String(), r.OutDir)
+	} else {
+		fmt.Fprintf(&b, "%s demo: outputs in the directory of this report\n", buildinfo.String())
+	}
 	for _, s := range r.Steps {
-		fmt.Fprintf(&b, "\n[%s] %s/ (%.1f s)\n", s.Name, s.Dir, s.Elapsed.Seconds())
-		for _, l := range strings.Split(strings.TrimRight(s.Summary, "\n"), "\n") {
+		if timing {
+			fmt.Fprintf(&b, "\n[%s] %s/ (%.1f s)\n", s.Name, s.Dir, s.Elapsed.Seconds())
+		} else {
+			fmt.Fprintf(&b, "\n[%s] %s/\n", s.Name, s.Dir)
+		}
+		text := strings.TrimRight(s.Summary, "\n")
+		if timing && s.Timing != "" {
+			text += "\n" + strings.TrimRight(s.Timing, "\n")
+		}
+		for _, l := range strings.Split(text, "\n") {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
 	}
@@ -118,8 +139,8 @@ func (o *Options) logf(format string, args ...any) {
 }
 
 // Run executes the demo: scenario, captured vectors, directed vectors, RTL,
-// co-simulation. It stops at the first failing step; a co-simulation
-// mismatch is returned as an error wrapping cosim.ErrMismatch, after the
+// LLVM IR model, co-simulation. It stops at the first failing step; a co-simulation
+// or LLVM-model mismatch is returned as an error wrapping cosim.ErrMismatch, after the
 // report of the steps done so far.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := opts.defaults(); err != nil {
@@ -129,14 +150,18 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
 	rep := &Report{OutDir: opts.OutDir}
+	// timing collects a step's run-dependent figures (speeds), kept out of
+	// its deterministic summary.
+	var timing []string
 	step := func(name, dir string, f func(abs string) (string, error)) error {
 		opts.logf("demo: %s ...", name)
 		t0 := time.Now()
+		timing = nil
 		sum, err := f(filepath.Join(opts.OutDir, dir))
 		if err != nil {
 			return fmt.Errorf("demo: %s: %w", name, err)
 		}
-		rep.Steps = append(rep.Steps, Step{Name: name, Dir: dir, Summary: sum, Elapsed: time.Since(t0)})
+		rep.Steps = append(rep.Steps, Step{Name: name, Dir: dir, Summary: sum, Timing: strings.Join(timing, "\n"), Elapsed: time.Since(t0)})
 		return nil
 	}
 
@@ -146,7 +171,17 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		if err != nil {
 			return "", err
 		}
-		return r.Report(files, dir), nil
+		// The scenario's report names the directory as given (here relative
+		// to OutDir) and has one line of run cost, which is timing.
+		var keep []string
+		for _, l := range strings.Split(strings.TrimRight(r.Report(files, "sim"), "\n"), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "cost:") {
+				timing = append(timing, strings.TrimSpace(l))
+				continue
+			}
+			keep = append(keep, l)
+		}
+		return strings.Join(keep, "\n"), nil
 	}); err != nil {
 		return rep, err
 	}
@@ -201,13 +236,21 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return rep, err
 	}
 
-	// 5. Co-simulation of the RTL on both vector sets.
+	// 5. The LLVM IR of the same datapath (a C-callable, DPI-C-ready model),
+	// compiled and run on both vector sets when clang is installed.
+	var mismatch error
+	if err := step("llvm", "llvm", func(dir string) (string, error) {
+		return llvmStep(ctx, dir, cfg, []string{filepath.Join(opts.OutDir, simDir), filepath.Join(opts.OutDir, dirDir)}, &mismatch)
+	}); err != nil {
+		return rep, err
+	}
+
+	// 6. Co-simulation of the RTL on both vector sets.
 	sim, why := pickSimulator(opts.Simulator)
 	if sim == "" {
 		rep.Steps = append(rep.Steps, Step{Name: "cosim", Dir: "cosim", Summary: "skipped: " + why})
-		return rep, nil
+		return rep, mismatch
 	}
-	var mismatch error
 	for _, set := range []string{simDir, dirDir} {
 		work := filepath.Join("cosim", set)
 		if err := step("cosim "+set, work, func(dir string) (string, error) {
@@ -222,13 +265,58 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			if e := r.Err(); e != nil && mismatch == nil {
 				mismatch = e
 			}
-			return fmt.Sprintf("hpcc_update under %s: %d passed, %d failed (%.0f vectors/s simulated)",
-				r.Simulator, r.Passed, r.Failed, r.SimRate), nil
+			timing = append(timing, fmt.Sprintf("%.0f vectors/s simulated", r.SimRate))
+			return fmt.Sprintf("hpcc_update under %s: %d passed, %d failed", r.Simulator, r.Passed, r.Failed), nil
 		}); err != nil {
 			return rep, err
 		}
 	}
 	return rep, mismatch
+}
+
+// llvmStep emits hpcc_update.ll with its C header and DPI-C wrapper into
+// dir and, when clang and opt are installed, verifies the IR, compiles the
+// check program and runs every vector of each set through it. A mismatch is
+// recorded in *mismatch (the demo goes on and reports it at the end).
+func llvmStep(ctx context.Context, dir string, cfg hpcc.Config, sets []string, mismatch *error) (string, error) {
+	m, err := hpccrtl.UpdateComb(cfg)
+	if err != nil {
+		return "", err
+	}
+	md, err := llvmir.Lower(m, llvmir.Options{Groups: llvmir.FlowUpdateGroups()})
+	if err != nil {
+		return "", err
+	}
+	names, err := llvmir.Emit(dir, md)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%d rtl ops, %d input bits, %d output bits): %s\n", md.Name, md.Ops, md.InBits, md.OutBits, strings.Join(names, ", "))
+	tools, err := llvmir.FindTools()
+	if err != nil {
+		fmt.Fprintf(&b, "compile and check skipped: %v", err)
+		return b.String(), nil
+	}
+	if err := tools.Verify(ctx, dir, md); err != nil {
+		return "", err
+	}
+	prog, err := tools.Build(ctx, dir, md, "")
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(&b, "opt -verify clean; compiled with clang into %s", filepath.Base(prog))
+	for _, set := range sets {
+		r, err := llvmir.Check(ctx, prog, filepath.Join(set, "stimulus.hex"), filepath.Join(set, "expected.hex"))
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "\n%s: %d passed, %d failed", filepath.Base(set), r.Passed, r.Failed)
+		if (r.Failed > 0 || r.Passed == 0) && *mismatch == nil {
+			*mismatch = fmt.Errorf("%w: LLVM model on %s: %d passed, %d failed\n%s", cosim.ErrMismatch, set, r.Passed, r.Failed, r.Report)
+		}
+	}
+	return b.String(), nil
 }
 
 // pickSimulator resolves the Simulator option against what is installed;
@@ -252,7 +340,8 @@ func pickSimulator(choice string) (verilog.Simulator, string) {
 	return "", "neither verilator nor iverilog is installed (bash scripts/test.sh installs them)"
 }
 
-// WriteReport writes the report to OutDir/REPORT.txt atomically.
+// WriteReport writes the deterministic form of the report (no wall times or
+// speeds, paths relative to OutDir) to OutDir/REPORT.txt atomically.
 func (r *Report) WriteReport() error {
-	return atomicfile.WriteBytes(filepath.Join(r.OutDir, "REPORT.txt"), 0o644, []byte(r.String()))
+	return atomicfile.WriteBytes(filepath.Join(r.OutDir, "REPORT.txt"), 0o644, []byte(r.render(false)))
 }

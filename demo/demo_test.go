@@ -27,8 +27,11 @@ func TestRunDeterministic(t *testing.T) {
 		for _, s := range rep.Steps {
 			names = append(names, s.Name)
 		}
-		if got, want := strings.Join(names, ","), "scenario,vectors-sim,vectors-directed,rtl,cosim"; got != want {
+		if got, want := strings.Join(names, ","), "scenario,vectors-sim,vectors-directed,rtl,llvm,cosim"; got != want {
 			t.Fatalf("steps = %s, want %s", got, want)
+		}
+		if err := rep.WriteReport(); err != nil {
+			t.Fatal(err)
 		}
 		if !strings.Contains(rep.String(), "skipped: --simulator none") {
 			t.Errorf("report does not say co-simulation was skipped:\n%s", rep)
@@ -43,7 +46,8 @@ func TestRunDeterministic(t *testing.T) {
 	for _, f := range []string{
 		"vectors-sim/stimulus.hex", "vectors-sim/expected.hex", "vectors-sim/manifest.json",
 		"vectors-directed/stimulus.hex", "vectors-directed/expected.hex", "vectors-directed/manifest.json",
-		"rtl/hpcc_update.v", "rtl/hpcc_module.v", "sim/summary.json",
+		"rtl/hpcc_update.v", "rtl/hpcc_module.v", "sim/summary.json", "llvm/hpcc_update.ll", "llvm/hpcc_update.h",
+		"REPORT.txt",
 	} {
 		a, err := os.ReadFile(filepath.Join(dirs[0], f))
 		if err != nil {
