@@ -19,8 +19,10 @@ func Write(path string, perm os.FileMode, fill func(w io.Writer) error) (err err
 		return fmt.Errorf("atomicfile: create temporary for %s: %w", path, err)
 	}
 	tmpName := tmp.Name()
+	done := false
 	defer func() {
-		if err != nil {
+		// Remove the temporary on any failure, including a panic in fill.
+		if err != nil || !done {
 			tmp.Close()
 			os.Remove(tmpName)
 		}
@@ -43,6 +45,13 @@ func Write(path string, perm os.FileMode, fill func(w io.Writer) error) (err err
 	}
 	if err = os.Rename(tmpName, path); err != nil {
 		return fmt.Errorf("atomicfile: rename into %s: %w", path, err)
+	}
+	done = true
+	// Make the rename itself durable. Directories that cannot be synced
+	// (some file systems refuse) do not fail the write: the data is complete.
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
 	}
 	return nil
 }

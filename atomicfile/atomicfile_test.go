@@ -37,3 +37,20 @@ func TestWrite(t *testing.T) {
 		t.Fatalf("directory has %d entries after failed write, want 1 (no temporary left)", len(ents))
 	}
 }
+
+// TestWritePanicLeavesNoTemporary checks that a panic inside fill removes the
+// temporary file (the panic itself propagates to the caller).
+func TestWritePanicLeavesNoTemporary(t *testing.T) {
+	dir := t.TempDir()
+	func() {
+		defer func() { recover() }()
+		Write(filepath.Join(dir, "p.txt"), 0o644, func(w io.Writer) error {
+			io.WriteString(w, "partial")
+			panic("boom")
+		})
+	}()
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 0 {
+		t.Fatalf("directory has %d entries after a panicking fill, want 0", len(ents))
+	}
+}
