@@ -7,6 +7,7 @@ func commandList() []command {
 		{"version", "print the tool version", runVersion},
 		{"demo", "run hpccgold end to end: scenario, captured and directed vectors, Verilog, co-simulation", runDemo},
 		{"sim", "run a network scenario (seeds' and HPCC paper's experiments) on the NIC model", runSim},
+		{"compare", "run a scenario under HPCC++, Rx-HPCC, LDCP and DCQCN and compare them (table, plots)", runCompare},
 		{"replay", "run a telemetry trace through the HPCC++ float and/or fixed-point model", runReplay},
 		{"vectors", "generate, check and verify golden HPCC++ test vectors", runVectors},
 		{"emit", "write the HPCC++ RTL (Verilog) from a configuration", runEmit},

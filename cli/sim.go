@@ -20,10 +20,10 @@ import (
 // plots, a summary table and a manifest into --out. Ctrl-C stops the run;
 // files already written stay complete and the manifest is written last.
 func runSim(env *Env) error {
-	fs := newFlagSet(env, "sim", "sim --scenario NAME [--cc hpcc|hpcc-rx] [--config FILE] [--model fixed|float] [--out DIR] | sim --list")
+	fs := newFlagSet(env, "sim", "sim --scenario NAME [--cc hpcc|hpcc-rx|ldcp|dcqcn] [--config FILE] [--model fixed|float] [--out DIR] | sim --list")
 	name := fs.String("scenario", "", "built-in scenario (see --list)")
-	cc := fs.String("cc", "", "congestion control: hpcc or hpcc-rx (default: the scenario's)")
-	model := fs.String("model", "", "HPCC++ arithmetic: fixed or float (default: the scenario's)")
+	cc := fs.String("cc", "", "congestion control: hpcc, hpcc-rx, ldcp or dcqcn (default: the scenario's)")
+	model := fs.String("model", "", "HPCC++ and LDCP arithmetic: fixed or float (default: the scenario's)")
 	config := fs.String("config", "", "JSON file overlaying the scenario's parameters (unknown keys rejected)")
 	out := fs.String("out", "", "output directory (default: print the summary only)")
 	list := fs.Bool("list", false, "list the scenarios and the configuration keys")
