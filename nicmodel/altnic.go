@@ -193,6 +193,18 @@ func (a *altNIC) counters() *CCCounters {
 	return &c
 }
 
+// fifos returns the status of the FIFOs the CC module and port add.
+func (a *altNIC) fifos() []FIFOStatus {
+	out := []FIFOStatus{fifoStatus("replies_raw", a.repRaw), fifoStatus("tx_port", a.txPort)}
+	if a.ect != nil {
+		out = append(out, fifoStatus("ecn", a.ect))
+	}
+	if a.rawRx != nil {
+		out = append(out, fifoStatus("rx_raw", a.rawRx), fifoStatus("cnps", a.cnps))
+	}
+	return out
+}
+
 // qpStatus is NIC.QP for cc=ldcp/dcqcn: the scheduler's entry, the CC
 // module's view, W = cw x mtu bytes (LDCP; NaN under DCQCN, which has no
 // window) and R = the pacing rate in Gbit/s (the line rate under LDCP, RC

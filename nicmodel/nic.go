@@ -436,11 +436,12 @@ func (n *NIC) Counters() Counters {
 	if n.rxcc != nil {
 		c.RxHPCC = n.rxcc.cnt
 	}
-	if n.alt != nil {
-		c.CC = n.alt.counters()
-	}
 	for _, f := range n.fifos() {
 		c.FIFOs = append(c.FIFOs, f)
+	}
+	if n.alt != nil {
+		c.CC = n.alt.counters()
+		c.FIFOs = append(c.FIFOs, n.alt.fifos()...)
 	}
 	return c
 }

@@ -42,3 +42,35 @@ func BenchmarkScenario(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCC runs three built-in scenarios under each congestion control
+// (fixed model, no files) and reports simulated data packets per
+// wall-clock second: the cost of the CC module and port (cc=ldcp, dcqcn)
+// next to the HPCC++ module on the same work.
+//
+//	go test -run - -bench CC -benchtime 1x ./scenario
+func BenchmarkCC(b *testing.B) {
+	for _, name := range []string{"hpcc-incast-16to1", "hpcc-incast-60to1", "hpcc-two-flows"} {
+		for _, cc := range CCs {
+			b.Run(name+"/"+cc.String(), func(b *testing.B) {
+				c, err := Lookup(name)
+				if err != nil {
+					b.Fatal(err)
+				}
+				c.CC = cc
+				var pk uint64
+				for i := 0; i < b.N; i++ {
+					r, err := Run(context.Background(), c, Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if r.Summary.Completed != r.Summary.Flows {
+						b.Fatalf("%d of %d flows completed", r.Summary.Completed, r.Summary.Flows)
+					}
+					pk += r.Stats.DataPackets
+				}
+				b.ReportMetric(float64(pk)/b.Elapsed().Seconds(), "datapkts/s")
+			})
+		}
+	}
+}
