@@ -170,10 +170,12 @@ type ccModule struct {
 	ldRef   *ldcp.Reference
 	ldCfg   ldcp.Config
 	rp      *dcqcn.RP
-	rateF   int    // fraction bits of the scheduler's rate register (bytes per ns)
-	rateMax uint64 // largest rate register value
-	lineRaw uint64 // the line rate as a rate register value
-	winMax  uint64 // largest window register value
+	// byteCounter: the RP counts bytes sent (DCQCN paper variant).
+	byteCounter bool
+	rateF       int    // fraction bits of the scheduler's rate register (bytes per ns)
+	rateMax     uint64 // largest rate register value
+	lineRaw     uint64 // the line rate as a rate register value
+	winMax      uint64 // largest window register value
 
 	qps    []altQP
 	cand   ring[wire.QPN] // QPs that may release a packet
@@ -455,6 +457,12 @@ func (m *ccModule) takeSend(now engine.Cycle) bool {
 		m.ect.Push(now, g.ect)
 	}
 	s.schedSent += uint64(c.Bytes)
+	if m.byteCounter {
+		// DCQCN paper variant: the byte counter counts every payload byte
+		// sent (an increase event every ByteCounterBytes).
+		st, up := m.rp.OnSent(s.rp, m.nowNs(now), uint64(g.bytes))
+		m.rpResult(now, q, s, st, up)
+	}
 	a := scheduler.Ack{Flow: c.Flow, AckedBytes: s.schedSent}
 	m.sacks.Push(now, a)
 	m.cnt.PktSends++
@@ -593,6 +601,10 @@ func (m *ccModule) messageDone(now engine.Cycle, q wire.QPN, s *altQP) {
 	}
 	if s.msgs.len() > 0 {
 		m.startMessage(now, q)
+	} else {
+		// Idle: the RP's timers stop (a message on an idle QP restarts
+		// it at line rate, so its recovery meanwhile cannot matter).
+		s.rpAt = engine.Never
 	}
 }
 
@@ -625,6 +637,9 @@ func (m *ccModule) takeCNP(now engine.Cycle) bool {
 	}
 	m.cnt.CNPs++
 	s := &m.qps[q]
+	if !s.active {
+		return true // for a message already complete: the QP's next message restarts its RP
+	}
 	st, up := m.rp.OnCNP(s.rp, m.nowNs(now))
 	m.rpResult(now, q, s, st, up)
 	return true

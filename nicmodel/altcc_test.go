@@ -413,3 +413,40 @@ func TestCCModuleConfig(t *testing.T) {
 		t.Error("the NIC's configuration lacks the resolved ldcp section")
 	}
 }
+
+// TestDCQCNByteCounter runs the paper variant with a 100 KB byte counter
+// and alpha and increase timers of 1 s (so that only bytes sent can raise
+// the rate). The 21st packet is marked; its CNP returns one RTT (2.2 us,
+// about 25 packets) later and cuts RC to RC x (1 - alpha/2) = 50 Gbit/s
+// (paper: RT = RC, RC = RC(1 - alpha/2), alpha = 1 initially). The module
+// feeds every packet sent to the reaction point (RP.OnSent): the 1.9-1.98
+// MB sent after the cut are 19 byte-counter events (fast recovery RC =
+// (RT + RC)/2 for the first F = 5, then additive increase), and RC equals
+// cc/dcqcn's RP given the same CNP and 19 x 100 KB. After the flow the QP
+// is idle and its RP timers stop (its next message restarts the RP at line
+// rate), so the model becomes idle although RC < line rate.
+func TestDCQCNByteCounter(t *testing.T) {
+	cfg := altConfig(CCDCQCN)
+	d := dcqcn.PaperConfig(100)
+	d.ByteCounterBytes = 100_000
+	d.IncreaseTimerNs = 1_000_000_000
+	d.AlphaTimerNs = 1_000_000_000
+	cfg.DCQCN = &DCQCNConfig{d}
+	link := &ccLink{mark: func(psn wire.PSN, n int) bool { return n == 20 }}
+	cb := newCCBench(t, cfg, 1, 1000, false, link)
+	cb.a.OpenFlow(FlowSpec{QPN: 1, Bytes: 2_000_000})
+	if !cb.e.RunUntilIdle(100_000_000) || len(cb.recs) != 1 {
+		t.Fatal("flow did not complete, or the model did not become idle")
+	}
+	ca := cb.a.Counters().CC
+	if ca.CNPs != 1 || ca.RateCuts != 1 || ca.RateIncreases != 19 {
+		t.Fatalf("CNPs %d cuts %d increases %d; want 1, 1, 19", ca.CNPs, ca.RateCuts, ca.RateIncreases)
+	}
+	rp := must(dcqcn.NewRP(d))(t)
+	st, _ := rp.OnCNP(rp.InitialState(), 0)
+	st, _ = rp.OnSent(st, 0, 19*d.ByteCounterBytes)
+	qs, _ := cb.a.QP(1)
+	if qs.CC.RCGbps != dcqcn.Gbps(st.RC) || !(st.RC*8 > 50) {
+		t.Errorf("RC = %v Gbit/s after 19 increases, want %v (RP replay, above the cut's 50)", qs.CC.RCGbps, dcqcn.Gbps(st.RC))
+	}
+}

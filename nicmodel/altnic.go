@@ -106,6 +106,7 @@ func newAlt(n *NIC, cfg *Config) (*altNIC, error) {
 		if m.rp, err = dcqcn.NewRP(dc); err != nil {
 			return nil, fmt.Errorf("nicmodel: dcqcn: %w", err)
 		}
+		m.byteCounter = dc.ByteCounterBytes > 0
 		if port.np, err = dcqcn.NewNP(dc); err != nil {
 			return nil, fmt.Errorf("nicmodel: dcqcn: %w", err)
 		}
