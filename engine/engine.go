@@ -107,6 +107,7 @@ type Engine struct {
 	names []string
 	// sleepers[id] is comps[id] as a Sleeper, nil if it is not one.
 	sleepers []Sleeper
+	due      []ID // scratch: the IDs tickDue ticks
 	// cur holds the components due in the cycle being executed (or, between
 	// cycles, in cycle now); next those due in the cycle after it.
 	cur, next *dueSet
@@ -325,62 +326,58 @@ func (e *Engine) fireTimers(now Cycle) {
 }
 
 // tickDue ticks the components in e.cur in ascending ID order, emptying
-// e.cur, and returns the number that made progress. This is the engine's
-// inner loop; it keeps counters in locals and marks a component that made
-// progress due next cycle directly by its bit (or, for a Sleeper, when it
-// asks).
+// e.cur, and returns the number that made progress. A component that made
+// progress is due next cycle (a Sleeper when it asks).
 func (e *Engine) tickDue(now Cycle) uint64 {
-	cur, next := e.cur, e.next
-	comps, sleepers := e.comps, e.sleepers
-	leaf, summary := cur.leaf, cur.summary
-	cur.any = false
-	var ticks, progress uint64
-	for si, sw := range summary {
+	// Collect the due IDs first (nothing joins e.cur during the cycle:
+	// wake-ups go to e.next or to timers), so that the ticking loop keeps
+	// little state alive across the calls into components.
+	cur := e.cur
+	ids := e.due[:0]
+	leaf := cur.leaf
+	for si, sw := range cur.summary {
 		if sw == 0 {
 			continue
 		}
-		summary[si] = 0
+		cur.summary[si] = 0
 		for sw != 0 {
-			b := bits.TrailingZeros64(sw)
+			wi := si<<6 | bits.TrailingZeros64(sw)
 			sw &= sw - 1
-			wi := si<<6 | b
 			w := leaf[wi]
 			leaf[wi] = 0
-			var again uint64 // members of this word due next cycle
 			for w != 0 {
-				k := bits.TrailingZeros64(w)
+				ids = append(ids, ID(wi<<6|bits.TrailingZeros64(w)))
 				w &= w - 1
-				id := wi<<6 | k
-				ticks++
-				if !comps[id].Tick(now) {
-					e.sleep(ID(id), now)
-					continue
-				}
-				progress++
-				sl := sleepers[id]
-				if sl == nil {
-					again |= 1 << k
-					continue
-				}
-				// sleepAfterProgress, inlined by hand.
-				at, ok := sl.SleepUntil(now)
-				switch {
-				case !ok:
-				case at <= now+1:
-					again |= 1 << k
-				case e.armed[id] != at:
-					e.armed[id] = at
-					e.timers.push(timer{at: at, id: ID(id)})
-				}
-			}
-			if again != 0 {
-				next.leaf[wi] |= again
-				next.summary[si] |= 1 << b
-				next.any = true
 			}
 		}
 	}
-	e.stats.Ticks += ticks
+	cur.any = false
+	if cap(ids) != cap(e.due) {
+		e.due = ids // grown: keep the larger buffer
+	}
+	var progress uint64
+	for _, id := range ids {
+		if !e.comps[id].Tick(now) {
+			e.sleep(id, now)
+			continue
+		}
+		progress++
+		if sl := e.sleepers[id]; sl != nil {
+			at, ok := sl.SleepUntil(now)
+			if !ok {
+				continue
+			}
+			if at > now+1 {
+				if e.armed[id] != at {
+					e.armed[id] = at
+					e.timers.push(timer{at: at, id: id})
+				}
+				continue
+			}
+		}
+		e.next.add(id)
+	}
+	e.stats.Ticks += uint64(len(ids))
 	e.stats.Progress += progress
 	return progress
 }
