@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -248,3 +249,64 @@ func (p *pusher) Tick(now Cycle) bool {
 }
 
 func (p *pusher) NextWake(Cycle) (Cycle, bool) { return 0, false }
+
+// TestTimedQueueOrderProperty drives a TimedQueue with random pushes,
+// mostly in order of visibility cycle (the in-order ring) with some earlier
+// ones (the heap), and pops, and checks every pop, HeadAt and Len against
+// an oracle: the pending elements kept in a slice, the next one being the
+// earliest cycle, ties in push order (the rule in the TimedQueue doc). (The
+// consumer's wake-ups are covered by the engine's equivalence tests, whose
+// link feeds a TimedQueue.)
+func TestTimedQueueOrderProperty(t *testing.T) {
+	type el struct {
+		at  Cycle
+		seq int
+	}
+	for seed := uint64(1); seed <= 30; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		q := NewTimedQueue[int]("q")
+		var ref []el
+		seq := 0
+		last := Cycle(0)
+		now := Cycle(0)
+		for step := 0; step < 2000; step++ {
+			switch r := rng.IntN(10); {
+			case r < 5: // push, mostly in order
+				at := last + Cycle(rng.IntN(4))
+				if rng.IntN(5) == 0 {
+					at = now + Cycle(rng.IntN(20))
+				}
+				if at <= now {
+					at = now + 1
+				}
+				last = max(last, at)
+				q.Push(now, at, seq)
+				ref = append(ref, el{at, seq})
+				seq++
+			case r < 8: // pop
+				best := -1
+				for i, e := range ref {
+					if e.at <= now && (best < 0 || e.at < ref[best].at || e.at == ref[best].at && e.seq < ref[best].seq) {
+						best = i
+					}
+				}
+				v, ok := q.Pop(now)
+				if ok != (best >= 0) || ok && v != ref[best].seq {
+					t.Fatalf("seed %d step %d: Pop(%d) = %d, %v; want %v", seed, step, now, v, ok, ref[best:][:min(1, len(ref)-max(best, 0))])
+				}
+				if ok {
+					ref = append(ref[:best], ref[best+1:]...)
+				}
+			default:
+				now += Cycle(rng.IntN(3))
+			}
+			var want Cycle = Never
+			for _, e := range ref {
+				want = min(want, e.at)
+			}
+			if at, ok := q.HeadAt(); at != want || ok != (len(ref) > 0) || q.Len() != len(ref) {
+				t.Fatalf("seed %d step %d: HeadAt %d, %v, Len %d; want %d, %d", seed, step, at, ok, q.Len(), want, len(ref))
+			}
+		}
+	}
+}
