@@ -23,6 +23,7 @@ type Node struct {
 	Index int
 }
 
+// String returns "host N" or "switch N".
 func (n Node) String() string {
 	if n.Kind == HostNode {
 		return fmt.Sprintf("host %d", n.Index)
