@@ -37,9 +37,10 @@ type plan64 struct {
 
 // signPlan holds what depends on the sign of the value.
 type signPlan struct {
-	bias         uint64 // rounding bias, 0 when nothing is dropped
-	thrHi, thrLo uint64 // overflow threshold of the biased magnitude (all ones under Wrap: never)
-	sat          Value  // the result of an overflow: MAX, MIN, -MAX or 0
+	bias         uint64   // rounding bias, 0 when nothing is dropped
+	thrHi, thrLo uint64   // overflow threshold of the biased magnitude (all ones under Wrap: never)
+	sat          Value    // the result of an overflow: MAX, MIN, -MAX or 0
+	_            [16]byte // pad to 64 bytes: &sign[neg] is then one shift
 }
 
 // newPlan64 resolves the quantizer; ok is false when cast64 would not take
