@@ -385,7 +385,13 @@ func (d *Datapath) UpdateSpec(st State, in Input) (State, Output) {
 	a := fixedpoint.MulCast(tmt, uReg, d.fEwA, trn, wrap)
 	b := fixedpoint.MulCast(tau, uAcc, d.fEwA, trn, wrap)
 	s := fixedpoint.AddCast(a, b, d.fEwS, trn, wrap)
-	uNew := fixedpoint.MulCast(s, d.invT, d.fU, rnd, sat)
+	uNew := fixedpoint.MulCast(s, d.invT, d.fU, rnd, sat) // u_ewma
+	if !have {
+		// No valid hop (tau = 0): keep the stored U (a mux on the U
+		// register). The EWMA would give U*T*inv_t, and inv_t is 1/T
+		// rounded, so U could drift by an LSB on every such event.
+		uNew = uReg
+	}
 
 	// Line 22 (sender) / line 29 (receiver): commit Wc this event?
 	var updateWc bool

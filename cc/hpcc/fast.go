@@ -365,6 +365,9 @@ func (d *Datapath) Update(st State, in Input) (next State, out Output) {
 	b := tau * uAcc
 	hi, lo := bits.Mul64(a+b, p.invT)
 	uNew := p.cEw.cast(hi, lo)
+	if valid == 0 {
+		uNew = uReg // no valid hop: keep the stored U (UpdateSpec)
+	}
 
 	var updateWc bool
 	if c.Mode == Sender {

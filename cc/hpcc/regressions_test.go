@@ -66,3 +66,70 @@ func TestRegressionEtaOverUClamp(t *testing.T) {
 		}
 	}
 }
+
+// TestRegressionNoValidHopKeepsU: with no valid hop (tau = 0) U must stay
+// bit-identical (docs/datapath.md section 1, "no valid hop"). The EWMA of
+// line 9 at tau = 0 is U*T*inv_t, and inv_t is the 1/T table entry rounded
+// to TableEntryBits bits, not exactly 1/T: found by review, at T = 1000 or
+// 8000 every U code from 146.29 up (43% of the codes; T = 12000: from 217.0)
+// moved by one LSB on every such event, in Update and UpdateSpec alike
+// (T = 5000 and 10000 happen to round exactly). Fixed by a mux that keeps st_u when no
+// hop is selected. The case sweeps U codes over the whole register (evenly
+// spaced, odd-offset and edge codes) for T in {1000, 5000 (default), 8000,
+// 12000}, both encodings, and four ways of having no valid hop; the
+// expected U is the stored code itself, the float reference's U the
+// stored value.
+func TestRegressionNoValidHopKeepsU(t *testing.T) {
+	for _, e := range telemetry.Encodings() {
+		for _, tNs := range []uint32{1000, DefaultConfig().BaseRTTNs, 8000, 12000} {
+			c := DefaultConfigFor(e)
+			c.BaseRTTNs = tNs
+			d, r := mustDP(t, c), mustRef(t, c)
+			uMax := maxRaw(d.fU)
+			var codes []uint64
+			for k := uint64(0); k < 1024; k++ {
+				codes = append(codes, k*(uMax/1023), min(k*(uMax/1023)+k%7*0x1357, uMax))
+			}
+			codes = append(codes, 0, 1, 2, d.uinit.RawUint(), uMax-1, uMax)
+
+			// No valid hop: the only hop repeats its snapshot (dts = 0); the
+			// hop count changes (path change); the flow carries no hops; the
+			// only hop's speed code is reserved.
+			prev := hop(t, e, 1, 100, 5_000_000, 1_000_000*128, 8000)
+			moved := hop(t, e, 1, 100, 5_001_000, 1_000_000*128+11000, 6250)
+			bad := moved
+			bad.SpeedCode = 15 & (1<<e.SpeedBits() - 1)
+			type noHop struct {
+				name   string
+				stHops int
+				in     Input
+			}
+			cases := []noHop{
+				{"dts=0", 1, event(2000, prev)},
+				{"path change", 1, event(2000, moved, moved)},
+				{"no hops", 0, event(2000)},
+				{"reserved speed", 1, event(2000, bad)},
+			}
+			for _, cs := range cases {
+				for _, u := range codes {
+					st := State{Valid: true, NHops: uint8(cs.stHops), W: d.wmax.RawUint(), Wc: d.wmax.RawUint() / 2, U: u, LastUpdate: 1000}
+					if cs.stHops > 0 {
+						st.Hops[0] = d.record(&prev)
+					}
+					next, o := d.Update(st, cs.in)
+					nextS, oS := d.UpdateSpec(st, cs.in)
+					if o.HopValid != 0 || o.SelHop != NoHop {
+						t.Fatalf("%s T=%d %s: a hop is valid (%#x, sel %d): the case is wrong", e, tNs, cs.name, o.HopValid, o.SelHop)
+					}
+					if next.U != u || o.U != u || nextS.U != u || oS.U != u {
+						t.Fatalf("%s T=%d %s: U code %#x (%.9g) -> Update %#x, UpdateSpec %#x: want it unchanged",
+							e, tNs, cs.name, u, d.UValue(u), next.U, nextS.U)
+					}
+					if _, ro := r.Update(d.RefState(st), cs.in); ro.U != d.UValue(u) {
+						t.Fatalf("%s T=%d %s: float reference U %.12g -> %.12g: want it unchanged", e, tNs, cs.name, d.UValue(u), ro.U)
+					}
+				}
+			}
+		}
+	}
+}

@@ -276,7 +276,12 @@ func buildComb(d *hpcc.Datapath) (*rtl.Module, error) {
 	ea := m.FxMulCast(tmt, uReg, b.fEwA, trn, wrap)
 	eb := m.FxMulCast(tau, uAcc, b.fEwA, trn, wrap)
 	es := m.FxAddCast(ea, eb, b.fEwS, trn, wrap)
-	uNew := m.FxMulCast(es, b.tconst("inv_t"), b.fU, rnd, sat)
+	uEwma := m.FxMulCast(es, b.tconst("inv_t"), b.fU, rnd, sat)
+	uEwma.N.Named("u_ewma")
+	// No valid hop (tau = 0): keep st_u. The EWMA would give U*T*inv_t,
+	// which inv_t (1/T rounded) can move by an LSB.
+	have = have.Named("any_valid")
+	uNew := m.FxMux(have, uEwma, uReg)
 	uNew.N.Named("u_new")
 
 	// Line 22 (sender) / line 29 (receiver): commit Wc this event?

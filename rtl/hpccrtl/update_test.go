@@ -13,15 +13,24 @@ import (
 
 // testConfigs are the configurations the description is checked in: the
 // default (sender, IFA), Compact telemetry, and the receiver with dynamic
-// W_ai (a third reciprocal unit, the time-based commit).
+// W_ai (a third reciprocal unit, the time-based commit), each also with
+// T = 8000, whose 1/T table entry is not exact: there U*T*inv_t != U for
+// 43% of the U codes, so the random vectors' events with no valid hop (and
+// random U registers) show whether U is kept. (The vector generator cannot
+// yet produce every level-1 class at T = 1000 or 12000; those T are in
+// TestUpdateEvaluatorNoValidHop.)
 func testConfigs() map[string]hpcc.Config {
 	rx := hpcc.DefaultConfig()
 	rx.Mode = hpcc.Receiver
 	rx.DynamicWAI = true
+	withT := func(c hpcc.Config, t uint32) hpcc.Config { c.BaseRTTNs = t; return c }
 	return map[string]hpcc.Config{
-		"sender_ifa":     hpcc.DefaultConfig(),
-		"sender_compact": hpcc.DefaultConfigFor(telemetry.Compact),
-		"receiver_ifa":   rx,
+		"sender_ifa":           hpcc.DefaultConfig(),
+		"sender_compact":       hpcc.DefaultConfigFor(telemetry.Compact),
+		"receiver_ifa":         rx,
+		"sender_ifa_t8000":     withT(hpcc.DefaultConfig(), 8000),
+		"sender_compact_t8000": withT(hpcc.DefaultConfigFor(telemetry.Compact), 8000),
+		"receiver_ifa_t8000":   withT(rx, 8000),
 	}
 }
 
@@ -86,6 +95,96 @@ func TestUpdateEvaluatorVsGolden(t *testing.T) {
 			}
 			t.Logf("%d vectors (%d nodes) bit-exact", set.Len(), len(m.Nodes))
 		})
+	}
+}
+
+// TestUpdateEvaluatorNoValidHop checks the description against the golden
+// datapath (cc/hpcc Update) on events where no hop is valid, with the U
+// register swept over its whole range, for T = 1000, 5000 (default), 8000
+// and 12000: both must keep U bit-identical (docs/datapath.md, "no valid
+// hop": the u_next mux selects st_u). The events: the hop count changed
+// (path change), no hops on the path, and every hop repeating its stored
+// snapshot (dts = 0; the stored state is what the golden datapath recorded
+// on the flow's first event). Before the mux, the EWMA at tau = 0 gave
+// U*T*inv_t, one LSB off for 43% of the U codes at T = 1000 and 8000.
+func TestUpdateEvaluatorNoValidHop(t *testing.T) {
+	for name, base := range map[string]hpcc.Config{"sender_ifa": hpcc.DefaultConfig(), "sender_compact": hpcc.DefaultConfigFor(telemetry.Compact), "receiver_ifa": testConfigs()["receiver_ifa"]} {
+		for _, tNs := range []uint32{1000, hpcc.DefaultConfig().BaseRTTNs, 8000, 12000} {
+			t.Run(fmt.Sprintf("%s_t%d", name, tNs), func(t *testing.T) {
+				cfg := base
+				cfg.BaseRTTNs = tNs
+				d, err := hpcc.NewDatapath(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, err := UpdateComb(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sim, err := rtl.NewSim(m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				inT, outT := d.InputTable(), d.OutputTable()
+				// A 2-hop flow whose stored state is its first event's record.
+				var first hpcc.Input
+				first.NHops, first.Seq, first.SndNxt, first.NowNs, first.NFlows = 2, 10, 1000, 10, 3
+				for i := 0; i < 2; i++ {
+					h, err := telemetry.FromPhysical(cfg.Encoding, telemetry.Physical{SwitchID: uint32(i + 1), PortID: 1, SpeedGbps: 100,
+						TsNs: 5_000_000 + uint64(i)*100, TxBytes: 1 << 20, QlenBytes: 4000})
+					if err != nil {
+						t.Fatal(err)
+					}
+					first.Hops[i] = h
+				}
+				st0, _ := d.Update(hpcc.State{}, first)
+				again := first // every hop: dts = 0
+				again.Seq, again.SndNxt, again.NowNs = 2000, 3000, 20000
+				pathChange := again
+				pathChange.NHops = 3
+				noHops := again
+				noHops.NHops = 0
+				kinds := []struct {
+					name   string
+					stHops uint8
+					in     hpcc.Input
+				}{{"dts0", 2, again}, {"path_change", 2, pathChange}, {"no_hops", 0, noHops}}
+
+				uMax := uint64(1)<<uint(cfg.Formats.U.W) - 1
+				codes := []uint64{0, 1, uMax - 1, uMax}
+				for k := uint64(0); k < 256; k++ {
+					codes = append(codes, k*(uMax/255), min(k*(uMax/255)+k%5*0x2469, uMax))
+				}
+				iw := make([]uint64, (inT.Width+63)/64)
+				ow := make([]uint64, (outT.Width+63)/64)
+				for _, kd := range kinds {
+					for _, u := range codes {
+						st := st0
+						st.NHops, st.U = kd.stHops, u
+						next, out := d.Update(st, kd.in)
+						if out.HopValid != 0 || next.U != u {
+							t.Fatalf("%s U %#x: golden hop_valid %#x U -> %#x: want no valid hop, U kept", kd.name, u, out.HopValid, next.U)
+						}
+						clear(iw)
+						clear(ow)
+						if err := d.PackInput(st, kd.in, iw); err != nil {
+							t.Fatal(err)
+						}
+						if err := d.PackOutput(next, out, ow); err != nil {
+							t.Fatal(err)
+						}
+						for i, f := range inT.Fields {
+							sim.SetInUint(i, fieldtable.Get(iw, f))
+						}
+						for i, f := range outT.Fields {
+							if got, want := sim.Out(i).Uint64(), fieldtable.Get(ow, f); got != want {
+								t.Fatalf("%s U %#x: %s: evaluator %#x, golden %#x", kd.name, u, f.Name, got, want)
+							}
+						}
+					}
+				}
+			})
+		}
 	}
 }
 
