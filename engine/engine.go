@@ -107,7 +107,7 @@ type Engine struct {
 	names []string
 	// sleepers[id] is comps[id] as a Sleeper, nil if it is not one.
 	sleepers []Sleeper
-	due      []ID // scratch: the IDs tickDue ticks
+	due      []ID // scratch: the IDs tickDue ticks; len(due) == len(comps)
 	// cur holds the components due in the cycle being executed (or, between
 	// cycles, in cycle now); next those due in the cycle after it.
 	cur, next *dueSet
@@ -182,6 +182,7 @@ func (e *Engine) Add(name string, c Component) (ID, error) {
 	id := ID(len(e.comps))
 	e.comps = append(e.comps, c)
 	e.names = append(e.names, name)
+	e.due = append(e.due, 0) // tickDue's scratch holds every ID
 	sl, _ := c.(Sleeper)
 	e.sleepers = append(e.sleepers, sl)
 	e.armed = append(e.armed, Never)
@@ -333,7 +334,8 @@ func (e *Engine) tickDue(now Cycle) uint64 {
 	// wake-ups go to e.next or to timers), so that the ticking loop keeps
 	// little state alive across the calls into components.
 	cur := e.cur
-	ids := e.due[:0]
+	ids := e.due[:cap(e.due)] // room for every ID
+	n := 0
 	leaf := cur.leaf
 	for si, sw := range cur.summary {
 		if sw == 0 {
@@ -346,17 +348,16 @@ func (e *Engine) tickDue(now Cycle) uint64 {
 			w := leaf[wi]
 			leaf[wi] = 0
 			for w != 0 {
-				ids = append(ids, ID(wi<<6|bits.TrailingZeros64(w)))
+				ids[n] = ID(wi<<6 | bits.TrailingZeros64(w))
+				n++
 				w &= w - 1
 			}
 		}
 	}
 	cur.any = false
-	if cap(ids) != cap(e.due) {
-		e.due = ids // grown: keep the larger buffer
-	}
+	next := e.next
 	var progress uint64
-	for _, id := range ids {
+	for _, id := range ids[:n] {
 		if !e.comps[id].Tick(now) {
 			e.sleep(id, now)
 			continue
@@ -375,9 +376,12 @@ func (e *Engine) tickDue(now Cycle) uint64 {
 				continue
 			}
 		}
-		e.next.add(id)
+		w := uint(id) >> 6
+		next.leaf[w] |= 1 << (uint(id) & 63)
+		next.summary[w>>6] |= 1 << (w & 63)
+		next.any = true
 	}
-	e.stats.Ticks += uint64(len(ids))
+	e.stats.Ticks += uint64(n)
 	e.stats.Progress += progress
 	return progress
 }
