@@ -19,7 +19,9 @@
 // hardware counters.
 //
 // Operations on formats up to 64 bits never allocate; wider operands take an
-// exact math/big path that gives the same bits. Library code never panics
+// exact math/big path that gives the same bits. A datapath stage with fixed
+// formats and modes can resolve them once with NewCaster or NewMulCaster:
+// the plan's Cast/MulCast give the same bits at a fraction of the cost. Library code never panics
 // (except MustFormat on a bad literal); errors name the operand and value.
 //
 // The full specification, with the mode tables, worked examples, the
