@@ -3,10 +3,11 @@ package cli
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hpccgold/hpccgold/internal/testtool"
 )
 
 // TestCosimExitStatus runs `cosim` end to end under Icarus on the first
@@ -14,14 +15,7 @@ import (
 // whose expected.hex has one flipped bit (exit 1, the mismatch reported
 // field by field).
 func TestCosimExitStatus(t *testing.T) {
-	for _, tool := range []string{"iverilog", "vvp", "verilator"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("HPCCGOLD_REQUIRE_TOOLS") == "1" {
-				t.Fatal(err)
-			}
-			t.Skip(err)
-		}
-	}
+	testtool.Need(t, "iverilog", "vvp", "verilator")
 	vec := t.TempDir()
 	var out, errb bytes.Buffer
 	if code := Main([]string{"vectors", "gen", "--count", "50", "--out", vec, "--no-jsonl"}, &out, &errb); code != 0 {

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hpccgold/hpccgold/internal/testtool"
 )
 
 // TestLDCPVectorsEmitCosim runs the LDCP paths of three commands end to
@@ -69,14 +70,7 @@ func TestLDCPVectorsEmitCosim(t *testing.T) {
 		t.Error("emit verilog --cc ldcp wrote hpcc_update.v")
 	}
 
-	for _, tool := range []string{"iverilog", "vvp", "verilator"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("HPCCGOLD_REQUIRE_TOOLS") == "1" {
-				t.Fatal(err)
-			}
-			t.Skip(err)
-		}
-	}
+	testtool.Need(t, "iverilog", "vvp", "verilator")
 	args := []string{"cosim", "--simulator", "icarus", "--vectors", vec, "--limit", "300", "--stages", "1", "--work", t.TempDir(), "--cache", t.TempDir()}
 	code, out, errs = runCLI(args...)
 	if code != 0 || !strings.Contains(out, "ldcp_update under icarus") || !strings.Contains(out, "300 passed, 0 failed") {

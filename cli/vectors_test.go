@@ -3,10 +3,11 @@ package cli
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hpccgold/hpccgold/internal/testtool"
 )
 
 // TestVectorsCommand runs vectors gen, verify, check and cover end to end on
@@ -107,14 +108,7 @@ func TestVectorsFromSim(t *testing.T) {
 			t.Errorf("%q: exit %d, want 2", args, code)
 		}
 	}
-	for _, tool := range []string{"iverilog", "vvp", "verilator"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("HPCCGOLD_REQUIRE_TOOLS") == "1" {
-				t.Fatal(err)
-			}
-			t.Skip(err)
-		}
-	}
+	testtool.Need(t, "iverilog", "vvp", "verilator")
 	code, out, errs = run("cosim", "--simulator", "icarus", "--vectors", dir, "--stages", "1", "--work", t.TempDir(), "--cache", t.TempDir())
 	if code != 0 || !strings.Contains(out, "300 passed, 0 failed") {
 		t.Fatalf("cosim on the captured set: exit %d\n%s\n%s", code, out, errs)

@@ -12,27 +12,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-)
 
-// requireTool fails the test when HPCCGOLD_REQUIRE_TOOLS=1 (CI) and skips it
-// otherwise: the team rule for tests that need external tools.
-func requireTool(t *testing.T, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if os.Getenv("HPCCGOLD_REQUIRE_TOOLS") == "1" {
-		t.Fatalf("%s (HPCCGOLD_REQUIRE_TOOLS=1; install with: apt-get install -y g++ libsystemc-dev)", msg)
-	}
-	t.Skip(msg)
-}
+	"github.com/hpccgold/hpccgold/internal/testtool"
+)
 
 // buildSystemCHelper compiles testdata/sc_cross.cpp against libsystemc into
 // a temporary directory and returns the binary's path.
 func buildSystemCHelper(t *testing.T) string {
 	t.Helper()
-	gxx, err := exec.LookPath("g++")
-	if err != nil {
-		requireTool(t, "g++ not found")
-	}
+	gxx := testtool.Need(t, "g++")[0]
 	src, err := filepath.Abs(filepath.Join("testdata", "sc_cross.cpp"))
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +30,7 @@ func buildSystemCHelper(t *testing.T) string {
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if bytes.Contains(out, []byte("systemc.h")) || bytes.Contains(out, []byte("-lsystemc")) {
-			requireTool(t, "SystemC (libsystemc-dev) not usable: %s", firstLine(out))
+			testtool.Missing(t, "SystemC not usable: "+firstLine(out), "libsystemc-dev")
 		}
 		t.Fatalf("building sc_cross: %v\n%s", err, out)
 	}

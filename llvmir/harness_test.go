@@ -13,23 +13,10 @@ import (
 	"testing"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/internal/testtool"
 	"github.com/hpccgold/hpccgold/rtl"
 	"github.com/hpccgold/hpccgold/vectors"
 )
-
-// needProgram returns the path of an external program, failing the test
-// when it is missing and HPCCGOLD_REQUIRE_TOOLS=1, skipping it otherwise.
-func needProgram(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("HPCCGOLD_REQUIRE_TOOLS") == "1" {
-			t.Fatalf("%s: %v", name, err)
-		}
-		t.Skipf("%s: %v", name, err)
-	}
-	return p
-}
 
 // parseHexWords parses a hex line of bits bits into little-endian words.
 func parseHexWords(t testing.TB, line string, bits int) []uint64 {
@@ -143,7 +130,7 @@ func passFail(t testing.TB, out string) (int, int) {
 func TestCxxHarness(t *testing.T) {
 	t.Parallel()
 	tools := needTools(t)
-	cxx := needProgram(t, "clang++")
+	cxx := testtool.Need(t, "clang++")[0]
 	r := rand.New(rand.NewPCG(77, 1))
 	m := rtl.NewModule("mixed", "C++ harness types")
 	a := m.In("a", 100, false)
@@ -199,7 +186,7 @@ func TestCxxHarness(t *testing.T) {
 func TestVerilatorDPI(t *testing.T) {
 	t.Parallel()
 	tools := needTools(t)
-	verilator := needProgram(t, "verilator")
+	verilator := testtool.Need(t, "verilator")[0]
 	cfg := hpcc.DefaultConfig()
 	md, prog := sharedHPCC(t, tools)
 	obj := filepath.Dir(prog)

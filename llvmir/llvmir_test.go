@@ -3,7 +3,6 @@ package llvmir
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpccgold/hpccgold/internal/testtool"
 	"github.com/hpccgold/hpccgold/rtl"
 )
 
@@ -20,12 +20,7 @@ import (
 func needTools(t testing.TB) Tools {
 	t.Helper()
 	tools, err := FindTools()
-	if err != nil {
-		if os.Getenv("HPCCGOLD_REQUIRE_TOOLS") == "1" || !errors.Is(err, ErrToolMissing) {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	testtool.Require(t, err, ErrToolMissing, "clang", "opt")
 	return tools
 }
 

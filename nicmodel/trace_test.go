@@ -18,6 +18,7 @@ import (
 	"github.com/google/gopacket/pcapgo"
 
 	"github.com/hpccgold/hpccgold/engine"
+	"github.com/hpccgold/hpccgold/internal/testtool"
 	"github.com/hpccgold/hpccgold/pipeline/wire"
 )
 
@@ -195,20 +196,6 @@ func TestTraceFiles(t *testing.T) {
 	}
 }
 
-// needTool returns the path of an external tool, failing the test when
-// HPCCGOLD_REQUIRE_TOOLS=1 and it is missing, skipping otherwise (BRIEF).
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("HPCCGOLD_REQUIRE_TOOLS") == "1" {
-			t.Fatalf("%s not found and HPCCGOLD_REQUIRE_TOOLS=1: %v", name, err)
-		}
-		t.Skipf("%s not installed", name)
-	}
-	return p
-}
-
 // TestPcapTshark runs Debian's tshark over both NICs' Tx and Rx captures of
 // the golden run with UDP 4791 decoded as InfiniBand (RoCEv2). Oracle:
 // tshark's dissection must show, for every frame, UDP destination port
@@ -216,7 +203,7 @@ func needTool(t *testing.T, name string) string {
 // wire.Decode from the same capture), the AETH MSN of acknowledgements,
 // and a capture timestamp equal to the frame's cycle in ns (1 GHz clock).
 func TestPcapTshark(t *testing.T) {
-	tshark := needTool(t, "tshark")
+	tshark := testtool.Need(t, "tshark")[0]
 	r := goldenRun(t, false)
 	dir := t.TempDir()
 	for _, name := range []string{"A.tx.pcap", "A.rx.pcap", "B.tx.pcap", "B.rx.pcap"} {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hpccgold/hpccgold/engine"
+	"github.com/hpccgold/hpccgold/internal/testtool"
 )
 
 // vcdChange is one value of a signal from a time on.
@@ -230,14 +231,8 @@ func TestVCDSyntax(t *testing.T) {
 			}
 		}
 	}
-	v2f, err1 := exec.LookPath("vcd2fst")
-	f2v, err2 := exec.LookPath("fst2vcd")
-	if err1 != nil || err2 != nil {
-		if os.Getenv("HPCCGOLD_REQUIRE_TOOLS") == "1" {
-			t.Fatal("GTKWave's vcd2fst/fst2vcd not installed (Debian package gtkwave) and HPCCGOLD_REQUIRE_TOOLS=1")
-		}
-		t.Skip("GTKWave's vcd2fst/fst2vcd not installed: round trip skipped")
-	}
+	gtk := testtool.Need(t, "vcd2fst", "fst2vcd") // GTKWave's converters
+	v2f, f2v := gtk[0], gtk[1]
 	dir := t.TempDir()
 	in, fst := filepath.Join(dir, "n.vcd"), filepath.Join(dir, "n.fst")
 	if err := os.WriteFile(in, r.files["nics.vcd"], 0o644); err != nil {

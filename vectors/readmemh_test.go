@@ -10,21 +10,8 @@ import (
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/fieldtable"
+	"github.com/hpccgold/hpccgold/internal/testtool"
 )
-
-// requireTool returns the path of an external tool, skipping the test when
-// it is missing unless HPCCGOLD_REQUIRE_TOOLS=1 (CI), where it fails.
-func requireTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("HPCCGOLD_REQUIRE_TOOLS") == "1" {
-			t.Fatalf("%s not found and HPCCGOLD_REQUIRE_TOOLS=1", name)
-		}
-		t.Skipf("%s not found", name)
-	}
-	return p
-}
 
 // TestReadmemhIcarus checks that a Verilog testbench reads the vector
 // files the way this package means them, using only the generated
@@ -33,8 +20,8 @@ func requireTool(t *testing.T, name string) string {
 // prints every field of every vector through the _MSB/_LSB defines; the
 // oracle is the same fields extracted in Go with fieldtable.Get.
 func TestReadmemhIcarus(t *testing.T) {
-	iverilog := requireTool(t, "iverilog")
-	vvp := requireTool(t, "vvp")
+	tools := testtool.Need(t, "iverilog", "vvp")
+	iverilog, vvp := tools[0], tools[1]
 	dir := t.TempDir()
 	m, err := NewHPCC(hpcc.DefaultConfig())
 	if err != nil {

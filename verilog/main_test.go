@@ -1,7 +1,6 @@
 package verilog
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hpccgold/hpccgold/fieldtable"
+	"github.com/hpccgold/hpccgold/internal/testtool"
 	"github.com/hpccgold/hpccgold/rtl"
 )
 
@@ -34,12 +34,7 @@ func TestMain(m *testing.M) {
 func needTools(t *testing.T) Tools {
 	t.Helper()
 	tools, err := FindTools()
-	if err != nil {
-		if os.Getenv("HPCCGOLD_REQUIRE_TOOLS") == "1" || !errors.Is(err, ErrToolMissing) {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	testtool.Require(t, err, ErrToolMissing, "verilator", "iverilog", "vvp", "yosys")
 	return tools
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/google/gopacket/pcapgo"
 
 	"github.com/hpccgold/hpccgold/atomicfile"
+	"github.com/hpccgold/hpccgold/internal/testtool"
 	"github.com/hpccgold/hpccgold/telemetry"
 )
 
@@ -97,20 +98,6 @@ func writePcap(path string, frames [][]byte) error {
 	})
 }
 
-// needTool returns the path of an external tool, failing the test when
-// HPCCGOLD_REQUIRE_TOOLS=1 and it is missing, skipping otherwise (BRIEF).
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("HPCCGOLD_REQUIRE_TOOLS") == "1" {
-			t.Fatalf("%s not found and HPCCGOLD_REQUIRE_TOOLS=1: %v", name, err)
-		}
-		t.Skipf("%s not installed: %v", name, err)
-	}
-	return p
-}
-
 // TestPcapTshark writes generated frames to a nanosecond pcap and has
 // Debian's tshark dissect it with UDP 4791 decoded as InfiniBand
 // (`tshark -r file -V -d udp.port==4791,infiniband`, plus IPv4 and UDP
@@ -124,7 +111,7 @@ func needTool(t *testing.T, name string) string {
 // lengths. The
 // capture timestamps must come back with nanosecond resolution.
 func TestPcapTshark(t *testing.T) {
-	tshark := needTool(t, "tshark")
+	tshark := testtool.Need(t, "tshark")[0]
 	pkts := pcapPackets(t)
 	var frames [][]byte
 	for _, p := range pkts {

@@ -2,7 +2,6 @@ package cosim
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/fieldtable"
+	"github.com/hpccgold/hpccgold/internal/testtool"
 	"github.com/hpccgold/hpccgold/verilog"
 )
 
@@ -26,14 +26,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// needTools fails the test when a simulator or Yosys is missing and
+// HPCCGOLD_REQUIRE_TOOLS=1 (CI), skipping it otherwise.
 func needTools(t *testing.T) {
 	t.Helper()
-	if _, err := verilog.FindTools(); err != nil {
-		if os.Getenv("HPCCGOLD_REQUIRE_TOOLS") == "1" || !errors.Is(err, verilog.ErrToolMissing) {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	_, err := verilog.FindTools()
+	testtool.Require(t, err, verilog.ErrToolMissing, "verilator", "iverilog", "vvp", "yosys")
 }
 
 // TestUpdateVerilator co-simulates the pipelined hpcc_update (default

@@ -2,11 +2,10 @@ package synthtest
 
 import (
 	"context"
-	"errors"
-	"os"
 	"testing"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/internal/testtool"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/telemetry"
 	"github.com/hpccgold/hpccgold/verilog"
@@ -21,12 +20,7 @@ import (
 // hop slot, a two-entry flow table, one update stage.
 func TestEmittedRTLLintAndSynth(t *testing.T) {
 	tools, err := verilog.FindTools()
-	if err != nil {
-		if os.Getenv("HPCCGOLD_REQUIRE_TOOLS") == "1" || !errors.Is(err, verilog.ErrToolMissing) {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	testtool.Require(t, err, verilog.ErrToolMissing, "verilator", "iverilog", "vvp", "yosys")
 	cfg := hpcc.DefaultConfigFor(telemetry.Compact)
 	cfg.MaxHops = 1
 	m, err := hpccrtl.Module(cfg, hpccrtl.ModuleOptions{Stages: 1, FlowBits: 1})

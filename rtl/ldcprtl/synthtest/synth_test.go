@@ -2,11 +2,10 @@ package synthtest
 
 import (
 	"context"
-	"errors"
-	"os"
 	"testing"
 
 	"github.com/hpccgold/hpccgold/cc/ldcp"
+	"github.com/hpccgold/hpccgold/internal/testtool"
 	"github.com/hpccgold/hpccgold/rtl/ldcprtl"
 	"github.com/hpccgold/hpccgold/verilog"
 )
@@ -18,12 +17,7 @@ import (
 // figures are in docs/rtl.md).
 func TestLDCPLintAndSynth(t *testing.T) {
 	tools, err := verilog.FindTools()
-	if err != nil {
-		if os.Getenv("HPCCGOLD_REQUIRE_TOOLS") == "1" || !errors.Is(err, verilog.ErrToolMissing) {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	testtool.Require(t, err, verilog.ErrToolMissing, "verilator", "iverilog", "vvp", "yosys")
 	ctx := context.Background()
 	for _, stages := range []int{0, 3} {
 		m, _, err := ldcprtl.Update(ldcp.DefaultConfig(), stages)
