@@ -365,7 +365,7 @@ func (d *Datapath) Update(st State, in Input) (next State, out Output) {
 	b := tau * uAcc
 	hi, lo := bits.Mul64(a+b, p.invT)
 	uNew := p.cEw.cast(hi, lo)
-	if valid == 0 {
+	if out.HopValid == 0 { // (out.HopValid is valid; reading it back keeps one less value live in the loops)
 		uNew = uReg // no valid hop: keep the stored U (UpdateSpec)
 	}
 
