@@ -36,7 +36,7 @@ func New(name string, specs []Spec) (Table, error) {
 	t := Table{Name: name}
 	seen := make(map[string]bool, len(specs))
 	for i, s := range specs {
-		if !isIdent(s.Name) {
+		if !IsIdent(s.Name) {
 			return Table{}, fmt.Errorf("fieldtable %s: field %d: Name=%q: must be an identifier [A-Za-z_][A-Za-z0-9_]*", name, i, s.Name)
 		}
 		if seen[s.Name] {
@@ -52,7 +52,13 @@ func New(name string, specs []Spec) (Table, error) {
 	return t, nil
 }
 
-func isIdent(s string) bool {
+// IsIdent reports whether s is a simple identifier [A-Za-z_][A-Za-z0-9_]*:
+// ASCII letters, digits and underscores, not starting with a digit. That is
+// the Verilog-2005 simple identifier (IEEE 1364-2005 section 3.7) without
+// the "$" it also allows, so the name is equally valid in Verilog, C, Go and
+// VCD scopes. It does not reject Verilog keywords; callers that emit names
+// into Verilog check those separately.
+func IsIdent(s string) bool {
 	if s == "" {
 		return false
 	}

@@ -51,6 +51,26 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
+// TestIsIdent checks IsIdent against the rule [A-Za-z_][A-Za-z0-9_]*
+// (expected values written from that rule): letters, underscore and, after
+// the first character, digits; nothing else, including "$", non-ASCII
+// letters and the empty string. Keywords are identifiers here.
+func TestIsIdent(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{"a", true}, {"Z", true}, {"_", true}, {"_0", true}, {"ns_valid", true}, {"W1", true},
+		{"module", true}, {"aZ09_", true},
+		{"", false}, {"1a", false}, {"9", false}, {"a-b", false}, {"a.b", false}, {"a b", false},
+		{"a$", false}, {"$a", false}, {"\\a", false}, {"é", false}, {"aé", false}, {"a\x00", false},
+	} {
+		if got := IsIdent(c.s); got != c.want {
+			t.Errorf("IsIdent(%q) = %v, want %v", c.s, got, c.want)
+		}
+	}
+}
+
 // TestRoundTrip packs random values into random layouts (fields straddling
 // word boundaries included), prints hex, parses it back, and checks every
 // field; the oracle is the values put in.

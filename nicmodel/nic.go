@@ -6,6 +6,7 @@ import (
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/engine"
+	"github.com/hpccgold/hpccgold/fieldtable"
 	"github.com/hpccgold/hpccgold/pipeline"
 	"github.com/hpccgold/hpccgold/pipeline/wire"
 	"github.com/hpccgold/hpccgold/scheduler"
@@ -121,7 +122,7 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 	if name == "" {
 		name = "nic"
 	}
-	if !vcdIdent(name) {
+	if !fieldtable.IsIdent(name) {
 		return nil, fmt.Errorf("nicmodel: Options.Name=%q: must be [A-Za-z_][A-Za-z0-9_]*", name)
 	}
 	cfgJSON, err := cfg.JSON()

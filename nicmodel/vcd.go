@@ -9,6 +9,7 @@ import (
 	"github.com/hpccgold/hpccgold/atomicfile"
 	"github.com/hpccgold/hpccgold/buildinfo"
 	"github.com/hpccgold/hpccgold/engine"
+	"github.com/hpccgold/hpccgold/fieldtable"
 )
 
 // VCD records chosen signals of one or more NICs as a Value Change Dump
@@ -68,11 +69,11 @@ func (v *VCD) Add(scope, name string, width int, get func() uint64) error {
 	if width < 1 || width > 64 {
 		return fmt.Errorf("nicmodel: VCD: signal %s.%s: width=%d: must be in [1,64]", scope, name, width)
 	}
-	if !vcdIdent(name) {
+	if !fieldtable.IsIdent(name) {
 		return fmt.Errorf("nicmodel: VCD: signal name %q: must be [A-Za-z_][A-Za-z0-9_]*", name)
 	}
 	for _, p := range strings.Split(scope, ".") {
-		if !vcdIdent(p) {
+		if !fieldtable.IsIdent(p) {
 			return fmt.Errorf("nicmodel: VCD: scope %q: each part must be [A-Za-z_][A-Za-z0-9_]*", scope)
 		}
 	}
@@ -81,18 +82,6 @@ func (v *VCD) Add(scope, name string, width int, get func() uint64) error {
 	}
 	v.sigs = append(v.sigs, vcdSignal{scope: scope, name: name, width: width, get: get, id: vcdID(len(v.sigs))})
 	return nil
-}
-
-func vcdIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range s {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
 }
 
 // vcdID is the n-th identifier code: base-94 over the printable ASCII

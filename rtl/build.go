@@ -3,6 +3,8 @@ package rtl
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/hpccgold/hpccgold/fieldtable"
 )
 
 // newNode appends a node. Construction after an error returns a placeholder
@@ -44,7 +46,7 @@ func (m *Module) placeholder(w int, signed bool) *Node {
 // portName reserves name for a port. A port name wins over an internal
 // node's readable name: such a node is renamed (name_<id>).
 func (m *Module) portName(name string) bool {
-	if !isIdent(name) || reserved[name] || m.ports[name] || name == "clk" || name == "rst" {
+	if !fieldtable.IsIdent(name) || reserved[name] || m.ports[name] || name == "clk" || name == "rst" {
 		return false
 	}
 	if m.names[name] {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/hpccgold/hpccgold/fieldtable"
 )
 
 // Op is the operation a Node performs. Every operation has one result whose
@@ -163,7 +165,7 @@ type Module struct {
 // NewModule returns an empty module. name must be an identifier.
 func NewModule(name, doc string) *Module {
 	m := &Module{Name: name, Doc: doc, names: map[string]bool{}, ports: map[string]bool{}}
-	if !isIdent(name) || reserved[name] {
+	if !fieldtable.IsIdent(name) || reserved[name] {
 		m.fail("module name %q: must be a non-reserved identifier", name)
 	}
 	for _, r := range []string{"clk", "rst"} {
@@ -221,19 +223,6 @@ func (m *Module) Input(name string) *Node {
 // AddParam appends a configuration line for generated-file headers.
 func (m *Module) AddParam(key, value string) { m.Params = append(m.Params, Param{key, value}) }
 
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range s {
-		ok := c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9')
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
 // reserved holds Verilog-2005 and SystemVerilog keywords (Verilator parses
 // .v files as SystemVerilog) that generated names must avoid.
 var reserved = func() map[string]bool {
@@ -267,8 +256,8 @@ var reserved = func() map[string]bool {
 // claim reserves a unique name derived from hint (hint itself when free,
 // else hint_<id>).
 func (m *Module) claim(hint string, id int) string {
-	if !isIdent(hint) || reserved[hint] || m.names[hint] {
-		if !isIdent(hint) {
+	if !fieldtable.IsIdent(hint) || reserved[hint] || m.names[hint] {
+		if !fieldtable.IsIdent(hint) {
 			hint = "n"
 		}
 		hint = hint + "_" + strconv.Itoa(id)

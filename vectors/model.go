@@ -156,7 +156,7 @@ func validateModel(m Model) error {
 	}
 	seen := map[string]bool{RandomClass: true}
 	for i, c := range m.Classes() {
-		if !isIdent(c.Name) || seen[c.Name] {
+		if !fieldtable.IsIdent(c.Name) || seen[c.Name] {
 			return fmt.Errorf("vectors: model %s: class %d: Name=%q: must be a unique identifier other than %q", m.Name(), i, c.Name, RandomClass)
 		}
 		seen[c.Name] = true
@@ -166,7 +166,7 @@ func validateModel(m Model) error {
 	}
 	seenP := map[string]bool{}
 	for i, p := range m.CoverPoints() {
-		if !isIdent(p.Name) || seenP[p.Name] {
+		if !fieldtable.IsIdent(p.Name) || seenP[p.Name] {
 			return fmt.Errorf("vectors: model %s: cover point %d: Name=%q: must be a unique identifier", m.Name(), i, p.Name)
 		}
 		seenP[p.Name] = true
@@ -175,16 +175,4 @@ func validateModel(m Model) error {
 		}
 	}
 	return nil
-}
-
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range s {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
 }
