@@ -4,23 +4,16 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/hpccgold/hpccgold/cc/ccutil"
 	"github.com/hpccgold/hpccgold/fieldtable"
 	"github.com/hpccgold/hpccgold/telemetry"
 )
 
 // binding ties one field of a transaction table to a Go value.
-type binding struct {
-	spec fieldtable.Spec
-	get  func(st *State, in *Input, out *Output) uint64
-	set  func(st *State, in *Input, out *Output, v uint64)
-}
+type binding ccutil.Binding[State, Input, Output]
 
-func b2u(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
-}
+// transaction is a laid-out table with its bindings.
+type transaction = ccutil.Transaction[State, Input, Output]
 
 // stateBindings are the flow-table fields, named prefix+name (st_ before,
 // ns_ after the update).
@@ -33,7 +26,7 @@ func (d *Datapath) stateBindings(prefix, when string) []binding {
 	}
 	bs := []binding{
 		{fieldtable.Spec{Name: prefix + "valid", Width: 1, Format: "bool", Doc: when + ": flow has seen telemetry"},
-			func(s *State, _ *Input, _ *Output) uint64 { return b2u(s.Valid) },
+			func(s *State, _ *Input, _ *Output) uint64 { return ccutil.B2U(s.Valid) },
 			func(s *State, _ *Input, _ *Output, v uint64) { s.Valid = v != 0 }},
 		{fieldtable.Spec{Name: prefix + "nhops", Width: c.NHopsBits(), Format: "uint", Doc: when + ": hop count of the stored telemetry"},
 			func(s *State, _ *Input, _ *Output) uint64 { return uint64(s.NHops) },
@@ -157,16 +150,16 @@ func (d *Datapath) outputBindings() []binding {
 			func(_ *State, _ *Input, o *Output) uint64 { return o.Rate },
 			func(_ *State, _ *Input, o *Output, v uint64) { o.Rate = v }},
 		{fieldtable.Spec{Name: "out_first", Width: 1, Format: "bool", Doc: "first event of the flow"},
-			func(_ *State, _ *Input, o *Output) uint64 { return b2u(o.First) },
+			func(_ *State, _ *Input, o *Output) uint64 { return ccutil.B2U(o.First) },
 			func(_ *State, _ *Input, o *Output, v uint64) { o.First = v != 0 }},
 		{fieldtable.Spec{Name: "out_mi", Width: 1, Format: "bool", Doc: "multiplicative step (line 12)"},
-			func(_ *State, _ *Input, o *Output) uint64 { return b2u(o.MI) },
+			func(_ *State, _ *Input, o *Output) uint64 { return ccutil.B2U(o.MI) },
 			func(_ *State, _ *Input, o *Output, v uint64) { o.MI = v != 0 }},
 		{fieldtable.Spec{Name: "out_update_wc", Width: 1, Format: "bool", Doc: "Wc and incStage committed"},
-			func(_ *State, _ *Input, o *Output) uint64 { return b2u(o.UpdateWc) },
+			func(_ *State, _ *Input, o *Output) uint64 { return ccutil.B2U(o.UpdateWc) },
 			func(_ *State, _ *Input, o *Output, v uint64) { o.UpdateWc = v != 0 }},
 		{fieldtable.Spec{Name: "out_notify", Width: 1, Format: "bool", Doc: "receiver: send a notification with W"},
-			func(_ *State, _ *Input, o *Output) uint64 { return b2u(o.Notify) },
+			func(_ *State, _ *Input, o *Output) uint64 { return ccutil.B2U(o.Notify) },
 			func(_ *State, _ *Input, o *Output, v uint64) { o.Notify = v != 0 }},
 		{fieldtable.Spec{Name: "out_sel_hop", Width: bitsFor(nh), Format: "uint", Doc: fmt.Sprintf("hop of the maximum u' (%d = none)", nh)},
 			func(_ *State, _ *Input, o *Output) uint64 {
@@ -187,22 +180,12 @@ func (d *Datapath) outputBindings() []binding {
 	}
 }
 
-// transaction is a laid-out table with its bindings.
-type transaction struct {
-	table    fieldtable.Table
-	bindings []binding
-}
-
 func newTransaction(name string, bs []binding) (transaction, error) {
-	specs := make([]fieldtable.Spec, len(bs))
+	cbs := make([]ccutil.Binding[State, Input, Output], len(bs))
 	for i, b := range bs {
-		specs[i] = b.spec
+		cbs[i] = ccutil.Binding[State, Input, Output](b)
 	}
-	t, err := fieldtable.New(name, specs)
-	if err != nil {
-		return transaction{}, fmt.Errorf("hpcc: %w", err)
-	}
-	return transaction{table: t, bindings: bs}, nil
+	return ccutil.NewTransaction("hpcc", name, cbs)
 }
 
 func (d *Datapath) buildTransactions() error {
@@ -220,44 +203,19 @@ func (d *Datapath) buildTransactions() error {
 // (st_*), the event scalars (in_seq, in_snd_nxt or in_now, in_nflows,
 // in_nhops) and the per-hop wire fields (in_hop<i>_*). It is the source of
 // the stimulus vector files and of the RTL input ports.
-func (d *Datapath) InputTable() fieldtable.Table { return d.inTx.table }
+func (d *Datapath) InputTable() fieldtable.Table { return d.inTx.Table }
 
 // OutputTable is the layout of one update's outputs: the flow state after
 // (ns_*) and the output-only fields (out_rate, out_first, out_mi,
 // out_update_wc, out_notify, out_sel_hop, out_hop_valid). Output's W, Wc, U
 // and IncStage are the ns_ fields.
-func (d *Datapath) OutputTable() fieldtable.Table { return d.outTx.table }
-
-func (t transaction) pack(st *State, in *Input, out *Output, word []uint64) error {
-	if len(word) < t.table.Words() {
-		return fmt.Errorf("hpcc: %s: word has %d uint64s, need %d", t.table.Name, len(word), t.table.Words())
-	}
-	for i := range word[:t.table.Words()] {
-		word[i] = 0
-	}
-	for i, b := range t.bindings {
-		if err := fieldtable.Put(word, t.table.Fields[i], b.get(st, in, out)); err != nil {
-			return fmt.Errorf("hpcc: %s: %w", t.table.Name, err)
-		}
-	}
-	return nil
-}
-
-func (t transaction) unpack(st *State, in *Input, out *Output, word []uint64) error {
-	if len(word) < t.table.Words() {
-		return fmt.Errorf("hpcc: %s: word has %d uint64s, need %d", t.table.Name, len(word), t.table.Words())
-	}
-	for i, b := range t.bindings {
-		b.set(st, in, out, fieldtable.Get(word, t.table.Fields[i]))
-	}
-	return nil
-}
+func (d *Datapath) OutputTable() fieldtable.Table { return d.outTx.Table }
 
 // PackInput writes the state before and the event into word (at least
 // InputTable().Words() long). A value too wide for its field is an error
 // naming the field.
 func (d *Datapath) PackInput(st State, in Input, word []uint64) error {
-	return d.inTx.pack(&st, &in, nil, word)
+	return d.inTx.Pack(&st, &in, nil, word)
 }
 
 // UnpackInput reads the state before and the event from word. Fields not
@@ -265,14 +223,14 @@ func (d *Datapath) PackInput(st State, in Input, word []uint64) error {
 func (d *Datapath) UnpackInput(word []uint64) (State, Input, error) {
 	var st State
 	var in Input
-	err := d.inTx.unpack(&st, &in, nil, word)
+	err := d.inTx.Unpack(&st, &in, nil, word)
 	return st, in, err
 }
 
 // PackOutput writes the state after and the outputs into word (at least
 // OutputTable().Words() long).
 func (d *Datapath) PackOutput(next State, out Output, word []uint64) error {
-	return d.outTx.pack(&next, nil, &out, word)
+	return d.outTx.Pack(&next, nil, &out, word)
 }
 
 // UnpackOutput reads the state after and the outputs from word; Output's W,
@@ -280,7 +238,7 @@ func (d *Datapath) PackOutput(next State, out Output, word []uint64) error {
 func (d *Datapath) UnpackOutput(word []uint64) (State, Output, error) {
 	var st State
 	var out Output
-	err := d.outTx.unpack(&st, nil, &out, word)
+	err := d.outTx.Unpack(&st, nil, &out, word)
 	out.W, out.Wc, out.U, out.IncStage = st.W, st.Wc, st.U, st.IncStage
 	return st, out, err
 }
@@ -290,7 +248,7 @@ func (d *Datapath) UnpackOutput(word []uint64) (State, Output, error) {
 func (d *Datapath) FlowStateBits() int {
 	n := 0
 	for _, b := range d.stateBindings("st_", "") {
-		n += b.spec.Width
+		n += b.Spec.Width
 	}
 	return n
 }

@@ -26,14 +26,14 @@ func (d *Datapath) FlowStateMarkdown() string {
 	b.WriteString("| field | width | format | meaning |\n|---|---|---|---|\n")
 	n := 0
 	for i, f := range d.stateBindings("", "") {
-		if strings.HasPrefix(f.spec.Name, "hop") && !strings.HasPrefix(f.spec.Name, "hop0_") {
-			n += f.spec.Width
+		if strings.HasPrefix(f.Spec.Name, "hop") && !strings.HasPrefix(f.Spec.Name, "hop0_") {
+			n += f.Spec.Width
 			continue // hops 1.. repeat hop 0's fields
 		}
 		_ = i
-		doc := mdEscape(strings.TrimPrefix(f.spec.Doc, ": "))
-		fmt.Fprintf(&b, "| `%s` | %d | %s | %s |\n", f.spec.Name, f.spec.Width, f.spec.Format, doc)
-		n += f.spec.Width
+		doc := mdEscape(strings.TrimPrefix(f.Spec.Doc, ": "))
+		fmt.Fprintf(&b, "| `%s` | %d | %s | %s |\n", f.Spec.Name, f.Spec.Width, f.Spec.Format, doc)
+		n += f.Spec.Width
 	}
 	fmt.Fprintf(&b, "\nHop fields repeat for hop0..hop%d. **Total: %d bits per flow.**\n", d.maxHops-1, n)
 	return b.String()

@@ -1,24 +1,15 @@
 package ldcp
 
 import (
-	"fmt"
-
+	"github.com/hpccgold/hpccgold/cc/ccutil"
 	"github.com/hpccgold/hpccgold/fieldtable"
 )
 
 // binding ties one field of a transaction table to a Go value.
-type binding struct {
-	spec fieldtable.Spec
-	get  func(st *State, ev *Event, out *Output) uint64
-	set  func(st *State, ev *Event, out *Output, v uint64)
-}
+type binding ccutil.Binding[State, Event, Output]
 
-func b2u(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
-}
+// transaction is a laid-out table with its bindings.
+type transaction = ccutil.Transaction[State, Event, Output]
 
 // stateBindings are the flow-table fields, named prefix+name (st_ before,
 // ns_ after the update).
@@ -67,10 +58,10 @@ func (d *Datapath) eventBindings() []binding {
 			func(_ *State, e *Event, _ *Output) uint64 { return uint64(e.AckSeq) },
 			func(_ *State, e *Event, _ *Output, v uint64) { e.AckSeq = uint32(v) }},
 		{fieldtable.Spec{Name: "ev_ece", Width: 1, Format: "bool", Doc: "ack: ECN-Echo"},
-			func(_ *State, e *Event, _ *Output) uint64 { return b2u(e.ECE) },
+			func(_ *State, e *Event, _ *Output) uint64 { return ccutil.B2U(e.ECE) },
 			func(_ *State, e *Event, _ *Output, v uint64) { e.ECE = v != 0 }},
 		{fieldtable.Spec{Name: "ev_nak", Width: 1, Format: "bool", Doc: "ack: sequence-error NAK (go-back-N)"},
-			func(_ *State, e *Event, _ *Output) uint64 { return b2u(e.NAK) },
+			func(_ *State, e *Event, _ *Output) uint64 { return ccutil.B2U(e.NAK) },
 			func(_ *State, e *Event, _ *Output, v uint64) { e.NAK = v != 0 }},
 	}
 }
@@ -80,7 +71,7 @@ func (d *Datapath) outputBindings() []binding {
 	c := d.cfg
 	flag := func(name, doc string, get func(*Output) *bool) binding {
 		return binding{fieldtable.Spec{Name: "out_" + name, Width: 1, Format: "bool", Doc: doc},
-			func(_ *State, _ *Event, o *Output) uint64 { return b2u(*get(o)) },
+			func(_ *State, _ *Event, o *Output) uint64 { return ccutil.B2U(*get(o)) },
 			func(_ *State, _ *Event, o *Output, v uint64) { *get(o) = v != 0 }}
 	}
 	return []binding{
@@ -113,22 +104,12 @@ func (d *Datapath) outputBindings() []binding {
 	}
 }
 
-// transaction is a laid-out table with its bindings.
-type transaction struct {
-	table    fieldtable.Table
-	bindings []binding
-}
-
 func newTransaction(name string, bs []binding) (transaction, error) {
-	specs := make([]fieldtable.Spec, len(bs))
+	cbs := make([]ccutil.Binding[State, Event, Output], len(bs))
 	for i, b := range bs {
-		specs[i] = b.spec
+		cbs[i] = ccutil.Binding[State, Event, Output](b)
 	}
-	t, err := fieldtable.New(name, specs)
-	if err != nil {
-		return transaction{}, fmt.Errorf("ldcp: %w", err)
-	}
-	return transaction{table: t, bindings: bs}, nil
+	return ccutil.NewTransaction("ldcp", name, cbs)
 }
 
 // ModelName is the name of the LDCP update transaction ("ldcp_update"): the
@@ -149,57 +130,32 @@ func (d *Datapath) buildTransactions() error {
 // InputTable is the layout of one update's inputs: the flow state before
 // (st_*) and the event (ev_*). It is the source of the stimulus vector files
 // and of the RTL input ports.
-func (d *Datapath) InputTable() fieldtable.Table { return d.inTx.table }
+func (d *Datapath) InputTable() fieldtable.Table { return d.inTx.Table }
 
 // OutputTable is the layout of one update's outputs: the flow state after
 // (ns_*) and the output-only fields (out_*). Output.Cw and Output.Stage are
 // the ns_ fields.
-func (d *Datapath) OutputTable() fieldtable.Table { return d.outTx.table }
-
-func (t transaction) pack(st *State, ev *Event, out *Output, word []uint64) error {
-	if len(word) < t.table.Words() {
-		return fmt.Errorf("ldcp: %s: word has %d uint64s, need %d", t.table.Name, len(word), t.table.Words())
-	}
-	for i := range word[:t.table.Words()] {
-		word[i] = 0
-	}
-	for i, b := range t.bindings {
-		if err := fieldtable.Put(word, t.table.Fields[i], b.get(st, ev, out)); err != nil {
-			return fmt.Errorf("ldcp: %s: %w", t.table.Name, err)
-		}
-	}
-	return nil
-}
-
-func (t transaction) unpack(st *State, ev *Event, out *Output, word []uint64) error {
-	if len(word) < t.table.Words() {
-		return fmt.Errorf("ldcp: %s: word has %d uint64s, need %d", t.table.Name, len(word), t.table.Words())
-	}
-	for i, b := range t.bindings {
-		b.set(st, ev, out, fieldtable.Get(word, t.table.Fields[i]))
-	}
-	return nil
-}
+func (d *Datapath) OutputTable() fieldtable.Table { return d.outTx.Table }
 
 // PackInput writes the state before and the event into word (at least
 // InputTable().Words() long). A value too wide for its field is an error
 // naming the field.
 func (d *Datapath) PackInput(st State, ev Event, word []uint64) error {
-	return d.inTx.pack(&st, &ev, nil, word)
+	return d.inTx.Pack(&st, &ev, nil, word)
 }
 
 // UnpackInput reads the state before and the event from word.
 func (d *Datapath) UnpackInput(word []uint64) (State, Event, error) {
 	var st State
 	var ev Event
-	err := d.inTx.unpack(&st, &ev, nil, word)
+	err := d.inTx.Unpack(&st, &ev, nil, word)
 	return st, ev, err
 }
 
 // PackOutput writes the state after and the outputs into word (at least
 // OutputTable().Words() long).
 func (d *Datapath) PackOutput(next State, out Output, word []uint64) error {
-	return d.outTx.pack(&next, nil, &out, word)
+	return d.outTx.Pack(&next, nil, &out, word)
 }
 
 // UnpackOutput reads the state after and the outputs from word; Output.Cw
@@ -207,7 +163,7 @@ func (d *Datapath) PackOutput(next State, out Output, word []uint64) error {
 func (d *Datapath) UnpackOutput(word []uint64) (State, Output, error) {
 	var st State
 	var out Output
-	err := d.outTx.unpack(&st, nil, &out, word)
+	err := d.outTx.Unpack(&st, nil, &out, word)
 	out.Cw, out.Stage = st.Cw, st.Stage
 	return st, out, err
 }
@@ -217,7 +173,7 @@ func (d *Datapath) UnpackOutput(word []uint64) (State, Output, error) {
 func (d *Datapath) FlowStateBits() int {
 	n := 0
 	for _, b := range d.stateBindings("st_", "") {
-		n += b.spec.Width
+		n += b.Spec.Width
 	}
 	return n
 }

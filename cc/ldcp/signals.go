@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/hpccgold/hpccgold/fieldtable"
 	"github.com/hpccgold/hpccgold/fixedpoint"
 )
 
@@ -72,7 +73,7 @@ func (d *Datapath) FlowStateMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| field | width | format | meaning |\n|---|---|---|---|\n")
 	for _, f := range d.stateBindings("", "") {
-		fmt.Fprintf(&b, "| `%s` | %d | %s | %s |\n", f.spec.Name, f.spec.Width, f.spec.Format, mdEscape(f.spec.Doc))
+		fmt.Fprintf(&b, "| `%s` | %d | %s | %s |\n", f.Spec.Name, f.Spec.Width, f.Spec.Format, mdEscape(f.Spec.Doc))
 	}
 	fmt.Fprintf(&b, "\n**Total: %d bits per flow.**\n", d.FlowStateBits())
 	return b.String()
@@ -82,14 +83,7 @@ func (d *Datapath) FlowStateMarkdown() string {
 // format, meaning).
 func (d *Datapath) TransactionMarkdown() string {
 	var b strings.Builder
-	for _, t := range []struct {
-		name string
-		rows []binding
-	}{{d.inTx.table.Name, d.inTx.bindings}, {d.outTx.table.Name, d.outTx.bindings}} {
-		tab := d.inTx.table
-		if t.name == d.outTx.table.Name {
-			tab = d.outTx.table
-		}
+	for _, tab := range []fieldtable.Table{d.inTx.Table, d.outTx.Table} {
 		fmt.Fprintf(&b, "`%s` (%d bits):\n\n| field | width | offset | format | meaning |\n|---|---|---|---|---|\n", tab.Name, tab.Width)
 		for _, f := range tab.Fields {
 			fmt.Fprintf(&b, "| `%s` | %d | %d | %s | %s |\n", f.Name, f.Width, f.Offset, f.Format, mdEscape(f.Doc))
