@@ -4,17 +4,16 @@ import (
 	"fmt"
 	"math"
 	"strings"
-)
 
-// mdEscape escapes the characters that would break a Markdown table cell.
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+	"github.com/hpccgold/hpccgold/cc/ccutil"
+)
 
 // SignalTableMarkdown renders Signals as a Markdown table (docs/datapath.md).
 func (d *Datapath) SignalTableMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| signal | width | format | range | quantization | overflow | meaning |\n|---|---|---|---|---|---|---|\n")
 	for _, s := range d.Signals() {
-		fmt.Fprintf(&b, "| `%s` | %d | %s | %s | %s | %s | %s |\n", s.Name, s.Width, s.Format, s.Range, s.Quant, s.Overflow, mdEscape(s.Doc))
+		fmt.Fprintf(&b, "| `%s` | %d | %s | %s | %s | %s | %s |\n", s.Name, s.Width, s.Format, s.Range, s.Quant, s.Overflow, ccutil.MDEscape(s.Doc))
 	}
 	return b.String()
 }
@@ -31,7 +30,7 @@ func (d *Datapath) FlowStateMarkdown() string {
 			continue // hops 1.. repeat hop 0's fields
 		}
 		_ = i
-		doc := mdEscape(strings.TrimPrefix(f.Spec.Doc, ": "))
+		doc := ccutil.MDEscape(strings.TrimPrefix(f.Spec.Doc, ": "))
 		fmt.Fprintf(&b, "| `%s` | %d | %s | %s |\n", f.Spec.Name, f.Spec.Width, f.Spec.Format, doc)
 		n += f.Spec.Width
 	}
@@ -40,14 +39,7 @@ func (d *Datapath) FlowStateMarkdown() string {
 }
 
 // Markdown renders the range analysis as a Markdown table.
-func (r RangeReport) Markdown() string {
-	var b strings.Builder
-	b.WriteString("| signal | format | worst case | format max | verdict | why |\n|---|---|---|---|---|---|\n")
-	for _, row := range r.Rows {
-		fmt.Fprintf(&b, "| `%s` | %s | %.6g | %.6g | %s | %s |\n", row.Signal, row.Format, row.WorstCase, row.FormatMax, row.Status, mdEscape(row.Note))
-	}
-	return b.String()
-}
+func (r RangeReport) Markdown() string { return ccutil.RangeMarkdown(r.Rows) }
 
 // TablesMarkdown renders the ROMs, the reciprocal units and the quantized
 // constants.

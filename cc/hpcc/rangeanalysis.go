@@ -5,42 +5,24 @@ import (
 	"math"
 	"strings"
 
+	"github.com/hpccgold/hpccgold/cc/ccutil"
 	"github.com/hpccgold/hpccgold/fixedpoint"
 )
 
-// RangeStatus classifies one signal in the range analysis.
-type RangeStatus uint8
+// RangeStatus classifies one signal in the range analysis (Fits,
+// SatByDesign, Overflow, Underflow; see package ccutil).
+type RangeStatus = ccutil.RangeStatus
 
+// The range-analysis verdicts.
 const (
-	// Fits: the worst-case value is representable; the signal never
-	// overflows.
-	Fits RangeStatus = iota
-	// SatByDesign: the signal can exceed its format only for inputs whose
-	// result is clamped downstream anyway (the saturated value leads to the
-	// same output as the exact one); the format's overflow mode is Sat.
-	SatByDesign
-	// Overflow: the signal can exceed its format and the overflow changes
-	// the result. The configuration is invalid.
-	Overflow
-	// Underflow: a value the datapath must resolve rounds to zero. The
-	// configuration is invalid.
-	Underflow
+	Fits        = ccutil.Fits
+	SatByDesign = ccutil.SatByDesign
+	Overflow    = ccutil.Overflow
+	Underflow   = ccutil.Underflow
 )
 
-// String returns "fits", "saturates by design", "OVERFLOW" or "UNDERFLOW".
-func (s RangeStatus) String() string {
-	return [...]string{"fits", "saturates by design", "OVERFLOW", "UNDERFLOW"}[s]
-}
-
 // RangeRow is the analysis of one signal.
-type RangeRow struct {
-	Signal    string      // signal name (as in Datapath.Signals)
-	Format    string      // its format
-	WorstCase float64     // largest value the signal can take for the configured bounds
-	FormatMax float64     // largest value of the format
-	Status    RangeStatus // verdict
-	Note      string      // why (the bound used, or why saturation is harmless)
-}
+type RangeRow = ccutil.RangeRow
 
 // RangeReport is the result of Config.RangeAnalysis.
 type RangeReport struct{ Rows []RangeRow }
@@ -48,23 +30,7 @@ type RangeReport struct{ Rows []RangeRow }
 // Err returns nil when every signal fits or saturates by design, and
 // otherwise an error naming each failing signal, its worst case and by how
 // many bits it overflows.
-func (r RangeReport) Err() error {
-	var msgs []string
-	for _, row := range r.Rows {
-		switch row.Status {
-		case Overflow:
-			by := math.Log2(row.WorstCase / row.FormatMax)
-			msgs = append(msgs, fmt.Sprintf("signal %s (%s) can reach %.6g > max %.6g: overflows by %.2f bits (%s)",
-				row.Signal, row.Format, row.WorstCase, row.FormatMax, by, row.Note))
-		case Underflow:
-			msgs = append(msgs, fmt.Sprintf("signal %s (%s): %s", row.Signal, row.Format, row.Note))
-		}
-	}
-	if len(msgs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("hpcc: range analysis: %s", strings.Join(msgs, "; "))
-}
+func (r RangeReport) Err() error { return ccutil.RangeErr("hpcc", r.Rows) }
 
 // String renders the report as an aligned text table.
 func (r RangeReport) String() string {

@@ -3,44 +3,25 @@ package ldcp
 import (
 	"fmt"
 	"math"
-	"strings"
 
+	"github.com/hpccgold/hpccgold/cc/ccutil"
 	"github.com/hpccgold/hpccgold/fixedpoint"
 )
 
-// RangeStatus classifies one signal in the range analysis.
-type RangeStatus uint8
+// RangeStatus classifies one signal in the range analysis (Fits,
+// SatByDesign, Overflow, Underflow; see package ccutil).
+type RangeStatus = ccutil.RangeStatus
 
+// The range-analysis verdicts.
 const (
-	// Fits: the worst-case value is representable; the signal never
-	// overflows.
-	Fits RangeStatus = iota
-	// SatByDesign: the signal can exceed its format only where the result is
-	// clamped downstream anyway (the saturated value gives the same output
-	// as the exact one); its overflow mode is Sat.
-	SatByDesign
-	// Overflow: the signal can exceed its format and that changes the
-	// result. The configuration is invalid.
-	Overflow
-	// Underflow: a value the datapath must resolve rounds to zero or keeps
-	// too few significant bits. The configuration is invalid.
-	Underflow
+	Fits        = ccutil.Fits
+	SatByDesign = ccutil.SatByDesign
+	Overflow    = ccutil.Overflow
+	Underflow   = ccutil.Underflow
 )
 
-// String returns "fits", "saturates by design", "OVERFLOW" or "UNDERFLOW".
-func (s RangeStatus) String() string {
-	return [...]string{"fits", "saturates by design", "OVERFLOW", "UNDERFLOW"}[s]
-}
-
 // RangeRow is the analysis of one signal.
-type RangeRow struct {
-	Signal    string      // signal name (as in Datapath.Signals)
-	Format    string      // its format
-	WorstCase float64     // largest value the signal can take for the configured bounds
-	FormatMax float64     // largest value of the format
-	Status    RangeStatus // verdict
-	Note      string      // why (the bound used, or why saturation is harmless)
-}
+type RangeRow = ccutil.RangeRow
 
 // RangeReport is the result of Config.RangeAnalysis.
 type RangeReport struct{ Rows []RangeRow }
@@ -48,32 +29,10 @@ type RangeReport struct{ Rows []RangeRow }
 // Err returns nil when every signal fits or saturates by design, and
 // otherwise an error naming each failing signal, its worst case and by how
 // many bits it overflows.
-func (r RangeReport) Err() error {
-	var msgs []string
-	for _, row := range r.Rows {
-		switch row.Status {
-		case Overflow:
-			msgs = append(msgs, fmt.Sprintf("signal %s (%s) can reach %.6g > max %.6g: overflows by %.2f bits (%s)",
-				row.Signal, row.Format, row.WorstCase, row.FormatMax, math.Log2(row.WorstCase/row.FormatMax), row.Note))
-		case Underflow:
-			msgs = append(msgs, fmt.Sprintf("signal %s (%s): %s", row.Signal, row.Format, row.Note))
-		}
-	}
-	if len(msgs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("ldcp: range analysis: %s", strings.Join(msgs, "; "))
-}
+func (r RangeReport) Err() error { return ccutil.RangeErr("ldcp", r.Rows) }
 
 // Markdown renders the report as a Markdown table.
-func (r RangeReport) Markdown() string {
-	var b strings.Builder
-	b.WriteString("| signal | format | worst case | format max | verdict | why |\n|---|---|---|---|---|---|\n")
-	for _, row := range r.Rows {
-		fmt.Fprintf(&b, "| `%s` | %s | %.6g | %.6g | %s | %s |\n", row.Signal, row.Format, row.WorstCase, row.FormatMax, row.Status, mdEscape(row.Note))
-	}
-	return b.String()
-}
+func (r RangeReport) Markdown() string { return ccutil.RangeMarkdown(r.Rows) }
 
 func fmaxOf(f fixedpoint.Format) float64 { return f.Max().Float64() }
 func lsbOf(f fixedpoint.Format) float64  { return math.Ldexp(1, -f.F()) }
@@ -188,6 +147,3 @@ func (c Config) RangeAnalysis() RangeReport {
 	rr.FormatMax = half
 	return rep
 }
-
-// mdEscape escapes the characters that would break a Markdown table cell.
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

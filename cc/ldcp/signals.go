@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/hpccgold/hpccgold/cc/ccutil"
 	"github.com/hpccgold/hpccgold/fieldtable"
 	"github.com/hpccgold/hpccgold/fixedpoint"
 )
@@ -62,7 +63,7 @@ func (d *Datapath) SignalTableMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| signal | width | format | range | quantization | overflow | meaning |\n|---|---|---|---|---|---|---|\n")
 	for _, s := range d.Signals() {
-		fmt.Fprintf(&b, "| `%s` | %d | %s | %s | %s | %s | %s |\n", s.Name, s.Width, s.Format, mdEscape(s.Range), s.Quant, s.Overflow, mdEscape(s.Doc))
+		fmt.Fprintf(&b, "| `%s` | %d | %s | %s | %s | %s | %s |\n", s.Name, s.Width, s.Format, ccutil.MDEscape(s.Range), s.Quant, s.Overflow, ccutil.MDEscape(s.Doc))
 	}
 	return b.String()
 }
@@ -73,7 +74,7 @@ func (d *Datapath) FlowStateMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| field | width | format | meaning |\n|---|---|---|---|\n")
 	for _, f := range d.stateBindings("", "") {
-		fmt.Fprintf(&b, "| `%s` | %d | %s | %s |\n", f.Spec.Name, f.Spec.Width, f.Spec.Format, mdEscape(f.Spec.Doc))
+		fmt.Fprintf(&b, "| `%s` | %d | %s | %s |\n", f.Spec.Name, f.Spec.Width, f.Spec.Format, ccutil.MDEscape(f.Spec.Doc))
 	}
 	fmt.Fprintf(&b, "\n**Total: %d bits per flow.**\n", d.FlowStateBits())
 	return b.String()
@@ -86,7 +87,7 @@ func (d *Datapath) TransactionMarkdown() string {
 	for _, tab := range []fieldtable.Table{d.inTx.Table, d.outTx.Table} {
 		fmt.Fprintf(&b, "`%s` (%d bits):\n\n| field | width | offset | format | meaning |\n|---|---|---|---|---|\n", tab.Name, tab.Width)
 		for _, f := range tab.Fields {
-			fmt.Fprintf(&b, "| `%s` | %d | %d | %s | %s |\n", f.Name, f.Width, f.Offset, f.Format, mdEscape(f.Doc))
+			fmt.Fprintf(&b, "| `%s` | %d | %d | %s | %s |\n", f.Name, f.Width, f.Offset, f.Format, ccutil.MDEscape(f.Doc))
 		}
 		b.WriteString("\n")
 	}
