@@ -1,9 +1,6 @@
 package hpccrtl
 
 import (
-	"fmt"
-
-	"github.com/hpccgold/hpccgold/buildinfo"
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/rtl"
 )
@@ -16,12 +13,7 @@ func UpdateComb(cfg hpcc.Config) (*rtl.Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := buildComb(d)
-	if err != nil {
-		return nil, err
-	}
-	addParams(m, cfg, 0)
-	return m, nil
+	return rtl.CombUpdate(updateSpec(d, cfg))
 }
 
 // Update returns hpcc_update pipelined into stages register stages
@@ -33,46 +25,24 @@ func Update(cfg hpcc.Config, stages int) (*rtl.Module, []rtl.StageReport, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	comb, err := buildComb(d)
-	if err != nil {
-		return nil, nil, err
+	return rtl.PipelinedUpdate(updateSpec(d, cfg), stages)
+}
+
+// updateSpec describes hpcc_update of datapath d (built from cfg) to the
+// shared rtl update wrapper.
+func updateSpec(d *hpcc.Datapath, cfg hpcc.Config) rtl.UpdateSpec {
+	return rtl.UpdateSpec{
+		Comb:         func() (*rtl.Module, error) { return buildComb(d) },
+		ValidIn:      ValidIn,
+		ValidOut:     ValidOut,
+		Pkg:          "hpccrtl",
+		ConfigSource: "cc/hpcc",
+		ConfigJSON:   cfg.JSON,
 	}
-	p, rep, err := rtl.Pipeline(comb, rtl.PipelineOptions{Name: UpdateName, Doc: comb.Doc, Stages: stages,
-		ValidIn: ValidIn, ValidOut: ValidOut})
-	if err != nil {
-		return nil, nil, fmt.Errorf("hpccrtl: %w", err)
-	}
-	p.Params = nil
-	addParams(p, cfg, stages)
-	return p, rep, nil
 }
 
 // addParams records the configuration in the module for generated-file
 // headers: the pipeline depth and the full cc/hpcc Config as JSON lines.
 func addParams(m *rtl.Module, cfg hpcc.Config, stages int) {
-	m.AddParam("Generator", buildinfo.String())
-	m.AddParam("Stages", fmt.Sprint(stages))
-	js, err := cfg.JSON()
-	if err != nil {
-		return
-	}
-	m.AddParam("Config", "(cc/hpcc JSON below)")
-	for _, line := range splitLines(string(js)) {
-		m.AddParam("", line)
-	}
-}
-
-func splitLines(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	if start < len(s) {
-		out = append(out, s[start:])
-	}
-	return out
+	rtl.AddConfigParams(m, stages, "cc/hpcc", cfg.JSON)
 }

@@ -3,7 +3,6 @@ package ldcprtl
 import (
 	"fmt"
 
-	"github.com/hpccgold/hpccgold/buildinfo"
 	"github.com/hpccgold/hpccgold/cc/ldcp"
 	"github.com/hpccgold/hpccgold/fixedpoint"
 	"github.com/hpccgold/hpccgold/rtl"
@@ -36,12 +35,7 @@ func UpdateComb(cfg ldcp.Config) (*rtl.Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := buildComb(d)
-	if err != nil {
-		return nil, err
-	}
-	addParams(m, cfg, 0)
-	return m, nil
+	return rtl.CombUpdate(updateSpec(d, cfg))
 }
 
 // Update returns ldcp_update pipelined into stages register stages
@@ -53,39 +47,21 @@ func Update(cfg ldcp.Config, stages int) (*rtl.Module, []rtl.StageReport, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	comb, err := buildComb(d)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, rep, err := rtl.Pipeline(comb, rtl.PipelineOptions{Name: UpdateName, Doc: comb.Doc, Stages: stages,
-		ValidIn: ValidIn, ValidOut: ValidOut})
-	if err != nil {
-		return nil, nil, fmt.Errorf("ldcprtl: %w", err)
-	}
-	p.Params = nil
-	addParams(p, cfg, stages)
-	return p, rep, nil
+	return rtl.PipelinedUpdate(updateSpec(d, cfg), stages)
 }
 
-// addParams records the configuration for generated-file headers: the
-// pipeline depth and the full cc/ldcp Config as JSON lines.
-func addParams(m *rtl.Module, cfg ldcp.Config, stages int) {
-	m.AddParam("Generator", buildinfo.String())
-	m.AddParam("Stages", fmt.Sprint(stages))
-	js, err := cfg.JSON()
-	if err != nil {
-		return
-	}
-	m.AddParam("Config", "(cc/ldcp JSON below)")
-	start := 0
-	for i := 0; i < len(js); i++ {
-		if js[i] == '\n' {
-			m.AddParam("", string(js[start:i]))
-			start = i + 1
-		}
-	}
-	if start < len(js) {
-		m.AddParam("", string(js[start:]))
+// updateSpec describes ldcp_update of datapath d (built from cfg) to the
+// shared rtl update wrapper, which also records the configuration (the
+// pipeline depth and the full cc/ldcp Config as JSON lines) for
+// generated-file headers.
+func updateSpec(d *ldcp.Datapath, cfg ldcp.Config) rtl.UpdateSpec {
+	return rtl.UpdateSpec{
+		Comb:         func() (*rtl.Module, error) { return buildComb(d) },
+		ValidIn:      ValidIn,
+		ValidOut:     ValidOut,
+		Pkg:          "ldcprtl",
+		ConfigSource: "cc/ldcp",
+		ConfigJSON:   cfg.JSON,
 	}
 }
 
