@@ -171,3 +171,128 @@ func BenchmarkEngineOverhead(b *testing.B) {
 		})
 	}
 }
+
+// delay holds each token it takes from in for lat cycles, then passes it
+// on; as a Sleeper (sleepy) it asks for the cycle its head is ready instead
+// of being ticked in the cycle after each step.
+type delay struct {
+	in, out *FIFO[uint64]
+	lat     Cycle
+	ready   [8]Cycle // ring of held tokens' ready cycles, oldest at head
+	vals    [8]uint64
+	head, n int
+}
+
+func (d *delay) Tick(now Cycle) bool {
+	p := false
+	if d.n > 0 && d.ready[d.head] <= now && d.out.CanPush(now) {
+		d.out.Push(now, d.vals[d.head])
+		d.head, d.n = (d.head+1)&7, d.n-1
+		p = true
+	}
+	if d.n < 8 {
+		if v, ok := d.in.Pop(now); ok {
+			i := (d.head + d.n) & 7
+			d.ready[i], d.vals[i] = now+d.lat, v
+			d.n++
+			p = true
+		}
+	}
+	return p
+}
+
+func (d *delay) NextWake(now Cycle) (Cycle, bool) {
+	if d.n > 0 && d.ready[d.head] > now {
+		return d.ready[d.head], true
+	}
+	return 0, false
+}
+
+type sleepyDelay struct{ *delay }
+
+func (d sleepyDelay) SleepUntil(now Cycle) (Cycle, bool) {
+	if d.in.Len() > 0 && d.n < 8 {
+		return now + 1, true
+	}
+	if d.n > 0 {
+		return max(d.ready[d.head], now+1), true
+	}
+	return 0, false
+}
+
+// pacer pushes a token every gap cycles; drain pops whatever arrives.
+type pacer struct {
+	out  *FIFO[uint64]
+	gap  Cycle
+	next Cycle
+	n    uint64
+}
+
+func (p *pacer) Tick(now Cycle) bool {
+	if now < p.next || !p.out.CanPush(now) {
+		return false
+	}
+	p.out.Push(now, p.n)
+	p.n++
+	p.next = now + p.gap
+	return true
+}
+
+func (p *pacer) NextWake(now Cycle) (Cycle, bool) { return max(p.next, now+1), true }
+
+type drain struct {
+	in *FIFO[uint64]
+	n  uint64
+}
+
+func (d *drain) Tick(now Cycle) bool {
+	if _, ok := d.in.Pop(now); ok {
+		d.n++
+		return true
+	}
+	return false
+}
+
+func (d *drain) NextWake(Cycle) (Cycle, bool) { return 0, false }
+
+// BenchmarkSleeper runs a token every 20 cycles through four pipeline
+// stages of latency 4 (a source, the stages, a sink), with the stages as
+// plain components and as Sleepers; one op is one token through the chain.
+// It reports ticks per token: a plain stage is ticked again in the cycle
+// after each step, a Sleeper only when its head is due.
+func BenchmarkSleeper(b *testing.B) {
+	for _, sleepy := range []bool{false, true} {
+		b.Run(fmt.Sprintf("sleeper=%v", sleepy), func(b *testing.B) {
+			e, _ := New(Config{Freq: GHz})
+			q := make([]*FIFO[uint64], 5)
+			for i := range q {
+				q[i], _ = NewFIFO[uint64](fmt.Sprint(i), 4)
+			}
+			ids := make([]ID, 6)
+			ids[0], _ = e.Add("src", &pacer{out: q[0], gap: 20})
+			for i := 0; i < 4; i++ {
+				d := &delay{in: q[i], out: q[i+1], lat: 4}
+				var c Component = d
+				if sleepy {
+					c = sleepyDelay{d}
+				}
+				ids[i+1], _ = e.Add(fmt.Sprint("stage", i), c)
+			}
+			sink := &drain{in: q[4]}
+			ids[5], _ = e.Add("sink", sink)
+			for i := range q {
+				if err := e.Connect(q[i], ids[i], ids[i+1]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			for sink.n < uint64(b.N) {
+				e.Run(e.Now() + 20*Cycle(b.N-int(sink.n)) + 100)
+			}
+			b.StopTimer()
+			s := e.Stats()
+			b.ReportMetric(float64(s.Ticks)/float64(sink.n), "ticks/token")
+			b.ReportMetric(float64(s.BusyCycles)/float64(sink.n), "executed-cycles/token")
+		})
+	}
+}
