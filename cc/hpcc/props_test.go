@@ -3,6 +3,7 @@ package hpcc
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"reflect"
 	"testing"
 
@@ -169,10 +170,28 @@ func checkStep(d *Datapath, r *Reference, b ErrorBounds, st State, rs RefState, 
 	}
 	s.maxWRel = math.Max(s.maxWRel, rel)
 	rate := d.RateBytesPerNs(o.Rate)
-	if rr := math.Abs(rate-ro.RateBytesPerNs) / ro.RateBytesPerNs; rr > b.WRel+math.Ldexp(1, -c.Formats.Rate.F())/ro.RateBytesPerNs+2e-9 {
+	// R = W * inv_t: W's bound, one LSB of the rate format, the quantization
+	// of the inv_t table entry (computed exactly from the table), and a few
+	// float64 roundings of the comparison itself.
+	if rr := math.Abs(rate-ro.RateBytesPerNs) / ro.RateBytesPerNs; rr > b.WRel+math.Ldexp(1, -c.Formats.Rate.F())/ro.RateBytesPerNs+invTRelErr(d)+4*0x1p-52 {
 		return fmt.Errorf("rate fixed %.9g float %.9g: relative %.3g", rate, ro.RateBytesPerNs, rr)
 	}
 	return nil
+}
+
+// invTRelErr is the relative error of the inv_t table entry against 1/T,
+// |entry*T - 1|, computed exactly with big.Rat from the datapath's table.
+func invTRelErr(d *Datapath) float64 {
+	for _, t := range d.Tables() {
+		if t.Name != "inv_t" {
+			continue
+		}
+		v := new(big.Rat).SetFrac(new(big.Int).SetUint64(t.Entries[0]), new(big.Int).Lsh(big.NewInt(1), uint(t.Format.F())))
+		e := new(big.Rat).Sub(new(big.Rat).Quo(v, t.Reals[0]), big.NewRat(1, 1))
+		f, _ := new(big.Rat).Abs(e).Float64()
+		return f
+	}
+	panic("hpcc test: datapath has no inv_t table")
 }
 
 func sel(h uint8) int {
