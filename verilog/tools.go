@@ -205,12 +205,22 @@ type Build struct {
 
 // Compile builds the testbench top from files (already written in srcDir)
 // with the given simulator, in a directory under cacheDir named after a hash
-// of the simulator, its flags, maxVec and every file's contents: an
+// of the simulator (name, binary path, size and modification time), top,
+// maxVec and every file's contents (the flags are fixed here): an
 // unchanged design is compiled once and reused. maxVec > 0 sets the
 // testbench's MAXVEC parameter.
 func (t Tools) Compile(ctx context.Context, sim Simulator, srcDir, cacheDir, top string, files []string, maxVec int) (*Build, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%d\x00", sim, top, maxVec)
+	// The simulator binary itself (path, size, modification time): a
+	// persistent cache must not reuse a build made by another version.
+	tool := t.Verilator
+	if sim == Icarus {
+		tool = t.Iverilog
+	}
+	if fi, err := os.Stat(tool); err == nil {
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00", tool, fi.Size(), fi.ModTime().UnixNano())
+	}
 	for _, f := range files {
 		data, err := os.ReadFile(filepath.Join(srcDir, f))
 		if err != nil {
