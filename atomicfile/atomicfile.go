@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Write creates (or replaces) path with the bytes that fill writes to its
@@ -62,4 +63,11 @@ func WriteBytes(path string, perm os.FileMode, data []byte) error {
 		_, err := w.Write(data)
 		return err
 	})
+}
+
+// IsTemp reports whether a directory entry's name is that of a temporary
+// Write creates (".NAME.tmp-RANDOM"): one found when no write is under way
+// was left by a killed process and may be removed.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
 }
