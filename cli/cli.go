@@ -1,21 +1,46 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/hpccgold/hpccgold/buildinfo"
 )
 
-// Env is what a subcommand gets: its own arguments and the output streams.
+// Env is what a subcommand gets: its own arguments, a context that is
+// cancelled on SIGINT and SIGTERM (so writers can clean up), and the
+// standard streams. Stdout records its first write error: Run fails the
+// command when it is set, so every command's output writes are checked.
 type Env struct {
+	Ctx    context.Context
 	Args   []string
+	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+}
+
+// sub returns a copy of env for a subcommand whose arguments are args.
+func (env *Env) sub(args []string) *Env {
+	s := *env
+	s.Args = args
+	return &s
+}
+
+// context returns env.Ctx, or context.Background() when it is nil (an Env
+// built by a test).
+func (env *Env) context() context.Context {
+	if env.Ctx == nil {
+		return context.Background()
+	}
+	return env.Ctx
 }
 
 // command is one subcommand. run returns nil on success, an error wrapped
@@ -31,35 +56,89 @@ type command struct {
 // (exit status 1) rather than bad usage or input (exit status 2).
 var ErrFailed = errors.New("check failed")
 
-// Main runs the CLI with args (without the program name) and returns the
-// process exit status.
+// Exit statuses (docs/cli.md).
+const (
+	ExitOK     = 0 // the command did what was asked and every check passed
+	ExitFailed = 1 // the command ran and a check failed (ErrFailed)
+	ExitUsage  = 2 // bad usage, bad input, or an output that could not be written
+)
+
+// Main runs the CLI with args (without the program name) on the process's
+// standard input, with a context cancelled by SIGINT or SIGTERM, and
+// returns the process exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// Run runs the CLI with args (without the program name), ctx, and the
+// given streams, and returns the exit status: ExitOK, ExitFailed or
+// ExitUsage. A failed write to stdout fails the command ("write stdout:
+// ..."): ExitUsage unless a check already failed (ExitFailed stays).
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	out := &errWriter{w: stdout}
+	code := dispatch(ctx, args, stdin, out, stderr)
+	if out.err != nil && !out.reported {
+		fmt.Fprintf(stderr, "hpccgold: %v\n", out.err)
+	}
+	if out.err != nil && code == ExitOK {
+		code = ExitUsage
+	}
+	return code
+}
+
+func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout *errWriter, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
 		if len(args) == 0 {
-			return 2
+			return ExitUsage
 		}
-		return 0
+		return ExitOK
 	}
 	for _, c := range commandList() {
 		if c.name == args[0] {
-			err := c.run(&Env{Args: args[1:], Stdout: stdout, Stderr: stderr})
+			err := c.run(&Env{Ctx: ctx, Args: args[1:], Stdin: stdin, Stdout: stdout, Stderr: stderr})
 			switch {
 			case err == nil:
-				return 0
+				return ExitOK
 			case errors.Is(err, flag.ErrHelp):
-				return 0
-			case errors.Is(err, ErrFailed):
-				fmt.Fprintf(stderr, "hpccgold %s: %v\n", c.name, err)
-				return 1
-			default:
-				fmt.Fprintf(stderr, "hpccgold %s: %v\n", c.name, err)
-				return 2
+				return ExitOK
 			}
+			fmt.Fprintf(stderr, "hpccgold %s: %v\n", c.name, err)
+			// The command's error already names the failed write.
+			stdout.reported = stdout.err != nil && errors.Is(err, stdout.err)
+			if errors.Is(err, ErrFailed) {
+				return ExitFailed
+			}
+			return ExitUsage
 		}
 	}
 	fmt.Fprintf(stderr, "hpccgold: unknown command %q (see hpccgold --help)\n", args[0])
-	return 2
+	return ExitUsage
+}
+
+// errWriter passes writes to w until one fails, then records that error
+// and fails every later write with it, so a command that ignores a write
+// error cannot exit 0 with its output lost.
+type errWriter struct {
+	w        io.Writer
+	err      error
+	reported bool // the command's own error message named err
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		e.err = fmt.Errorf("write stdout: %w", err)
+	}
+	return n, e.err
 }
 
 func usage(w io.Writer) {

@@ -1,12 +1,8 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/hpccgold/hpccgold/nicmodel"
@@ -42,8 +38,7 @@ func runCompare(env *Env) error {
 	if err != nil {
 		return fmt.Errorf("--ccs: %w", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := env.context()
 	tty := isTerminal(env.Stderr) && !*quiet
 	o := scenario.CompareOptions{CCs: list}
 	start := time.Now()

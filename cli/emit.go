@@ -36,7 +36,7 @@ func runEmit(env *Env) error {
 		}
 		return flag.ErrHelp
 	}
-	sub := &Env{Args: env.Args[1:], Stdout: env.Stdout, Stderr: env.Stderr}
+	sub := env.sub(env.Args[1:])
 	switch env.Args[0] {
 	case "verilog":
 		return runEmitVerilog(sub)

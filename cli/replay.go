@@ -2,8 +2,10 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
@@ -12,11 +14,13 @@ import (
 // runReplay implements `hpccgold replay`: it reads a telemetry trace (one
 // JSON ACK per line), runs it through the float reference and/or the golden
 // fixed-point datapath of cc/hpcc, and prints one JSON line per ACK. The
-// whole trace is checked first, so a malformed line prints nothing but the
-// error (line number and field).
+// trace is read once, streaming, so it may be a pipe, a FIFO or stdin
+// ("--trace -"); a malformed line stops the replay with an error naming the
+// line and field (exit 2) after the lines before it were printed. An empty
+// trace is an error (docs/replay.md).
 func runReplay(env *Env) error {
 	fs := newFlagSet(env, "replay", "replay --trace FILE [--model float|fixed|both] [--config FILE] [parameter flags]")
-	trace := fs.String("trace", "", "telemetry trace, one JSON object per line (required)")
+	trace := fs.String("trace", "", "telemetry trace, one JSON object per line (required; - reads stdin); format: docs/replay.md")
 	model := fs.String("model", "fixed", "model to run: float, fixed or both")
 	config := fs.String("config", "", "HPCC++ configuration JSON (unknown keys rejected); flags below override it")
 	baseRTT := fs.Uint64("base-rtt-ns", 0, "T, the base RTT in ns")
@@ -76,26 +80,31 @@ func runReplay(env *Env) error {
 	if err != nil {
 		return err
 	}
-	// Pass 1: validate every line, so nothing is printed for a bad trace.
-	if err := scanFile(*trace, cfg, func(hpcc.TraceEvent) error { return nil }); err != nil {
-		return err
+	var in io.Reader = env.Stdin
+	name := "stdin"
+	if *trace != "-" {
+		f, err := os.Open(*trace)
+		if err != nil {
+			return fmt.Errorf("--trace: %w", err)
+		}
+		defer f.Close()
+		in, name = f, *trace
 	}
-	// Pass 2: replay.
+	if in == nil {
+		return errors.New("--trace -: no standard input")
+	}
 	w := bufio.NewWriter(env.Stdout)
-	if err := scanFile(*trace, cfg, func(ev hpcc.TraceEvent) error { return rp.Step(ev, w) }); err != nil {
-		return err
+	err = hpcc.ScanTrace(cfg, in, func(ev hpcc.TraceEvent) error {
+		if err := env.context().Err(); err != nil {
+			return fmt.Errorf("interrupted: %w", err)
+		}
+		return rp.Step(ev, w)
+	})
+	if ferr := w.Flush(); ferr != nil && err == nil {
+		err = ferr
 	}
-	return w.Flush()
-}
-
-func scanFile(path string, cfg hpcc.Config, fn func(hpcc.TraceEvent) error) error {
-	f, err := os.Open(path)
 	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := hpcc.ScanTrace(cfg, f, fn); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }

@@ -9,8 +9,9 @@ import (
 )
 
 // TestReplayCommand: the subcommand prints one JSON line per ACK, applies
-// parameter flags over the config file, and on a malformed line prints
-// nothing on stdout and an error naming the line and field (exit 2).
+// parameter flags over the config file, and on a malformed line stops with
+// an error naming the line and field (exit 2) after printing the lines
+// before it (the trace is streamed once).
 func TestReplayCommand(t *testing.T) {
 	dir := t.TempDir()
 	good := `{"flow":1,"seq":0,"snd_nxt":5000,"hops":[{"switch":1,"port":2,"speed_gbps":100,"ts_ns":5000000,"tx_bytes":1000000,"qlen_bytes":8000}]}
@@ -43,7 +44,7 @@ func TestReplayCommand(t *testing.T) {
 		{[]string{"replay", "--trace", tracePath, "--model", "both"}, 0, 2, `"diff":{`, ""},
 		// eta 0.9 from the file, W_ai 100 from the flag: W = 62500*0.9/0.996 + 100.
 		{[]string{"replay", "--trace", tracePath, "--model", "float", "--config", cfgPath, "--w-ai-bytes", "100"}, 0, 2, `"W":56575.90361445783`, ""},
-		{[]string{"replay", "--trace", badPath}, 2, 0, "", "line 3: field hops[0].tx_bytes: missing"},
+		{[]string{"replay", "--trace", badPath}, 2, 2, "", "line 3: field hops[0].tx_bytes: missing"},
 		{[]string{"replay", "--trace", tracePath, "--model", "exact"}, 2, 0, "", `--model="exact"`},
 		{[]string{"replay", "--trace", tracePath, "--eta", "1.5"}, 2, 0, "", "Eta=1.5"},
 		{[]string{"replay", "--trace", tracePath, "--config", unknownCfg}, 2, 0, "", `unknown field "etta"`},

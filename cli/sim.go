@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/hpccgold/hpccgold/scenario"
 )
@@ -67,8 +64,7 @@ func runSim(env *Env) error {
 		_, err = env.Stdout.Write(b)
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := env.context()
 	tty := isTerminal(env.Stderr) && !*quiet
 	if tty {
 		req.Progress = func(p scenario.Progress) {

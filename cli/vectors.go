@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/hpccgold/hpccgold/cc/ldcp/ldcpvec"
 	"github.com/hpccgold/hpccgold/scenario"
@@ -38,7 +35,7 @@ func runVectors(env *Env) error {
 		}
 		return flag.ErrHelp
 	}
-	sub := &Env{Args: env.Args[1:], Stdout: env.Stdout, Stderr: env.Stderr}
+	sub := env.sub(env.Args[1:])
 	switch env.Args[0] {
 	case "gen":
 		return runVectorsGen(sub)
@@ -135,8 +132,7 @@ func runVectorsFromSim(env *Env, fs *flag.FlagSet, name, configFile, cc, model s
 		}
 		req.Shard = sh
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := env.context()
 	var prog *vectors.Progress
 	writing := false
 	f, tty := env.Stderr.(*os.File)

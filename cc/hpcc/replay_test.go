@@ -3,6 +3,7 @@ package hpcc
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -21,7 +22,7 @@ func TestParseTraceLineErrors(t *testing.T) {
 		{`{"flow":1,"seq":1,"snd_nxt":1,"hops":[{"speed_gbps":30,"ts_ns":1,"tx_bytes":1,"qlen_bytes":0}]}`, "line 7: field hops[0].speed_gbps: 30 Gbps"},
 		{`{"flow":1,"seq":1,"snd_nxt":1,"hops":[{"switch":2000000,"speed_gbps":100,"ts_ns":1,"tx_bytes":1,"qlen_bytes":0}]}`, "line 7: field hops[0].switch"},
 		{`{"flow":1,"seq":1,"snd_nxt":1,"hops":[{"speed_gbps":100,"ts_ns":-1,"tx_bytes":1,"qlen_bytes":0}]}`, "line 7: field hops.ts_ns"},
-		{`{"flow":1,"seq":1,"snd_nxt":1,"hopz":[]}`, `line 7: json: unknown field "hopz"`},
+		{`{"flow":1,"seq":1,"snd_nxt":1,"hopz":[]}`, `line 7: unknown field "hopz"`},
 		{`{"flow":1,"seq":1,"snd_nxt":1,"hops":[]} {}`, "line 7: trailing data"},
 		{`{"flow":1,`, "line 7: unexpected EOF"},
 		{`{"flow":1,"seq":1,"snd_nxt":1,"hops":[{},{},{},{},{},{}]}`, "line 7: field hops: 6 hops, the configuration allows at most 5"},
@@ -93,4 +94,98 @@ func TestReplayOutput(t *testing.T) {
 	if fixed[1]["flow"].(float64) != 2 || fixed[1]["W"].(float64) != 62500 {
 		t.Errorf("flow 2 row = %v", fixed[1])
 	}
+}
+
+// TestScanTraceRules: the trace rules of docs/replay.md, line by line.
+// Oracle: the rules as documented (exact keys, no key twice, absolute
+// counters and timestamps that never go backwards within a flow at the same
+// switch and port, at least one event).
+func TestScanTraceRules(t *testing.T) {
+	hop := func(sw, port int, ts, tx int) string {
+		return fmt.Sprintf(`{"switch":%d,"port":%d,"speed_gbps":100,"ts_ns":%d,"tx_bytes":%d,"qlen_bytes":0}`, sw, port, ts, tx)
+	}
+	ack := func(flow int, hops ...string) string {
+		return fmt.Sprintf(`{"flow":%d,"seq":0,"snd_nxt":1000,"hops":[%s]}`, flow, strings.Join(hops, ","))
+	}
+	rx := func(flow, now int, hops ...string) string {
+		return fmt.Sprintf(`{"flow":%d,"now_ns":%d,"hops":[%s]}`, flow, now, strings.Join(hops, ","))
+	}
+	cases := []struct {
+		name     string
+		receiver bool
+		lines    []string
+		events   int    // events handed to fn before the verdict
+		want     string // error substring; "" = accepted
+	}{
+		{"ordered", false, []string{ack(1, hop(1, 2, 100, 1000)), ack(1, hop(1, 2, 200, 2000))}, 2, ""},
+		{"equal samples are not backwards", false, []string{ack(1, hop(1, 2, 100, 1000)), ack(1, hop(1, 2, 100, 1000))}, 2, ""},
+		{"tx_bytes backwards", false, []string{ack(1, hop(1, 2, 100, 1000)), ack(1, hop(1, 2, 200, 999))}, 1, "line 2: field hops[0].tx_bytes: 999 is below 1000 on line 1"},
+		{"ts_ns backwards", false, []string{ack(1, hop(1, 2, 100, 1000)), ack(1, hop(1, 2, 99, 2000))}, 1, "line 2: field hops[0].ts_ns: 99 is before 100 on line 1"},
+		{"second hop backwards", false, []string{ack(1, hop(1, 2, 100, 1000), hop(3, 4, 100, 500)), ack(1, hop(1, 2, 200, 2000), hop(3, 4, 200, 400))}, 1, "line 2: field hops[1].tx_bytes"},
+		{"path change starts afresh", false, []string{ack(1, hop(1, 2, 100, 1000)), ack(1, hop(5, 2, 50, 10))}, 2, ""},
+		{"flows are independent", false, []string{ack(1, hop(1, 2, 100, 1000)), ack(2, hop(1, 2, 50, 10))}, 2, ""},
+		{"now_ns backwards", true, []string{rx(1, 500, hop(1, 2, 100, 1000)), rx(1, 499, hop(1, 2, 200, 2000))}, 1, "line 2: field now_ns: 499 is before 500 on line 1"},
+		{"key in another case", false, []string{`{"flow":1,"Flow":7,"seq":0,"snd_nxt":1,"hops":[]}`}, 0, `line 1: unknown field "Flow"`},
+		{"upper-case key", false, []string{`{"FLOW":1,"seq":0,"snd_nxt":1,"hops":[]}`}, 0, `line 1: unknown field "FLOW"`},
+		{"hop key in another case", false, []string{`{"flow":1,"seq":0,"snd_nxt":1,"hops":[{"Switch":1,"port":2,"speed_gbps":100,"ts_ns":1,"tx_bytes":1,"qlen_bytes":0}]}`}, 0, `line 1: unknown field "Switch" in hops[0]`},
+		{"key twice", false, []string{`{"flow":1,"flow":7,"seq":0,"snd_nxt":1,"hops":[]}`}, 0, "line 1: field flow: given twice"},
+		{"hop key twice", false, []string{`{"flow":1,"seq":0,"snd_nxt":1,"hops":[{"port":1,"port":2,"speed_gbps":100,"ts_ns":1,"tx_bytes":1,"qlen_bytes":0}]}`}, 0, "line 1: field port in hops[0]: given twice"},
+		{"empty", false, nil, 0, ErrEmptyTrace.Error()},
+		{"blank lines only", false, []string{"", "  ", ""}, 0, ErrEmptyTrace.Error()},
+	}
+	for _, cs := range cases {
+		c := DefaultConfig()
+		if cs.receiver {
+			c.Mode = Receiver
+		}
+		events := 0
+		err := ScanTrace(c, strings.NewReader(strings.Join(cs.lines, "\n")), func(TraceEvent) error { events++; return nil })
+		switch {
+		case cs.want == "" && err != nil:
+			t.Errorf("%s: ScanTrace error %v, want none", cs.name, err)
+		case cs.want != "" && (err == nil || !strings.Contains(err.Error(), cs.want)):
+			t.Errorf("%s: ScanTrace error %v, want containing %q", cs.name, err, cs.want)
+		case events != cs.events:
+			t.Errorf("%s: %d events before the verdict, want %d", cs.name, events, cs.events)
+		}
+	}
+}
+
+// FuzzParseTraceLine: any line either is refused with an error naming
+// "line 1" or is accepted, and an accepted line's event re-encodes (through
+// TraceLine JSON with exact keys) to a line that parses to the same event.
+// Seeds only in CI (go test does not run -fuzz).
+func FuzzParseTraceLine(f *testing.F) {
+	for _, s := range []string{
+		`{"flow":1,"seq":0,"snd_nxt":5000,"hops":[{"switch":1,"port":2,"speed_gbps":100,"ts_ns":5000000,"tx_bytes":1000000,"qlen_bytes":8000}]}`,
+		`{"flow":1,"Flow":7,"seq":0,"snd_nxt":1,"hops":[]}`,
+		`{"flow":1,"flow":7,"seq":0,"snd_nxt":1,"hops":[]}`,
+		`{"flow":1,"seq":0,"snd_nxt":1,"hops":null}`,
+		`{"flow":1,"seq":0,"snd_nxt":1,"hops":[1]}`,
+		`[1,2]`, `null`, `{`, `{"flow":-1}`, `{"flow":1e400}`,
+		`{"flow":18446744073709551615,"seq":18446744073709551615,"snd_nxt":0,"hops":[{"switch":0,"port":0,"speed_gbps":400,"ts_ns":18446744073709551615,"tx_bytes":18446744073709551615,"qlen_bytes":18446744073709551615}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	c := DefaultConfig()
+	f.Fuzz(func(t *testing.T, line []byte) {
+		tl, ev, err := parseTraceLine(c, line, 1)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "line 1: ") {
+				t.Fatalf("error %q does not name the line", err)
+			}
+			return
+		}
+		b, err := json.Marshal(tl)
+		if err != nil {
+			t.Fatalf("accepted line does not re-encode: %v", err)
+		}
+		_, ev2, err := parseTraceLine(c, b, 1)
+		if err != nil {
+			t.Fatalf("re-encoded %s refused: %v", b, err)
+		}
+		if ev2 != ev {
+			t.Fatalf("re-encoded event %+v, want %+v", ev2, ev)
+		}
+	})
 }

@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// failWriter fails every write after the first ok bytes.
+type failWriter struct {
+	ok  int
+	buf bytes.Buffer
+}
+
+var errDiskFull = errors.New("no space left on device (test)")
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	if f.buf.Len()+len(p) > f.ok {
+		n := max(0, f.ok-f.buf.Len())
+		f.buf.Write(p[:n])
+		return n, errDiskFull
+	}
+	return f.buf.Write(p)
+}
+
+// TestStdoutWriteFailure: a command whose stdout writes fail exits non-zero
+// naming "write stdout", whichever command and however it writes (oracle:
+// docs/cli.md, "output writes are checked").
+func TestStdoutWriteFailure(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.jsonl")
+	if err := os.WriteFile(trace, []byte(replayTrace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		ok   int // bytes the writer accepts before failing
+	}{
+		{[]string{"version"}, 0},
+		{[]string{"--help"}, 10},
+		{[]string{"replay", "--trace", trace}, 0},
+		{[]string{"replay", "--trace", trace}, 100},
+		{[]string{"sim", "--list"}, 50},
+	}
+	for _, c := range cases {
+		w := &failWriter{ok: c.ok}
+		var errb bytes.Buffer
+		code := Run(context.Background(), c.args, nil, w, &errb)
+		if code != ExitUsage || !strings.Contains(errb.String(), "write stdout: "+errDiskFull.Error()) {
+			t.Errorf("Run(%q) with stdout failing after %d bytes = %d, stderr %q; want %d naming write stdout", c.args, c.ok, code, errb.String(), ExitUsage)
+		}
+	}
+}
+
+// TestStdoutDevFull: the built binary's stdout on /dev/full (ENOSPC on
+// every write) exits 2 with "write stdout" (end to end, through os.Stdout).
+func TestStdoutDevFull(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no /dev/full: %v", err)
+	}
+	defer full.Close()
+	cmd := cliCommand("version")
+	cmd.Stdout = full
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != ExitUsage || !strings.Contains(errb.String(), "write stdout") {
+		t.Errorf("hpccgold version > /dev/full: %v, stderr %q; want exit 2 naming write stdout", err, errb.String())
+	}
+}
+
+// TestMain runs the test binary as hpccgold itself when
+// HPCCGOLD_CLI_AS_MAIN=1 (what cmd/hpccgold does), so end-to-end tests get
+// real process streams without building the command.
+func TestMain(m *testing.M) {
+	if os.Getenv("HPCCGOLD_CLI_AS_MAIN") == "1" {
+		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// cliCommand returns a command running hpccgold with args as its own
+// process (the test binary through TestMain).
+func cliCommand(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "HPCCGOLD_CLI_AS_MAIN=1")
+	return cmd
+}
+
+// replayTrace is a two-ACK trace of one flow.
+const replayTrace = `{"flow":1,"seq":0,"snd_nxt":5000,"hops":[{"switch":1,"port":2,"speed_gbps":100,"ts_ns":5000000,"tx_bytes":1000000,"qlen_bytes":8000}]}
+{"flow":1,"seq":6000,"snd_nxt":9000,"hops":[{"switch":1,"port":2,"speed_gbps":100,"ts_ns":5001000,"tx_bytes":1011000,"qlen_bytes":6250}]}
+`
+
+// TestReplayStreams: the trace is read once, so stdin ("--trace -") and a
+// FIFO give the same two lines as a file, and an empty trace is an error.
+// Oracle: the file replay's output.
+func TestReplayStreams(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "t.jsonl")
+	if err := os.WriteFile(file, []byte(replayTrace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var want, errb bytes.Buffer
+	if code := Run(context.Background(), []string{"replay", "--trace", file}, nil, &want, &errb); code != 0 || strings.Count(want.String(), "\n") != 2 {
+		t.Fatalf("file replay = %d, %q, stderr %q", code, want.String(), errb.String())
+	}
+	var got bytes.Buffer
+	if code := Run(context.Background(), []string{"replay", "--trace", "-"}, strings.NewReader(replayTrace), &got, &errb); code != 0 || got.String() != want.String() {
+		t.Errorf("stdin replay = %d, %q; want 0, %q (stderr %q)", code, got.String(), want.String(), errb.String())
+	}
+	got.Reset()
+	errb.Reset()
+	if code := Run(context.Background(), []string{"replay", "--trace", "-"}, strings.NewReader("\n\n"), &got, &errb); code != ExitUsage || !strings.Contains(errb.String(), "stdin: the trace holds no event") {
+		t.Errorf("empty stdin replay = %d, stderr %q; want 2 naming the empty trace", code, errb.String())
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		f.WriteString(replayTrace)
+		f.Close()
+	}()
+	got.Reset()
+	done := make(chan int, 1)
+	go func() { done <- Run(context.Background(), []string{"replay", "--trace", fifo}, nil, &got, &errb) }()
+	select {
+	case code := <-done:
+		if code != 0 || got.String() != want.String() {
+			t.Errorf("FIFO replay = %d, %q; want 0, %q", code, got.String(), want.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("FIFO replay hangs")
+	}
+}
