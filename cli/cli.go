@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -175,6 +176,32 @@ func noPositional(fs *flag.FlagSet) error {
 		return fmt.Errorf("unexpected argument %q", strings.Join(fs.Args(), " "))
 	}
 	return nil
+}
+
+// inRange returns an error naming flag --name and its value v unless v is
+// in [lo,hi].
+func inRange(name string, v, lo, hi int64) error {
+	if v < lo || v > hi {
+		return fmt.Errorf("--%s=%d: must be in [%d,%d]", name, v, lo, hi)
+	}
+	return nil
+}
+
+// parseList splits the comma-separated value of flag --name; an empty entry
+// and an entry listed twice are errors naming the flag and the entry.
+func parseList(name, v string) ([]string, error) {
+	var out []string
+	for _, e := range strings.Split(v, ",") {
+		e = strings.TrimSpace(e)
+		if e == "" {
+			return nil, fmt.Errorf("--%s=%q: empty entry", name, v)
+		}
+		if slices.Contains(out, e) {
+			return nil, fmt.Errorf("--%s=%q: %s listed twice", name, v, e)
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 func runVersion(env *Env) error {

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
-	"strings"
 
 	"github.com/hpccgold/hpccgold/cc/ldcp/ldcpvec"
 	"github.com/hpccgold/hpccgold/scenario"
@@ -63,11 +63,17 @@ func runVectorsGen(env *Env) error {
 	shard := fs.String("shard", "", "generate only shard i/n (0 <= i < n) of the set")
 	classes := fs.String("class", "", "comma-separated directed classes to generate (default: all up to --level)")
 	noJSONL := fs.Bool("no-jsonl", false, "do not write vectors.jsonl")
-	workers := fs.Int("workers", 0, "evaluating goroutines (0: one per CPU); the output does not depend on it")
+	workers := fs.Int("workers", 0, fmt.Sprintf("evaluating goroutines, 0..%d (0: one per CPU; at most 4 per CPU: more only cost memory); the output does not depend on it", vectors.MaxWorkers()))
 	if err := fs.Parse(env.Args); err != nil {
 		return err
 	}
 	if err := noPositional(fs); err != nil {
+		return err
+	}
+	if err := inRange("count", *count, 0, vectors.MaxCount); err != nil {
+		return err
+	}
+	if err := inRange("workers", int64(*workers), 0, int64(vectors.MaxWorkers())); err != nil {
 		return err
 	}
 	if *fromSim != "" {
@@ -75,6 +81,9 @@ func runVectorsGen(env *Env) error {
 	}
 	if *model != "" {
 		return errors.New("--model needs --from-sim")
+	}
+	if *level != 1 && *level != 2 {
+		return fmt.Errorf("--level=%d: must be 1 or 2", *level)
 	}
 	m, err := vectorModel(*cc, *configFile)
 	if err != nil {
@@ -84,12 +93,21 @@ func runVectorsGen(env *Env) error {
 	if *shard != "" {
 		sh, err := vectors.ParseShard(*shard)
 		if err != nil {
-			return err
+			return fmt.Errorf("--shard: %w", err)
 		}
 		opts.Shard = sh
 	}
 	if *classes != "" {
-		opts.Classes = strings.Split(*classes, ",")
+		if opts.Classes, err = parseList("class", *classes); err != nil {
+			return err
+		}
+	}
+	est, err := vectors.EstimateDir(m, opts)
+	if err != nil {
+		return err
+	}
+	if err := checkSpace(*out, est); err != nil {
+		return err
 	}
 	var prog *vectors.Progress
 	if f, ok := env.Stderr.(*os.File); ok && vectors.IsTerminal(f) {
@@ -128,7 +146,7 @@ func runVectorsFromSim(env *Env, fs *flag.FlagSet, name, configFile, cc, model s
 	if shard != "" {
 		sh, err := vectors.ParseShard(shard)
 		if err != nil {
-			return err
+			return fmt.Errorf("--shard: %w", err)
 		}
 		req.Shard = sh
 	}
@@ -168,7 +186,7 @@ func runVectorsCheck(env *Env) error {
 	fs := newFlagSet(env, "vectors check", "vectors check --golden DIR --dut FILE [--max-diffs N]")
 	golden := fs.String("golden", "", "golden vector set directory")
 	dut := fs.String("dut", "", "DUT output file: expected.hex layout or JSON Lines")
-	maxDiffs := fs.Int("max-diffs", 10, "failing vectors to show field by field")
+	maxDiffs := fs.Int("max-diffs", 10, "failing vectors to show field by field (0: none)")
 	if err := fs.Parse(env.Args); err != nil {
 		return err
 	}
@@ -178,6 +196,9 @@ func runVectorsCheck(env *Env) error {
 	if *golden == "" || *dut == "" {
 		return errors.New("--golden and --dut are required")
 	}
+	if err := inRange("max-diffs", int64(*maxDiffs), 0, math.MaxInt32); err != nil {
+		return err
+	}
 	opts := vectors.CheckOptions{MaxDiffs: *maxDiffs}
 	if *maxDiffs == 0 {
 		opts.MaxDiffs = -1
@@ -186,13 +207,13 @@ func runVectorsCheck(env *Env) error {
 	if err != nil {
 		return err
 	}
-	if err := rep.Write(env.Stdout); err != nil {
-		return err
-	}
+	// The verdict does not depend on printing the report: a mismatch is
+	// exit 1 even when stdout fails (Run reports the write).
+	werr := rep.Write(env.Stdout)
 	if !rep.OK() {
 		return fmt.Errorf("%w: %d of %d vectors differ", ErrFailed, rep.Failed, rep.Checked)
 	}
-	return nil
+	return werr
 }
 
 func runVectorsVerify(env *Env) error {
@@ -207,13 +228,11 @@ func runVectorsVerify(env *Env) error {
 	if err != nil {
 		return err
 	}
-	if err := rep.Write(env.Stdout); err != nil {
-		return err
-	}
+	werr := rep.Write(env.Stdout)
 	if !rep.OK() {
 		return fmt.Errorf("%w: %d problems", ErrFailed, len(rep.Problems))
 	}
-	return nil
+	return werr
 }
 
 func runVectorsCover(env *Env) error {
@@ -229,6 +248,31 @@ func runVectorsCover(env *Env) error {
 		return err
 	}
 	return vectors.WriteCoverage(env.Stdout, man)
+}
+
+// checkSpace refuses a set whose estimated size est does not fit the free
+// space of the file system that holds dir (statfs; skipped where unknown).
+func checkSpace(dir string, est vectors.SizeEstimate) error {
+	free, ok := diskFree(dir)
+	if !ok || uint64(est.Bytes) <= free {
+		return nil
+	}
+	return fmt.Errorf("--count: the set needs about %s (%d vectors x %d bytes), but the file system of %s has %s free",
+		humanBytes(uint64(est.Bytes)), est.Vectors, est.BytesPerVector, dir, humanBytes(free))
+}
+
+// humanBytes prints n bytes with a binary unit (1.5 GiB).
+func humanBytes(n uint64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := uint64(unit), 0
+	for m := n / unit; m >= unit && exp < 5; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // vectorModel returns the vector model of datapath cc ("" or "hpcc":

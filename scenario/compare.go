@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -357,13 +358,17 @@ func (cmp *Comparison) Write(ctx context.Context, dir string) ([]OutputFile, err
 	return files, nil
 }
 
-// ParseCCs parses a comma-separated list of congestion controls ("hpcc,ldcp").
+// ParseCCs parses a comma-separated list of congestion controls ("hpcc,ldcp");
+// an unknown name and a name listed twice are errors.
 func ParseCCs(s string) ([]nicmodel.CCMode, error) {
 	var out []nicmodel.CCMode
 	for _, f := range strings.Split(s, ",") {
 		var m nicmodel.CCMode
 		if err := m.UnmarshalText([]byte(strings.TrimSpace(f))); err != nil || !knownCC(m) {
 			return nil, cerr("cc", strconv.Quote(strings.TrimSpace(f)), "must be "+ccChoices)
+		}
+		if slices.Contains(out, m) {
+			return nil, cerr("cc", m, "listed twice (each congestion control runs once)")
 		}
 		out = append(out, m)
 	}

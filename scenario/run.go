@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/hpccgold/hpccgold/engine"
@@ -199,9 +200,12 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	if len(gen) > maxFlowCount {
 		return nil, fmt.Errorf("scenario: traffic: %d flows: at most %d", len(gen), maxFlowCount)
 	}
-	for _, h := range opts.TraceHosts {
+	for i, h := range opts.TraceHosts {
 		if h < 0 || h >= nh {
 			return nil, fmt.Errorf("scenario: trace host %d: must be in [0,%d)", h, nh)
+		}
+		if slices.Contains(opts.TraceHosts[:i], h) {
+			return nil, fmt.Errorf("scenario: trace host %d: listed twice", h)
 		}
 	}
 	s := &sim{cfg: cfg, net: net}

@@ -184,6 +184,9 @@ func newCapturePlan(m Model, tail Class, info *CaptureInfo, total int64, opts Ca
 	p.classAt = make([]int64, len(p.classN))
 	p.total = total
 	p.first, p.last = opts.Shard.Range(total)
+	if err := opts.Shard.nonEmpty(total); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

@@ -22,6 +22,9 @@ import (
 type CheckOptions struct {
 	// MaxDiffs is how many mismatching vectors are detailed field by field;
 	// 0 means 10, negative means none.
+	//
+	// A golden set of no vectors is an error: a check of nothing passes
+	// nothing.
 	MaxDiffs int
 }
 
@@ -94,6 +97,9 @@ func CheckReader(goldenDir string, r io.Reader, name string, opts CheckOptions) 
 	man, err := ReadManifest(goldenDir)
 	if err != nil {
 		return nil, err
+	}
+	if man.Count == 0 {
+		return nil, fmt.Errorf("vectors: check: golden set %s holds no vectors (count 0 of total %d, shard %d/%d): nothing to check", goldenDir, man.Total, man.Shard.Index, man.Shard.Count)
 	}
 	lf, lay, err := readLayout(goldenDir)
 	if err != nil {

@@ -206,8 +206,8 @@ func TestVerify(t *testing.T) {
 				t.Fatal(err)
 			}
 			rep, err := VerifyWith(dir, openMac)
-			if err == nil && rep.OK() {
-				t.Errorf("%s: byte %d changed %q -> %q: verify passed", name, pos, orig[pos], mod[pos])
+			if err != nil || rep.OK() {
+				t.Errorf("%s: byte %d changed %q -> %q: verify = %+v, %v; want a problem (exit 1), not an error", name, pos, orig[pos], mod[pos], rep, err)
 			}
 		}
 		if err := os.WriteFile(p, orig, 0o644); err != nil {
@@ -216,6 +216,64 @@ func TestVerify(t *testing.T) {
 	}
 	if rep, err := VerifyWith(dir, openMac); err != nil || !rep.OK() {
 		t.Fatalf("restored set: %+v, %v", rep, err)
+	}
+}
+
+// TestVerifyProblemsNotErrors: whatever is wrong inside a set (a listed
+// file removed, a line longer than any reader takes, a set of no vectors)
+// is a problem in the report (the CLI's exit 1); only a directory that is
+// not a vector set is an error (exit 2). Oracle: docs/vectors.md, exit
+// status.
+func TestVerifyProblemsNotErrors(t *testing.T) {
+	for _, name := range allFiles {
+		dir, _ := genDir(t, macConfig{}, Options{Count: 50})
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := VerifyWith(dir, openMac)
+		if name == ManifestFile {
+			if err == nil {
+				t.Errorf("manifest removed: verify = %+v, want an error (not a vector set)", rep)
+			}
+			continue
+		}
+		if err != nil || rep.OK() || !strings.Contains(strings.Join(rep.Problems, "\n"), name) {
+			t.Errorf("%s removed: verify = %+v, %v; want a problem naming it", name, rep, err)
+		}
+	}
+	dir, _ := genDir(t, macConfig{}, Options{Count: 50})
+	long := append(bytes.Repeat([]byte{'0'}, 2<<20), '\n')
+	if err := os.WriteFile(filepath.Join(dir, StimulusFile), long, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := VerifyWith(dir, openMac); err != nil || rep.OK() {
+		t.Errorf("over-long stimulus line: verify = %+v, %v; want a problem", rep, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ManifestFile), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := VerifyWith(dir, openMac); err != nil || rep.OK() {
+		t.Errorf("malformed manifest: verify = %+v, %v; want a problem", rep, err)
+	}
+	// A manifest claiming no vectors (generation refuses to write one).
+	empty, _ := genDir(t, macConfig{}, Options{Count: 50})
+	var man map[string]any
+	if err := json.Unmarshal(readFile(t, empty, ManifestFile), &man); err != nil {
+		t.Fatal(err)
+	}
+	man["count"] = 0
+	b, err := json.Marshal(man)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(empty, ManifestFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := VerifyWith(empty, openMac); err != nil || rep.OK() || !strings.Contains(strings.Join(rep.Problems, "\n"), "holds no vectors") {
+		t.Errorf("empty set: verify = %+v, %v; want the problem \"holds no vectors\"", rep, err)
+	}
+	if _, err := VerifyWith(t.TempDir(), openMac); err == nil {
+		t.Errorf("a directory without a manifest verified without error")
 	}
 }
 

@@ -2,6 +2,7 @@ package vectors
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/bits"
 	"runtime"
@@ -41,6 +42,19 @@ func (s Shard) validate() error {
 	return nil
 }
 
+// nonEmpty returns an error when shard s of a set of total vectors holds
+// none (n > total leaves some shards empty): a set of no vectors is not a
+// result, and a check against it would pass vacuously.
+func (s Shard) nonEmpty(total int64) error {
+	if total == 0 {
+		return errors.New("vectors: the set holds no vector (nothing was generated or captured)")
+	}
+	if first, last := s.Range(total); first == last {
+		return fmt.Errorf("vectors: shard %d/%d of a set of %d vectors holds no vector: want n <= %d", s.Index, max(s.Count, 1), total, total)
+	}
+	return nil
+}
+
 // Range returns the global indices [first, last) shard s holds of a set of
 // total vectors: first = total*i/n, last = total*(i+1)/n.
 func (s Shard) Range(total int64) (first, last int64) {
@@ -48,6 +62,12 @@ func (s Shard) Range(total int64) (first, last int64) {
 	i := int64(s.Index)
 	return total * i / n, total * (i + 1) / n
 }
+
+// MaxWorkers bounds Options.Workers: 4 per CPU. Workers beyond the CPUs
+// cannot speed generation up (it is CPU-bound; 4x leaves room to overlap
+// the writer), and each costs memory (its blocks in flight and its model
+// state, tens of MB for the HPCC++ model): 128 workers took 6.2 GB.
+func MaxWorkers() int { return 4 * runtime.NumCPU() }
 
 // MaxCount bounds Options.Count (2^40 vectors), so index arithmetic never
 // overflows.
@@ -68,8 +88,8 @@ type Options struct {
 	Count int64
 	// Shard selects part of the set.
 	Shard Shard
-	// Workers is the number of goroutines evaluating vectors; 0 means
-	// runtime.GOMAXPROCS(0). The output does not depend on it.
+	// Workers is the number of goroutines evaluating vectors, 0..MaxWorkers();
+	// 0 means runtime.GOMAXPROCS(0). The output does not depend on it.
 	Workers int
 	// NoJSONL skips vectors.jsonl (it dominates write time for wide tables).
 	NoJSONL bool
@@ -191,6 +211,9 @@ func newPlan(m Model, opts Options) (*plan, error) {
 	}
 	p.total = at
 	p.first, p.last = opts.Shard.Range(p.total)
+	if err := opts.Shard.nonEmpty(p.total); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -203,7 +226,10 @@ func basePlan(m Model, opts Options) (*plan, error) {
 	if err := opts.Shard.validate(); err != nil {
 		return nil, err
 	}
-	if opts.Workers <= 0 {
+	if opts.Workers < 0 || opts.Workers > MaxWorkers() {
+		return nil, fmt.Errorf("vectors: Workers=%d: must be in [0,%d] (0: one per CPU; at most 4 per CPU)", opts.Workers, MaxWorkers())
+	}
+	if opts.Workers == 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
 	lay, err := newLayout(m.Input(), m.Output())
