@@ -265,7 +265,7 @@ func (w *Writer) CommitManifest(ctx context.Context, data []byte) error {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return fmt.Errorf("artefact: manifest: %w", err)
 	}
-	staged, err := listTree(w.staging)
+	staged, err := List(w.staging)
 	if err != nil {
 		return err
 	}
@@ -381,10 +381,11 @@ func ignored(name string) bool {
 	return name == LockFile || strings.HasPrefix(name, stagingPrefix) || strings.HasPrefix(name, oldPrefix)
 }
 
-// listTree returns every regular file under root (manifest.json at the top
-// excluded, bookkeeping ignored) with its size, in name order. Other file
-// types (symlinks, devices) are an error: outputs are plain files.
-func listTree(root string) ([]File, error) {
+// List returns every regular file under root (manifest.json at the top
+// excluded; lock files and a run's hidden working directories ignored) with
+// its size (SHA-256 left empty), in name order. Other file types (symlinks,
+// devices) are an error: outputs are plain files.
+func List(root string) ([]File, error) {
 	var files []File
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -430,7 +431,7 @@ func listTree(root string) ([]File, error) {
 // HashTree returns every regular file under root, except root/manifest.json
 // and bookkeeping, with its size and SHA-256, in name order.
 func HashTree(root string) ([]File, error) {
-	files, err := listTree(root)
+	files, err := List(root)
 	if err != nil {
 		return nil, err
 	}

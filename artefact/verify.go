@@ -97,7 +97,7 @@ func Verify(dir string) (*Report, error) {
 			problem("%s: SHA-256 %s, the manifest says %s", f.Name, sum, f.SHA256)
 		}
 	}
-	present, err := listTree(dir)
+	present, err := List(dir)
 	if err != nil {
 		problem("%v", err)
 		return rep, nil

@@ -11,6 +11,7 @@ func commandList() []command {
 		{"replay", "run a telemetry trace through the HPCC++ float and/or fixed-point model", runReplay},
 		{"vectors", "generate, check and verify golden HPCC++ test vectors", runVectors},
 		{"emit", "write the HPCC++ RTL (Verilog) from a configuration", runEmit},
+		{"verify", "check any output directory against its manifest: hashes, unlisted files, vector sets re-run", runVerify},
 		{"cosim", "co-simulate the emitted RTL against golden vectors (Verilator or Icarus)", runCosim},
 	}
 }

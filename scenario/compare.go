@@ -10,13 +10,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/hpccgold/hpccgold/atomicfile"
+	"github.com/hpccgold/hpccgold/artefact"
 	"github.com/hpccgold/hpccgold/buildinfo"
 	"github.com/hpccgold/hpccgold/nicmodel"
 	"github.com/olekukonko/tablewriter"
@@ -282,23 +280,25 @@ type compareManifest struct {
 	Files    []OutputFile `json:"files"`
 }
 
-// Write writes the comparison into dir (created if needed), each file
-// atomically (package atomicfile) and manifest.json last: compare.txt
+// Write writes the comparison into dir (created if needed) through an
+// artefact.Writer (staged, manifest.json last, an earlier run's other
+// files removed; an interrupted write leaves dir as it was): compare.txt
 // (the table), compare.csv (every figure per congestion control),
 // config.json (the scenario), queue and utilization as PNG and SVG (the
-// runs overlaid). Cancelling ctx between files stops it with an error
-// wrapping ErrInterrupted; the files already written are complete and the
-// manifest is absent. It returns the files written.
+// runs overlaid). Cancelling ctx stops it with an error wrapping
+// ErrInterrupted. It returns the files written.
 func (cmp *Comparison) Write(ctx context.Context, dir string) ([]OutputFile, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	aw, err := artefact.Create(dir, "compare")
+	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
+	defer aw.Close()
 	var files []OutputFile
 	put := func(name, doc string, data []byte) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("%w while writing %s: %v", ErrInterrupted, dir, err)
 		}
-		if err := atomicfile.WriteBytes(filepath.Join(dir, name), 0o644, data); err != nil {
+		if err := aw.WriteFile(name, data); err != nil {
 			return fmt.Errorf("scenario: %w", err)
 		}
 		h := sha256.Sum256(data)
@@ -352,9 +352,15 @@ func (cmp *Comparison) Write(ctx context.Context, dir string) ([]OutputFile, err
 	if err != nil {
 		return files, fmt.Errorf("scenario: manifest: %w", err)
 	}
-	if err := put("manifest.json", "this list (written last)", append(b, '\n')); err != nil {
-		return files, err
+	b = append(b, '\n')
+	if err := ctx.Err(); err != nil {
+		return files, fmt.Errorf("%w while writing %s: %v", ErrInterrupted, dir, err)
 	}
+	if err := aw.CommitManifest(ctx, b); err != nil {
+		return files, fmt.Errorf("scenario: %w", err)
+	}
+	h := sha256.Sum256(b)
+	files = append(files, OutputFile{Name: artefact.ManifestFile, Bytes: int64(len(b)), SHA256: hex.EncodeToString(h[:]), Doc: "this list (written last)"})
 	return files, nil
 }
 

@@ -7,8 +7,8 @@
 // A scenario is a Config: topology, switch and telemetry settings, HPCC++
 // parameters, NIC parameters, workload and run control, every one settable
 // from a JSON file that overlays a built-in scenario (unknown keys are
-// rejected). Run executes one; Result.Write writes its files atomically
-// (package atomicfile) with the manifest last; Result.Report is a short
+// rejected). Run executes one; Result.Write writes its files through
+// package artefact (staged, manifest last); Result.Report is a short
 // text report. RunNamed does all three for the demo command.
 //
 // Units: ns for time in configuration and results, bytes, Gbit/s (10^9

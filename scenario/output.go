@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hpccgold/hpccgold/atomicfile"
+	"github.com/hpccgold/hpccgold/artefact"
 	"github.com/hpccgold/hpccgold/buildinfo"
 	"github.com/hpccgold/hpccgold/nicmodel"
 	"github.com/olekukonko/tablewriter"
@@ -54,20 +54,23 @@ func fmtU(x uint64) string { return strconv.FormatUint(x, 10) }
 
 func us(ns uint64) string { return strconv.FormatFloat(float64(ns)/1000, 'f', 3, 64) }
 
-// Write writes the run's files into dir (created if needed), each
-// atomically, and manifest.json last. Cancelling ctx between files stops
-// it with an error wrapping ErrInterrupted: the files already written are
-// complete and the manifest is absent. It returns the files written.
+// Write writes the run's files into dir (created if needed) through an
+// artefact.Writer: staged, then moved into place with manifest.json last;
+// files of an earlier run in dir that this one does not write are removed.
+// Cancelling ctx stops it with an error wrapping ErrInterrupted and leaves
+// dir as it was. It returns the files written, manifest.json last.
 func (r *Result) Write(ctx context.Context, dir string) ([]OutputFile, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	aw, err := artefact.Create(dir, "sim")
+	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
+	defer aw.Close()
 	var files []OutputFile
 	put := func(name, doc string, data []byte) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("%w while writing %s: %v", ErrInterrupted, dir, err)
 		}
-		if err := atomicfile.WriteBytes(filepath.Join(dir, filepath.FromSlash(name)), 0o644, data); err != nil {
+		if err := aw.WriteFile(name, data); err != nil {
 			return fmt.Errorf("scenario: %w", err)
 		}
 		h := sha256.Sum256(data)
@@ -117,7 +120,7 @@ func (r *Result) Write(ctx context.Context, dir string) ([]OutputFile, error) {
 		if err := ctx.Err(); err != nil {
 			return files, fmt.Errorf("%w while writing %s: %v", ErrInterrupted, dir, err)
 		}
-		tdir := filepath.Join(dir, "traces")
+		tdir := aw.Path("traces")
 		if err := os.MkdirAll(tdir, 0o755); err != nil {
 			return files, fmt.Errorf("scenario: %w", err)
 		}
@@ -133,14 +136,44 @@ func (r *Result) Write(ctx context.Context, dir string) ([]OutputFile, error) {
 			files = append(files, OutputFile{Name: "traces/" + t.Name, Bytes: st.Size(), SHA256: t.SHA256, Doc: t.Doc})
 		}
 	}
+	if len(r.traceHosts) > 0 {
+		// Each NIC's trace manifest (written by WriteTraces, not among the
+		// files it returns) is an output too.
+		listed := map[string]bool{}
+		for _, f := range files {
+			listed[f.Name] = true
+		}
+		all, err := artefact.List(aw.Root())
+		if err != nil {
+			return files, fmt.Errorf("scenario: %w", err)
+		}
+		for _, f := range all {
+			if listed[f.Name] {
+				continue
+			}
+			data, err := os.ReadFile(aw.Path(f.Name))
+			if err != nil {
+				return files, fmt.Errorf("scenario: %w", err)
+			}
+			h := sha256.Sum256(data)
+			files = append(files, OutputFile{Name: f.Name, Bytes: int64(len(data)), SHA256: hex.EncodeToString(h[:]),
+				Doc: "a NIC's trace manifest: its trace files, their hashes and the NIC configuration"})
+		}
+	}
 	m := manifest{Tool: buildinfo.String(), Scenario: r.Config.Name, CC: r.Config.CC.String(), Model: r.Config.Model.String(), Files: files}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return files, fmt.Errorf("scenario: manifest: %w", err)
 	}
-	if err := put("manifest.json", "this list (written last)", append(b, '\n')); err != nil {
-		return files, err
+	b = append(b, '\n')
+	if err := ctx.Err(); err != nil {
+		return files, fmt.Errorf("%w while writing %s: %v", ErrInterrupted, dir, err)
 	}
+	if err := aw.CommitManifest(ctx, b); err != nil {
+		return files, fmt.Errorf("scenario: %w", err)
+	}
+	h := sha256.Sum256(b)
+	files = append(files, OutputFile{Name: artefact.ManifestFile, Bytes: int64(len(b)), SHA256: hex.EncodeToString(h[:]), Doc: "this list (written last)"})
 	return files, nil
 }
 

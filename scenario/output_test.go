@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hpccgold/hpccgold/artefact"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -85,43 +86,44 @@ func (c *countdown) Err() error {
 	return nil
 }
 
-// An interrupted write leaves the files written so far complete (each
-// identical to the file an uninterrupted write produces), no temporary
-// files and no manifest; an interrupted run returns ErrInterrupted and
-// writes nothing.
+// An interrupted write leaves the directory as it was: empty (but for the
+// lock file) when it was new, the earlier complete run, still verifying,
+// when there was one; an interrupted run returns ErrInterrupted and writes
+// nothing.
 func TestInterrupt(t *testing.T) {
 	r, err := Run(context.Background(), small(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := t.TempDir()
-	if _, err := r.Write(context.Background(), full); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{}
-	for _, f := range readManifest(t, full).Files {
-		want[f.Name] = f.SHA256
-	}
 	for _, n := range []int{0, 3, 9} {
-		dir := t.TempDir()
-		files, err := r.Write(&countdown{context.Background(), n}, dir)
-		if !errors.Is(err, ErrInterrupted) {
+		fresh := t.TempDir()
+		if _, err := r.Write(&countdown{context.Background(), n}, fresh); !errors.Is(err, ErrInterrupted) {
 			t.Fatalf("n=%d: err = %v, want ErrInterrupted", n, err)
 		}
-		if len(files) != n {
-			t.Errorf("n=%d: %d files written", n, len(files))
+		if ents, _ := os.ReadDir(fresh); len(ents) != 1 || ents[0].Name() != artefact.LockFile {
+			t.Errorf("n=%d: a new directory holds %v after an interrupted write, want only %s", n, ents, artefact.LockFile)
 		}
-		ents, _ := os.ReadDir(dir)
-		if len(ents) != n {
-			t.Errorf("n=%d: directory holds %d entries, want %d (no temporaries)", n, len(ents), n)
+
+		earlier := t.TempDir()
+		if _, err := r.Write(context.Background(), earlier); err != nil {
+			t.Fatal(err)
 		}
-		for _, f := range files {
-			if want[f.Name] != f.SHA256 {
-				t.Errorf("n=%d: %s differs from the complete write", n, f.Name)
-			}
+		before, err := artefact.HashTree(earlier)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err == nil {
-			t.Errorf("n=%d: manifest written by an interrupted write", n)
+		if _, err := r.Write(&countdown{context.Background(), n}, earlier); !errors.Is(err, ErrInterrupted) {
+			t.Fatalf("n=%d: err = %v, want ErrInterrupted", n, err)
+		}
+		after, err := artefact.HashTree(earlier)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(before) != fmt.Sprint(after) {
+			t.Errorf("n=%d: an interrupted write changed the earlier run", n)
+		}
+		if rep, err := artefact.Verify(earlier); err != nil || !rep.OK() {
+			t.Errorf("n=%d: the earlier run no longer verifies: %v %+v", n, err, rep)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -194,5 +196,39 @@ func TestSkipEquivalence(t *testing.T) {
 		if a.Stats.BusyCycles >= b.Stats.BusyCycles {
 			t.Errorf("%s: skipping executed %d cycles, NoSkip %d", c.Name, a.Stats.BusyCycles, b.Stats.BusyCycles)
 		}
+	}
+}
+
+// TestWriteOwnsItsDirectory checks that a run with traces verifies as a
+// whole (every trace file and each NIC's trace manifest listed), and that a
+// later run without traces leaves none of the earlier traces behind.
+func TestWriteOwnsItsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	traced, err := Run(context.Background(), small(t), Options{TraceHosts: []int{0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := traced.Write(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := artefact.Verify(dir)
+	if err != nil || !rep.OK() {
+		t.Fatalf("run with traces does not verify: %v %+v", err, rep)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "traces")); err != nil {
+		t.Fatalf("no traces written: %v", err)
+	}
+	plain, err := Run(context.Background(), small(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.Write(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "traces")); !os.IsNotExist(err) {
+		t.Errorf("traces of the earlier run survived a run without traces: %v", err)
+	}
+	if rep, err := artefact.Verify(dir); err != nil || !rep.OK() {
+		t.Fatalf("second run does not verify: %v %+v", err, rep)
 	}
 }

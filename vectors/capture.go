@@ -2,6 +2,7 @@ package vectors
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -227,11 +228,17 @@ func (c *Capture) Set(opts CaptureOptions) (*Set, error) {
 // WriteDir writes the captured set (the shard opts selects) into dir, as
 // Set(opts) followed by Set.Write, and returns its manifest.
 func (c *Capture) WriteDir(dir string, opts CaptureOptions) (*Manifest, error) {
+	return c.WriteDirContext(context.Background(), dir, opts)
+}
+
+// WriteDirContext is WriteDir that stops, leaving the directory as it was,
+// when ctx is done.
+func (c *Capture) WriteDirContext(ctx context.Context, dir string, opts CaptureOptions) (*Manifest, error) {
 	s, err := c.Set(opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Write(dir); err != nil {
+	if err := s.WriteContext(ctx, dir); err != nil {
 		return nil, err
 	}
 	return &s.Manifest, nil

@@ -2,17 +2,16 @@ package vectors
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash"
 	"hash/crc32"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 
+	"github.com/hpccgold/hpccgold/artefact"
 	"github.com/hpccgold/hpccgold/atomicfile"
 	"github.com/hpccgold/hpccgold/buildinfo"
 	"github.com/hpccgold/hpccgold/fieldtable"
@@ -85,9 +84,13 @@ func (s *Set) Class(k int) string { return s.plan.className(s.plan.label(s.Index
 // Write writes the set's files into dir (created if needed), each atomically,
 // manifest.json last; it fills s.Manifest.Files. The files are byte-identical
 // to what GenerateDir writes for the same model and options.
-func (s *Set) Write(dir string) error {
+func (s *Set) Write(dir string) error { return s.WriteContext(context.Background(), dir) }
+
+// WriteContext is Write that stops, leaving the directory as it was, when
+// ctx is done.
+func (s *Set) WriteContext(ctx context.Context, dir string) error {
 	p := s.plan
-	return writeDir(dir, p, func(emit func(*block) error) (*Manifest, error) {
+	return writeDir(ctx, dir, p, func(emit func(*block) error) (*Manifest, error) {
 		b := &block{}
 		for first := p.first; first < p.last; first += blockSize {
 			off := int(first - p.first)
@@ -105,15 +108,22 @@ func (s *Set) Write(dir string) error {
 
 // GenerateDir generates the vectors opts selects from model m straight into
 // files in dir, streaming (memory does not grow with Count), and returns the
-// manifest it wrote. Failures are those of Generate; on failure no file of
-// the set is left looking complete (the old manifest is removed first).
+// manifest it wrote. Failures are those of Generate. The directory is
+// written through package artefact: on any failure it keeps its earlier
+// content, and files of an earlier set that this one lacks are removed.
 func GenerateDir(dir string, m Model, opts Options) (*Manifest, error) {
+	return GenerateDirContext(context.Background(), dir, m, opts)
+}
+
+// GenerateDirContext is GenerateDir that stops when ctx is done (within one
+// block of vectors), leaving the directory as it was.
+func GenerateDirContext(ctx context.Context, dir string, m Model, opts Options) (*Manifest, error) {
 	p, err := newPlan(m, opts)
 	if err != nil {
 		return nil, err
 	}
 	var man *Manifest
-	err = writeDir(dir, p, func(emit func(*block) error) (*Manifest, error) {
+	err = writeDir(ctx, dir, p, func(emit func(*block) error) (*Manifest, error) {
 		// Blocks are recycled: at most 4*Workers+2 are ever allocated.
 		free := make(chan *block, 4*p.opts.Workers+2)
 		acc, err := p.run(true, func(first int64, n int) *block {
@@ -185,26 +195,18 @@ func writeSmall(dir, name string, data []byte) (FileHash, error) {
 	return fh, err
 }
 
-// writeDir writes a set's files: layout.json and fields.vh, then
-// stimulus.hex, expected.hex and vectors.jsonl in one pass over the blocks
-// that feed hands to emit, then manifest.json with every file's hash.
-func writeDir(dir string, p *plan, feed func(emit func(*block) error) (*Manifest, error)) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// writeDir writes a set's files through an artefact.Writer on dir:
+// layout.json and fields.vh, then stimulus.hex, expected.hex and
+// vectors.jsonl in one pass over the blocks that feed hands to emit, then
+// manifest.json with every file's hash, committed last. ctx is checked
+// before each block.
+func writeDir(ctx context.Context, outDir string, p *plan, feed func(emit func(*block) error) (*Manifest, error)) error {
+	aw, err := artefact.Create(outDir, "vectors")
+	if err != nil {
 		return fmt.Errorf("vectors: %w", err)
 	}
-	// A manifest from an earlier run must not vouch for files of this one.
-	stale := []string{ManifestFile}
-	if p.opts.NoJSONL {
-		stale = append(stale, JSONLFile)
-	}
-	if p.capture == nil {
-		stale = append(stale, CaptureFile)
-	}
-	for _, name := range stale {
-		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("vectors: remove stale %w", err)
-		}
-	}
+	defer aw.Close()
+	dir := aw.Root()
 	lf, err := marshalLayout(p)
 	if err != nil {
 		return err
@@ -223,6 +225,9 @@ func writeDir(dir string, p *plan, feed func(emit func(*block) error) (*Manifest
 	var bodyErr error
 	body := func() error {
 		man, bodyErr = feed(func(b *block) error {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("vectors: writing %s stopped: %w", outDir, err)
+			}
 			if err := stim.write(b.stim); err != nil {
 				return err
 			}
@@ -281,7 +286,7 @@ func writeDir(dir string, p *plan, feed func(emit func(*block) error) (*Manifest
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(dir, ManifestFile), 0o644, mb); err != nil {
+	if err := aw.CommitManifest(ctx, mb); err != nil {
 		return fmt.Errorf("vectors: %w", err)
 	}
 	return nil

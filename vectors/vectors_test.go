@@ -2,7 +2,11 @@ package vectors
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/hpccgold/hpccgold/artefact"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -207,16 +211,28 @@ func TestGenerateErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want containing %q", c.name, err, c.want)
 		}
 	}
-	// A failed GenerateDir leaves no manifest (and no set files) behind.
+	// A failed GenerateDir leaves the directory as it was: the earlier,
+	// complete set, still verifying (package artefact stages the new one).
 	dir := t.TempDir()
 	if _, err := GenerateDir(dir, newMac(macConfig{}), Options{Count: 5}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := GenerateDir(dir, newMac(macConfig{Mislabel: true}), Options{Count: 5}); err == nil {
+	before, err := artefact.HashTree(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := GenerateDir(dir, newMac(macConfig{Mislabel: true}), Options{Count: 7}); err == nil {
 		t.Fatal("mislabelled model generated")
 	}
-	if _, err := os.Stat(filepath.Join(dir, ManifestFile)); !os.IsNotExist(err) {
-		t.Errorf("manifest left after a failed run: %v", err)
+	after, err := artefact.HashTree(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(before) != fmt.Sprint(after) {
+		t.Errorf("a failed run changed the directory:\nbefore %v\nafter  %v", before, after)
+	}
+	if r, err := artefact.Verify(dir); err != nil || !r.OK() {
+		t.Errorf("earlier set no longer verifies after a failed run: %v %v", err, r)
 	}
 }
 
@@ -447,4 +463,43 @@ func specOf(t fieldtable.Table) []fieldtable.Spec {
 		s = append(s, fieldtable.Spec{Name: f.Name, Width: f.Width, Format: f.Format, Doc: f.Doc})
 	}
 	return s
+}
+
+// TestGenerateDirOwnsItsDirectory checks the output-directory rules on a
+// vector set: a second set replaces the first entirely (vectors.jsonl of a
+// JSONL run does not survive a --no-jsonl run beside a manifest that does
+// not list it), a cancelled run leaves the earlier set, and Verify reports a
+// file the manifest does not list.
+func TestGenerateDirOwnsItsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := GenerateDir(dir, newMac(macConfig{}), Options{Count: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, JSONLFile)); err != nil {
+		t.Fatalf("first set has no %s: %v", JSONLFile, err)
+	}
+	if _, err := GenerateDir(dir, newMac(macConfig{}), Options{Count: 6, NoJSONL: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, JSONLFile)); !os.IsNotExist(err) {
+		t.Errorf("%s of the first set survived a --no-jsonl run: %v", JSONLFile, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := GenerateDirContext(ctx, dir, newMac(macConfig{}), Options{Count: 7}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled GenerateDirContext = %v, want context.Canceled", err)
+	}
+	man, err := ReadManifest(dir)
+	if err != nil || man.RandomCount != 6 {
+		t.Fatalf("after a cancelled run the manifest is %+v, %v; want the earlier set (6 random)", man, err)
+	}
+	rep, err := VerifyWith(dir, func(string, json.RawMessage) (Model, error) { return newMac(macConfig{}), nil })
+	if err != nil || !rep.OK() {
+		t.Fatalf("earlier set does not verify: %v %+v", err, rep)
+	}
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
+	rep, err = VerifyWith(dir, func(string, json.RawMessage) (Model, error) { return newMac(macConfig{}), nil })
+	if err != nil || rep.OK() || !strings.Contains(strings.Join(rep.Problems, "\n"), "notes.txt: not listed") {
+		t.Fatalf("Verify with an unlisted file: %v %+v, want a problem naming notes.txt", err, rep)
+	}
 }

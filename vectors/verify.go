@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/hpccgold/hpccgold/artefact"
 	"github.com/hpccgold/hpccgold/buildinfo"
 )
 
@@ -101,6 +102,15 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 		if got != fh {
 			problem("%s: %d bytes, %d lines, SHA-256 %s, CRC-32C %s; manifest says %d bytes, %d lines, SHA-256 %s, CRC-32C %s",
 				fh.Name, got.Bytes, got.Lines, got.SHA256, got.CRC32C, fh.Bytes, fh.Lines, fh.SHA256, fh.CRC32C)
+		}
+	}
+	present, err := artefact.List(dir)
+	if err != nil {
+		return nil, fmt.Errorf("vectors: verify: %w", err)
+	}
+	for _, f := range present {
+		if !listed[f.Name] {
+			problem("%s: not listed in the manifest (left by another run, or added by hand)", f.Name)
 		}
 	}
 	required := []string{StimulusFile, ExpectedFile, FieldsVHFile, LayoutFile}

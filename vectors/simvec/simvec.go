@@ -140,7 +140,7 @@ func CaptureDir(ctx context.Context, dir string, req Request) (*vectors.Manifest
 	if err != nil {
 		return nil, err
 	}
-	return capt.WriteDir(dir, captureOptions(req))
+	return capt.WriteDirContext(ctx, dir, captureOptions(req))
 }
 
 func captureOptions(req Request) vectors.CaptureOptions {
