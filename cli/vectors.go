@@ -114,7 +114,7 @@ func runVectorsGen(env *Env) error {
 		prog = vectors.NewProgress(env.Stderr, "vectors gen")
 		opts.Progress = prog.Update
 	}
-	man, err := vectors.GenerateDir(*out, m, opts)
+	man, err := vectors.GenerateDirContext(env.context(), *out, m, opts)
 	if prog != nil {
 		prog.Done()
 	}
