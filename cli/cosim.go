@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -34,7 +35,7 @@ func runCosim(env *Env) error {
 	events := fs.Int("events", 3000, "module: events per stream kind (same-flow, interleaved, mixed)")
 	work := fs.String("work", "", "working directory for RTL, vectors and builds (default: a temporary directory, removed afterwards)")
 	cacheDir := fs.String("cache", "", "simulator build cache (default: the user cache directory, hpccgold/cosim)")
-	lint := fs.Bool("lint", true, "lint the emitted modules first (verilator --lint-only -Wall)")
+	lint := fs.Bool("lint", true, "lint the emitted modules first (verilator --lint-only -Wall); left at the default, skipped with a note when Verilator is not installed")
 	synth := fs.Bool("synth", false, "also run Yosys synthesis checks (minutes for the default configuration)")
 	lockstep := fs.Bool("lockstep", false, "update: drive the simulator transaction by transaction from Go and stop at the first divergence, printing both states")
 	if err := fs.Parse(env.Args); err != nil {
@@ -79,6 +80,17 @@ func runCosim(env *Env) error {
 	}
 	if err != nil {
 		return err
+	}
+	// --lint is on by default; left at its default it runs only when
+	// Verilator is installed (an Icarus run does not need it), and says so
+	// when it cannot. Asked for explicitly, a missing Verilator is an error.
+	lintSet := false
+	fs.Visit(func(f *flag.Flag) { lintSet = lintSet || f.Name == "lint" })
+	if *lint && !lintSet {
+		if err := verilog.LookupTools().Need(verilog.FlowLint); err != nil {
+			fmt.Fprintf(env.Stderr, "lint skipped: %v\n", err)
+			*lint = false
+		}
 	}
 	dir := *work
 	if dir == "" {

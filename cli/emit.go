@@ -109,13 +109,18 @@ func runEmitVerilog(env *Env) error {
 	if err := parseCC(*cc); err != nil {
 		return err
 	}
+	// The tools of the requested checks, before anything is written.
+	tools, err := checkTools(*lint, *synth)
+	if err != nil {
+		return err
+	}
 	if *cc == "ldcp" {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		if set["flow-bits"] {
 			return errors.New("--flow-bits applies to hpcc_module (--cc hpcc) only")
 		}
-		return emitLDCP(env, *configFile, *stages, *out, *lint, *synth)
+		return emitLDCP(env, tools, *configFile, *stages, *out, *lint, *synth)
 	}
 	cfg, err := loadHPCCConfig(*configFile)
 	if err != nil {
@@ -137,10 +142,6 @@ func runEmitVerilog(env *Env) error {
 	if !*lint && !*synth {
 		return nil
 	}
-	tools, err := verilog.FindTools()
-	if err != nil {
-		return err
-	}
 	ctx := context.Background()
 	if *lint {
 		for _, m := range []*rtl.Module{upd, mod} {
@@ -161,8 +162,24 @@ func runEmitVerilog(env *Env) error {
 	return nil
 }
 
-// emitLDCP implements emit verilog --cc ldcp.
-func emitLDCP(env *Env, configFile string, stages int, out string, lint, synth bool) error {
+// checkTools looks up the programs of the requested flows (lint: Verilator,
+// synth: Yosys) and fails, naming the missing ones and their install
+// command, when one is not installed; a flow not requested needs nothing.
+func checkTools(lint, synth bool) (verilog.Tools, error) {
+	var flows []verilog.Flow
+	if lint {
+		flows = append(flows, verilog.FlowLint)
+	}
+	if synth {
+		flows = append(flows, verilog.FlowSynth)
+	}
+	t := verilog.LookupTools()
+	return t, t.Need(flows...)
+}
+
+// emitLDCP implements emit verilog --cc ldcp; tools are checkTools' for
+// lint and synth.
+func emitLDCP(env *Env, tools verilog.Tools, configFile string, stages int, out string, lint, synth bool) error {
 	cfg, err := loadLDCPConfig(configFile)
 	if err != nil {
 		return err
@@ -180,10 +197,6 @@ func emitLDCP(env *Env, configFile string, stages int, out string, lint, synth b
 	}
 	if !lint && !synth {
 		return nil
-	}
-	tools, err := verilog.FindTools()
-	if err != nil {
-		return err
 	}
 	ctx := context.Background()
 	files := verilog.ModuleFiles(em.Update)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hpccgold/hpccgold/buildinfo"
 	"github.com/hpccgold/hpccgold/fieldtable"
+	"github.com/hpccgold/hpccgold/internal/exttool"
 )
 
 // LockstepName returns the lockstep testbench module name, "tbl_" + the
@@ -133,8 +134,10 @@ type Lockstep struct {
 // StartLockstep starts the compiled lockstep testbench b (built from
 // LockstepTestbench with Compile) and waits for it to come out of reset.
 func StartLockstep(ctx context.Context, b *Build, in, out fieldtable.Table) (*Lockstep, error) {
-	cmd := exec.CommandContext(ctx, b.Cmd[0], b.Cmd[1:]...)
-	cmd.Dir = b.Dir
+	cmd, err := exttool.Command(ctx, b.Dir, b.Cmd[0], b.Cmd[1:]...)
+	if err != nil {
+		return nil, errorf("lockstep: %w", err)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, errorf("lockstep: %w", err)

@@ -1,6 +1,7 @@
 package verilog
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hpccgold/hpccgold/fieldtable"
+	"github.com/hpccgold/hpccgold/internal/exttool"
 	"github.com/hpccgold/hpccgold/internal/testtool"
 	"github.com/hpccgold/hpccgold/rtl"
 )
@@ -29,12 +31,20 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// needTools returns the tools, failing the test when one is missing and
-// HPCCGOLD_REQUIRE_TOOLS=1 (CI), skipping it otherwise.
-func needTools(t *testing.T) Tools {
+// needTools returns the tools after checking that the programs of flows
+// are installed, failing the test when one is missing and
+// HPCCGOLD_REQUIRE_TOOLS=1 (CI), skipping it otherwise. A program of
+// another flow is not asked for.
+func needTools(t *testing.T, flows ...Flow) Tools {
 	t.Helper()
-	tools, err := FindTools()
-	testtool.Require(t, err, ErrToolMissing, "verilator", "iverilog", "vvp", "yosys")
+	tools := LookupTools()
+	err := tools.Need(flows...)
+	var me *exttool.MissingError
+	var progs []string
+	if errors.As(err, &me) {
+		progs = me.Programs
+	}
+	testtool.Require(t, err, ErrToolMissing, progs...)
 	return tools
 }
 

@@ -112,10 +112,14 @@ func TestPrintGolden(t *testing.T) {
 
 // TestPrintLintClean runs verilator --lint-only -Wall on the fixture (every
 // op, register, RAM, instance) and Yosys synthesis with the latch and
-// undriven-net checks.
+// undriven-net checks, on files in a directory given relative to the
+// working directory.
 func TestPrintLintClean(t *testing.T) {
-	tools := needTools(t)
-	dir := t.TempDir()
+	tools := needTools(t, FlowLint, FlowSynth)
+	// A directory relative to the working directory: the tools run in it,
+	// and must get it absolute.
+	t.Chdir(t.TempDir())
+	dir := "fixture"
 	files, err := PrintAll(allOps())
 	if err != nil {
 		t.Fatal(err)
@@ -141,9 +145,10 @@ func TestPrintLintClean(t *testing.T) {
 // fixture in the Go evaluator (which writes the expected file) and in Icarus
 // and Verilator, so every op's Verilog form is checked against its Go
 // semantics (the evaluator itself is checked against big-integer
-// arithmetic in package rtl), with idle cycles between transactions.
+// arithmetic in package rtl), with idle cycles between transactions. Every
+// path handed to Compile and Run is relative to the working directory.
 func TestOpsEvaluatorVsSimulators(t *testing.T) {
-	tools := needTools(t)
+	tools := needTools(t, FlowIcarus, FlowVerilator)
 	m := opsFixture(false)
 	in, out, err := PortTables(m, "in_valid", "out_valid")
 	if err != nil {
@@ -160,12 +165,22 @@ func TestOpsEvaluatorVsSimulators(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	// Every path relative to the working directory, as a user gives them
+	// on the command line (the simulators run in the build directory).
+	t.Chdir(dir)
+	cache, err := filepath.Rel(dir, buildCache)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, sim := range []Simulator{Icarus, Verilator} {
-		bl, err := tools.Compile(ctx, sim, filepath.Join(dir, "rtl"), buildCache, b.Name(), files, 4096)
+		bl, err := tools.Compile(ctx, sim, "rtl", cache, b.Name(), files, 4096)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := bl.Run(ctx, filepath.Join(dir, "stimulus.hex"), filepath.Join(dir, "expected.hex"), n, 7)
+		if !filepath.IsAbs(bl.Dir) || !filepath.IsAbs(bl.Cmd[0]) {
+			t.Errorf("%s: build dir %q, command %q: want absolute paths", sim, bl.Dir, bl.Cmd[0])
+		}
+		res, err := bl.Run(ctx, "stimulus.hex", "expected.hex", n, 7)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -18,40 +17,100 @@ import (
 	"time"
 
 	"github.com/hpccgold/hpccgold/atomicfile"
+	"github.com/hpccgold/hpccgold/internal/exttool"
 )
 
-// ErrToolMissing is wrapped when an external program is not installed.
-var ErrToolMissing = errors.New("tool not found")
+// ErrToolMissing is wrapped when an external program a flow runs is not
+// installed (the error is a *exttool.MissingError naming the programs and
+// the install command).
+var ErrToolMissing = exttool.ErrMissing
 
-// Tools holds the paths of the external programs the flows run.
+// Tools holds the paths of the external programs the flows run; an empty
+// path is a program that is not installed. Each flow asks only for its own
+// programs (Need), so a missing Yosys does not stop a Verilator build.
 type Tools struct {
 	Verilator string
+	Make      string // Verilator's --binary build runs make ...
+	CXX       string // ... which compiles with g++ (verilated.mk: CXX = g++)
 	Iverilog  string
 	Vvp       string
 	Yosys     string
 }
 
-// FindTools looks the programs up on PATH. Missing ones are left empty and
-// named in the returned error (which wraps ErrToolMissing); the others are
-// still usable.
+// Flow is one of the tool flows; Need says what each runs.
+type Flow string
+
+// The flows.
+const (
+	FlowLint      Flow = "lint"      // verilator --lint-only: verilator
+	FlowSynth     Flow = "synth"     // Yosys checks: yosys
+	FlowVerilator Flow = "verilator" // build and run a testbench under Verilator: verilator, make, g++
+	FlowIcarus    Flow = "icarus"    // build and run a testbench under Icarus: iverilog, vvp
+)
+
+// Flow returns the flow that builds and runs testbenches under s.
+func (s Simulator) Flow() Flow {
+	if s == Icarus {
+		return FlowIcarus
+	}
+	return FlowVerilator
+}
+
+// LookupTools looks every program up on PATH; missing ones are left empty.
+// It never fails: each flow checks its own programs (Need).
+func LookupTools() Tools {
+	return Tools{
+		Verilator: exttool.Look("verilator"),
+		Make:      exttool.Look("make"),
+		CXX:       exttool.Look("g++"),
+		Iverilog:  exttool.Look("iverilog"),
+		Vvp:       exttool.Look("vvp"),
+		Yosys:     exttool.Look("yosys"),
+	}
+}
+
+// FindTools is LookupTools for callers that need every flow (lint, synth
+// and both simulators): the error names every missing program and its
+// install command and wraps ErrToolMissing; the programs found are still
+// usable. A caller running one flow should call LookupTools and Need.
 func FindTools() (Tools, error) {
-	var t Tools
-	var missing []string
-	for _, x := range []struct {
-		name string
-		dst  *string
-	}{{"verilator", &t.Verilator}, {"iverilog", &t.Iverilog}, {"vvp", &t.Vvp}, {"yosys", &t.Yosys}} {
-		p, err := exec.LookPath(x.name)
-		if err != nil {
-			missing = append(missing, x.name)
-			continue
+	t := LookupTools()
+	return t, t.Need(FlowLint, FlowSynth, FlowVerilator, FlowIcarus)
+}
+
+// Need returns nil when every program the flows run is installed, else an
+// error (a *exttool.MissingError wrapping ErrToolMissing) naming the
+// missing programs, each once, and the command that installs them.
+func (t Tools) Need(flows ...Flow) error {
+	var progs []exttool.Program
+	add := func(name, path string) {
+		for _, p := range progs {
+			if p.Name == name {
+				return
+			}
 		}
-		*x.dst = p
+		progs = append(progs, exttool.Program{Name: name, Path: path})
 	}
-	if len(missing) > 0 {
-		return t, fmt.Errorf("verilog: %s: %w", strings.Join(missing, ", "), ErrToolMissing)
+	var names []string
+	for _, f := range flows {
+		names = append(names, string(f))
+		switch f {
+		case FlowLint:
+			add("verilator", t.Verilator)
+		case FlowSynth:
+			add("yosys", t.Yosys)
+		case FlowVerilator:
+			add("verilator", t.Verilator)
+			add("make", t.Make)
+			add("g++", t.CXX)
+		case FlowIcarus:
+			add("iverilog", t.Iverilog)
+			add("vvp", t.Vvp)
+		default:
+			return fmt.Errorf("verilog: flow %q: want lint, synth, verilator or icarus", f)
+		}
 	}
-	return t, nil
+	return exttool.Need("verilog: "+strings.Join(names, ", "), progs...)
 }
 
 // WriteFiles writes files into dir (created if needed), each atomically.
@@ -67,14 +126,17 @@ func WriteFiles(dir string, files []File) error {
 	return nil
 }
 
+// run runs a program in dir (both made absolute by exttool.Command) and
+// returns its combined output.
 func run(ctx context.Context, dir string, name string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
+	cmd, err := exttool.Command(ctx, dir, name, args...)
+	if err != nil {
+		return "", fmt.Errorf("verilog: %w", err)
+	}
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
-	err := cmd.Run()
-	if err != nil {
+	if err := cmd.Run(); err != nil {
 		return out.String(), fmt.Errorf("%s %s: %w\n%s", filepath.Base(name), strings.Join(args, " "), err, tail(out.String(), 4000))
 	}
 	return out.String(), nil
@@ -90,8 +152,8 @@ func tail(s string, n int) string {
 // Lint runs `verilator --lint-only -Wall` on files (paths relative to dir)
 // with top as the top module. Any diagnostic is an error that quotes it.
 func (t Tools) Lint(ctx context.Context, dir, top string, files []string) error {
-	if t.Verilator == "" {
-		return fmt.Errorf("verilog: lint: verilator: %w", ErrToolMissing)
+	if err := t.Need(FlowLint); err != nil {
+		return err
 	}
 	args := append([]string{"--lint-only", "-Wall", "--top-module", top}, files...)
 	out, err := run(ctx, dir, t.Verilator, args...)
@@ -138,8 +200,8 @@ var (
 // and ports, in cells: the logic depth of the slowest pipeline stage).
 func (t Tools) Synth(ctx context.Context, dir, top string, files []string) (SynthReport, error) {
 	r := SynthReport{Top: top, CellTypes: map[string]int{}}
-	if t.Yosys == "" {
-		return r, fmt.Errorf("verilog: synth: yosys: %w", ErrToolMissing)
+	if err := t.Need(FlowSynth); err != nil {
+		return r, err
 	}
 	script := fmt.Sprintf("read_verilog %s; hierarchy -check -top %s; synth -flatten -top %s; check -assert; "+
 		"select -assert-none t:$dlatch t:$adlatch t:$_DLATCH_* t:$_DLATCHSR_*; stat; ltp -noff",
@@ -205,24 +267,53 @@ type Build struct {
 
 // Compile builds the testbench top from files (already written in srcDir)
 // with the given simulator, in a directory under cacheDir named after a hash
-// of the simulator (name, binary path, size and modification time), top,
+// of the simulator (name, binary path with symbolic links resolved, size
+// and modification time), top,
 // maxVec and every file's contents (the flags are fixed here): an
 // unchanged design is compiled once and reused. maxVec > 0 sets the
-// testbench's MAXVEC parameter.
+// testbench's MAXVEC parameter. srcDir and cacheDir may be relative to the
+// working directory: Compile makes them absolute before handing them to
+// the simulator, which runs in the build directory, and the Build it
+// returns holds absolute paths only. It needs the simulator's flow
+// (Simulator.Flow) and says which programs are missing otherwise.
 func (t Tools) Compile(ctx context.Context, sim Simulator, srcDir, cacheDir, top string, files []string, maxVec int) (*Build, error) {
+	if sim != Verilator && sim != Icarus {
+		return nil, fmt.Errorf("verilog: compile: simulator %q: want verilator or icarus", sim)
+	}
+	if err := t.Need(sim.Flow()); err != nil {
+		return nil, err
+	}
+	srcDir, err := exttool.Abs(srcDir)
+	if err != nil {
+		return nil, fmt.Errorf("verilog: compile: %w", err)
+	}
+	cacheDir, err = exttool.Abs(cacheDir)
+	if err != nil {
+		return nil, fmt.Errorf("verilog: compile: %w", err)
+	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%d\x00", sim, top, maxVec)
 	// The simulator binary itself (path, size, modification time): a
 	// persistent cache must not reuse a build made by another version.
+	// Symbolic links are resolved: a link to the same binary is the same
+	// simulator.
 	tool := t.Verilator
 	if sim == Icarus {
 		tool = t.Iverilog
 	}
+	if real, err := filepath.EvalSymlinks(tool); err == nil {
+		tool = real
+	}
 	if fi, err := os.Stat(tool); err == nil {
 		fmt.Fprintf(h, "%s\x00%d\x00%d\x00", tool, fi.Size(), fi.ModTime().UnixNano())
 	}
-	for _, f := range files {
-		data, err := os.ReadFile(filepath.Join(srcDir, f))
+	abs := make([]string, len(files))
+	for i, f := range files {
+		abs[i] = f
+		if !filepath.IsAbs(f) {
+			abs[i] = filepath.Join(srcDir, f)
+		}
+		data, err := os.ReadFile(abs[i])
 		if err != nil {
 			return nil, fmt.Errorf("verilog: compile: %w", err)
 		}
@@ -231,26 +322,13 @@ func (t Tools) Compile(ctx context.Context, sim Simulator, srcDir, cacheDir, top
 	}
 	key := hex.EncodeToString(h.Sum(nil))[:20]
 	dir := filepath.Join(cacheDir, string(sim)+"-"+key)
-	abs := make([]string, len(files))
-	for i, f := range files {
-		abs[i] = filepath.Join(srcDir, f)
-		if a, err := filepath.Abs(abs[i]); err == nil {
-			abs[i] = a
-		}
-	}
 	b := &Build{Sim: sim, Dir: dir, Top: top}
 	var exe string
-	switch sim {
-	case Verilator:
-		exe = filepath.Join(dir, "V"+top)
-	case Icarus:
-		exe = filepath.Join(dir, top+".vvp")
-	default:
-		return nil, fmt.Errorf("verilog: compile: simulator %q", sim)
-	}
 	if sim == Icarus {
+		exe = filepath.Join(dir, top+".vvp")
 		b.Cmd = []string{t.Vvp, "-n", exe}
 	} else {
+		exe = filepath.Join(dir, "V"+top)
 		b.Cmd = []string{exe}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "built.ok")); err == nil {
@@ -263,9 +341,6 @@ func (t Tools) Compile(ctx context.Context, sim Simulator, srcDir, cacheDir, top
 	start := time.Now()
 	switch sim {
 	case Verilator:
-		if t.Verilator == "" {
-			return nil, fmt.Errorf("verilog: compile: verilator: %w", ErrToolMissing)
-		}
 		args := []string{"--binary", "-O3", "--x-assign", "fast", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-TIMESCALEMOD",
 			"-j", "2", "--top-module", top, "--Mdir", dir, "-o", "V" + top}
 		if maxVec > 0 {
@@ -275,9 +350,6 @@ func (t Tools) Compile(ctx context.Context, sim Simulator, srcDir, cacheDir, top
 			return nil, fmt.Errorf("verilog: compile %s with verilator: %w", top, err)
 		}
 	case Icarus:
-		if t.Iverilog == "" || t.Vvp == "" {
-			return nil, fmt.Errorf("verilog: compile: iverilog/vvp: %w", ErrToolMissing)
-		}
 		args := []string{"-g2005", "-Wall", "-s", top, "-o", exe}
 		if maxVec > 0 {
 			args = append(args, "-P", top+".MAXVEC="+strconv.Itoa(maxVec))
@@ -327,10 +399,19 @@ var (
 )
 
 // Run runs the testbench on n vectors from the stimulus and expected files
-// (absolute or relative to the build directory) with one idle cycle after
+// (absolute, or relative to the working directory: Run makes them absolute,
+// since the simulator runs in the build directory) with one idle cycle after
 // every gap transactions (0: none). A run that does not print the summary
 // line is an error; mismatches are not (inspect Result).
 func (b *Build) Run(ctx context.Context, stim, exp string, n, gap int) (Result, error) {
+	stim, err := exttool.Abs(stim)
+	if err != nil {
+		return Result{}, fmt.Errorf("verilog: run %s: %w", b.Top, err)
+	}
+	exp, err = exttool.Abs(exp)
+	if err != nil {
+		return Result{}, fmt.Errorf("verilog: run %s: %w", b.Top, err)
+	}
 	args := append(append([]string(nil), b.Cmd[1:]...),
 		"+stim="+stim, "+exp="+exp, "+n="+strconv.Itoa(n), "+gap="+strconv.Itoa(gap))
 	start := time.Now()
@@ -358,8 +439,10 @@ func (b *Build) Run(ctx context.Context, stim, exp string, n, gap int) (Result, 
 // runTimed runs a program like run and also returns when its output first
 // had a line starting with marker (zero time if never).
 func runTimed(ctx context.Context, dir, marker, name string, args ...string) (string, time.Time, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
+	cmd, err := exttool.Command(ctx, dir, name, args...)
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("verilog: %w", err)
+	}
 	var buf bytes.Buffer
 	cmd.Stderr = &buf
 	pipe, err := cmd.StdoutPipe()

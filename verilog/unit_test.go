@@ -208,7 +208,7 @@ func TestUnitEvaluatorVsFixedpoint(t *testing.T) {
 // the emitted RTL (one ROM entry, one rounding choice, one comparison) and
 // checks that each mutant fails co-simulation.
 func TestUnitCosim(t *testing.T) {
-	tools := needTools(t)
+	tools := needTools(t, FlowLint, FlowVerilator, FlowIcarus)
 	ctx := context.Background()
 	dir := t.TempDir()
 	const nVer, nIcarus, nMutant = 20000, 2000, 6000

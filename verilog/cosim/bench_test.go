@@ -31,7 +31,7 @@ func benchSet(b *testing.B) string {
 // reports simulated vectors per second (after $readmemh), end-to-end
 // vectors per second, and the build time of the first (uncached) build.
 func benchUpdate(b *testing.B, sim verilog.Simulator, limit int) {
-	if _, err := verilog.FindTools(); err != nil {
+	if err := verilog.LookupTools().Need(verilog.FlowVerilator, verilog.FlowIcarus); err != nil {
 		b.Skip(err)
 	}
 	vec := benchSet(b)

@@ -45,7 +45,10 @@ func RunLDCP(ctx context.Context, opts LDCPOptions) (*Report, error) {
 	if opts.WorkDir == "" {
 		return nil, fmt.Errorf("cosim: WorkDir is required")
 	}
-	tools, terr := verilog.FindTools()
+	tools, err := opts.tools()
+	if err != nil {
+		return nil, err
+	}
 	bench, model, _, err := ldcpBench(opts.LDCP, opts.Stages)
 	if err != nil {
 		return nil, err
@@ -54,7 +57,7 @@ func RunLDCP(ctx context.Context, opts LDCPOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return run(ctx, &opts.Options, tools, terr, bench, dir, n, classes)
+	return run(ctx, &opts.Options, tools, bench, dir, n, classes)
 }
 
 // RunLDCPLockstep drives ldcp_update under the chosen simulator one

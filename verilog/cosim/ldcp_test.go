@@ -44,7 +44,7 @@ func checkLDCPClasses(t *testing.T, rep *Report, level int) {
 // constrained-random vectors; the expected outputs are the golden
 // datapath's (cc/ldcp through ldcpvec).
 func TestLDCPVerilator(t *testing.T) {
-	needTools(t)
+	needTools(t, verilog.FlowVerilator, verilog.FlowLint)
 	rep, err := RunLDCP(context.Background(), LDCPOptions{LDCP: ldcp.DefaultConfig(), Options: Options{Stages: 3,
 		Simulator: verilog.Verilator, Level: 2, Seed: 1, Count: 40000, WorkDir: t.TempDir(), CacheDir: buildCache, Lint: true}})
 	if err != nil {
@@ -113,11 +113,8 @@ func (mu ldcpMutation) apply(src string) (string, error) {
 // mutant fails co-simulation on the same vectors (Icarus: a rebuild takes
 // a fraction of a second, a Verilator one many seconds).
 func TestLDCPIcarus(t *testing.T) {
-	needTools(t)
-	tools, err := verilog.FindTools()
-	if err != nil {
-		t.Fatal(err)
-	}
+	needTools(t, verilog.FlowIcarus)
+	tools := verilog.LookupTools()
 	ctx := context.Background()
 	work := t.TempDir()
 	opts := LDCPOptions{LDCP: ldcp.DefaultConfig(), Options: Options{Stages: 2, Simulator: verilog.Icarus,
@@ -190,7 +187,7 @@ func TestLDCPIcarus(t *testing.T) {
 // vector 57's expected ns_cw corrupted by one LSB the run stops exactly
 // there and marks ns_cw.
 func TestLDCPLockstep(t *testing.T) {
-	needTools(t)
+	needTools(t, verilog.FlowIcarus)
 	work := t.TempDir()
 	opts := LDCPOptions{LDCP: ldcp.DefaultConfig(), Options: Options{Stages: 1, Simulator: verilog.Icarus, Level: 1, Seed: 4,
 		Count: 400, Limit: 300, WorkDir: work, CacheDir: buildCache}}
@@ -279,7 +276,7 @@ var (
 // vectors per second (after $readmemh), end-to-end vectors per second and
 // the build time of the first (uncached) build.
 func BenchmarkVerilatorLDCP(b *testing.B) {
-	if _, err := verilog.FindTools(); err != nil {
+	if err := verilog.LookupTools().Need(verilog.FlowVerilator, verilog.FlowIcarus); err != nil {
 		b.Skip(err)
 	}
 	cfg := ldcp.DefaultConfig()

@@ -44,7 +44,11 @@ func RunLockstep(ctx context.Context, opts Options) (*LockstepReport, error) {
 
 // lockstep runs bench's DUT in lockstep on a vector set of model.
 func lockstep(ctx context.Context, opts *Options, bench verilog.Bench, model vectors.Model) (*LockstepReport, error) {
-	tools, terr := verilog.FindTools()
+	// Lockstep neither lints nor synthesizes: only the simulator's flow.
+	tools := verilog.LookupTools()
+	if err := tools.Need(opts.Simulator.Flow()); err != nil {
+		return nil, fmt.Errorf("cosim: lockstep: %w", err)
+	}
 	dir, n, _, err := vectorSetFor(opts, model)
 	if err != nil {
 		return nil, err
@@ -62,9 +66,6 @@ func lockstep(ctx context.Context, opts *Options, bench verilog.Bench, model vec
 	files = append(files, verilog.File{Name: bench.LockstepName() + ".v", Data: tb})
 	if err := verilog.WriteFiles(src, files); err != nil {
 		return nil, err
-	}
-	if terr != nil {
-		return nil, terr
 	}
 	names := make([]string, len(files))
 	for i, f := range files {

@@ -45,7 +45,10 @@ func RunModule(ctx context.Context, opts ModuleOptions) (*ModuleReport, error) {
 	if opts.WorkDir == "" {
 		return nil, fmt.Errorf("cosim: WorkDir is required")
 	}
-	tools, terr := verilog.FindTools()
+	tools, err := opts.tools()
+	if err != nil {
+		return nil, err
+	}
 	mo := hpccrtl.ModuleOptions{Stages: opts.Stages, FlowBits: opts.FlowBits}
 	m, err := hpccrtl.Module(opts.Config, mo)
 	if err != nil {
@@ -81,7 +84,7 @@ func RunModule(ctx context.Context, opts ModuleOptions) (*ModuleReport, error) {
 	}
 	bench := verilog.Bench{DUT: m, In: in, Out: out, ValidIn: hpccrtl.EvValid, ValidOut: hpccrtl.UpdValid, Ready: hpccrtl.EvReady}
 	opts.logf("hpcc_module: %d events (%v), %d flows, update stages %d", len(events), opts.Kinds, 1<<uint(opts.FlowBits), opts.Stages)
-	rep, err := run(ctx, &opts.Options, tools, terr, bench, dir, len(events), nil)
+	rep, err := run(ctx, &opts.Options, tools, bench, dir, len(events), nil)
 	if err != nil {
 		return nil, err
 	}

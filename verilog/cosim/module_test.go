@@ -16,7 +16,7 @@ import (
 // Verilator runs update pipelines of 0 and 2 stages (forwarding only, and
 // forwarding plus stalls); Icarus a shorter stream with 1 stage.
 func TestModuleCosim(t *testing.T) {
-	needTools(t)
+	needTools(t, verilog.FlowVerilator, verilog.FlowIcarus, verilog.FlowLint)
 	all := []hpccrtl.StreamKind{hpccrtl.SameFlow, hpccrtl.Interleaved, hpccrtl.Mixed}
 	cases := []struct {
 		sim    verilog.Simulator

@@ -39,7 +39,13 @@ type Options struct {
 	Lint     bool   // run verilator --lint-only -Wall on the emitted modules first
 	Synth    bool   // run the Yosys checks and report cells and depth
 	Gap      int    // an idle cycle after every Gap transactions (0: back to back)
-	Log      io.Writer
+	// MaxVectors is the testbench's vector array depth (its MAXVEC
+	// parameter, part of the build's cache key); 0: the next power of two
+	// >= max(1024, vectors). Runs on sets of different sizes share one
+	// build when they give the same MaxVectors. Smaller than the vectors
+	// used is an error.
+	MaxVectors int
+	Log        io.Writer
 }
 
 // Report is the outcome of a co-simulation run.
@@ -187,7 +193,10 @@ func RunUpdate(ctx context.Context, opts Options) (*Report, error) {
 	if opts.WorkDir == "" {
 		return nil, fmt.Errorf("cosim: WorkDir is required")
 	}
-	tools, terr := verilog.FindTools()
+	tools, err := opts.tools()
+	if err != nil {
+		return nil, err
+	}
 	m, _, err := hpccrtl.Update(opts.Config, opts.Stages)
 	if err != nil {
 		return nil, err
@@ -201,21 +210,42 @@ func RunUpdate(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	bench := verilog.Bench{DUT: m, In: d.InputTable(), Out: d.OutputTable(), ValidIn: hpccrtl.ValidIn, ValidOut: hpccrtl.ValidOut}
-	return run(ctx, &opts, tools, terr, bench, dir, n, classes)
+	return run(ctx, &opts, tools, bench, dir, n, classes)
+}
+
+// tools looks up the programs the run uses and checks that those of its
+// flows are installed: the simulator's, lint's when Lint is set and
+// Yosys when Synth is. A missing program of another flow does not matter.
+func (o *Options) tools() (verilog.Tools, error) {
+	flows := []verilog.Flow{o.Simulator.Flow()}
+	if o.Lint {
+		flows = append(flows, verilog.FlowLint)
+	}
+	if o.Synth {
+		flows = append(flows, verilog.FlowSynth)
+	}
+	t := verilog.LookupTools()
+	if err := t.Need(flows...); err != nil {
+		return t, fmt.Errorf("cosim: %w", err)
+	}
+	return t, nil
 }
 
 // run emits, checks, builds and runs bench on n vectors of dir.
-func run(ctx context.Context, opts *Options, tools verilog.Tools, terr error, bench verilog.Bench, dir string, n int, classes []vectors.ClassCount) (*Report, error) {
+func run(ctx context.Context, opts *Options, tools verilog.Tools, bench verilog.Bench, dir string, n int, classes []vectors.ClassCount) (*Report, error) {
 	rep := &Report{Design: bench.DUT.Name, Simulator: opts.Simulator, Stages: opts.Stages, Vectors: n, Classes: classes}
 	src := filepath.Join(opts.WorkDir, "rtl")
 	rep.Dir = src
 	bench.MaxVectors = maxVec(n)
+	if opts.MaxVectors > 0 {
+		if opts.MaxVectors < n {
+			return nil, fmt.Errorf("cosim: MaxVectors=%d: below the %d vectors used", opts.MaxVectors, n)
+		}
+		bench.MaxVectors = opts.MaxVectors
+	}
 	files, err := verilog.Emit(src, bench)
 	if err != nil {
 		return nil, err
-	}
-	if terr != nil {
-		return nil, terr
 	}
 	dut := files[:len(files)-1]
 	if opts.Lint {

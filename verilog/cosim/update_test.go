@@ -2,13 +2,16 @@ package cosim
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/fieldtable"
+	"github.com/hpccgold/hpccgold/internal/exttool"
 	"github.com/hpccgold/hpccgold/internal/testtool"
 	"github.com/hpccgold/hpccgold/verilog"
 )
@@ -26,12 +29,18 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// needTools fails the test when a simulator or Yosys is missing and
-// HPCCGOLD_REQUIRE_TOOLS=1 (CI), skipping it otherwise.
-func needTools(t *testing.T) {
+// needTools checks that the programs of flows are installed, failing the
+// test when one is missing and HPCCGOLD_REQUIRE_TOOLS=1 (CI), skipping it
+// otherwise. A program of another flow is not asked for.
+func needTools(t *testing.T, flows ...verilog.Flow) {
 	t.Helper()
-	_, err := verilog.FindTools()
-	testtool.Require(t, err, verilog.ErrToolMissing, "verilator", "iverilog", "vvp", "yosys")
+	err := verilog.LookupTools().Need(flows...)
+	var me *exttool.MissingError
+	var progs []string
+	if errors.As(err, &me) {
+		progs = me.Programs
+	}
+	testtool.Require(t, err, verilog.ErrToolMissing, progs...)
 }
 
 // TestUpdateVerilator co-simulates the pipelined hpcc_update (default
@@ -39,7 +48,7 @@ func needTools(t *testing.T) {
 // plus random vectors (over 100k in all), after lint and Yosys checks; the
 // expected outputs are the golden datapath's (package vectors).
 func TestUpdateVerilator(t *testing.T) {
-	needTools(t)
+	needTools(t, verilog.FlowVerilator, verilog.FlowLint)
 	work := t.TempDir()
 	rep, err := RunUpdate(context.Background(), Options{Config: hpcc.DefaultConfig(), Stages: 3, Simulator: verilog.Verilator,
 		Level: 2, Seed: 1, Count: 40000, WorkDir: work, CacheDir: buildCache, Lint: true})
@@ -59,7 +68,7 @@ func TestUpdateVerilator(t *testing.T) {
 // level-1 directed corner class plus a random sample, with idle cycles
 // between transactions (gap) so the valid handshake is exercised too.
 func TestUpdateIcarus(t *testing.T) {
-	needTools(t)
+	needTools(t, verilog.FlowIcarus)
 	work := t.TempDir()
 	rep, err := RunUpdate(context.Background(), Options{Config: hpcc.DefaultConfig(), Stages: 2, Simulator: verilog.Icarus,
 		Level: 1, Seed: 2, Count: 1500, WorkDir: work, CacheDir: buildCache, Gap: 5})
@@ -82,7 +91,7 @@ func TestUpdateIcarus(t *testing.T) {
 // with one expected line corrupted the run stops exactly there and prints
 // both states, marking the differing field.
 func TestLockstep(t *testing.T) {
-	needTools(t)
+	needTools(t, verilog.FlowVerilator)
 	work := t.TempDir()
 	opts := Options{Config: hpcc.DefaultConfig(), Stages: 2, Simulator: verilog.Verilator, Level: 1, Seed: 4, Count: 100,
 		Limit: 400, WorkDir: work, CacheDir: buildCache}
@@ -121,5 +130,58 @@ func TestLockstep(t *testing.T) {
 	rep.Write(&b)
 	if !rep.Diverged || rep.Index != 123 || !strings.Contains(b.String(), "ns_w") || !strings.Contains(b.String(), "<-- differs") {
 		t.Fatalf("want a divergence at vector 123 in ns_w, got:\n%s", b.String())
+	}
+}
+
+// linkTools returns a directory holding symbolic links to the named
+// programs (looked up on the real PATH), to serve as the whole PATH of a
+// test that must see only them.
+func linkTools(t *testing.T, names ...string) string {
+	t.Helper()
+	bin := t.TempDir()
+	for _, n := range names {
+		p, err := exec.LookPath(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(p, filepath.Join(bin, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bin
+}
+
+// TestIcarusOnlyRelativePaths runs RunUpdate under Icarus with only
+// iverilog and vvp on PATH (no Verilator, make, g++ or Yosys: the run does
+// not use them) and every path relative to the working directory, first
+// generating a vector set, then on that set by its relative path. Asking
+// for lint then fails before anything runs, naming verilator and its
+// install command.
+func TestIcarusOnlyRelativePaths(t *testing.T) {
+	needTools(t, verilog.FlowIcarus)
+	t.Setenv("PATH", linkTools(t, "iverilog", "vvp"))
+	t.Chdir(t.TempDir())
+	ctx := context.Background()
+	opts := Options{Config: hpcc.DefaultConfig(), Stages: 1, Simulator: verilog.Icarus, Level: 1, Seed: 5, Count: 10,
+		Limit: 300, WorkDir: "work", CacheDir: "cache"}
+	for _, vec := range []string{"", filepath.Join("work", "vectors")} {
+		opts.Vectors = vec
+		rep, err := RunUpdate(ctx, opts)
+		if err != nil {
+			t.Fatalf("Vectors=%q: %v", vec, err)
+		}
+		if err := rep.Err(); err != nil || rep.Passed != 300 {
+			t.Fatalf("Vectors=%q: %d passed, %d failed: %v", vec, rep.Passed, rep.Failed, err)
+		}
+	}
+	opts.Lint = true
+	opts.WorkDir = "lint"
+	_, err := RunUpdate(ctx, opts)
+	if !errors.Is(err, verilog.ErrToolMissing) || !strings.Contains(err.Error(), "verilator") ||
+		!strings.Contains(err.Error(), "apt-get install -y verilator") {
+		t.Fatalf("Lint without verilator: err = %v, want naming verilator and its install command", err)
+	}
+	if _, err := os.Stat("lint"); err == nil {
+		t.Errorf("a run refused for a missing tool wrote its work directory")
 	}
 }
