@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,5 +49,60 @@ func TestCosimExitStatus(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "ns_valid: got 1 want 0") {
 		t.Errorf("mismatch not reported field by field:\n%s", errb.String())
+	}
+}
+
+// TestCosimRelativeIcarusOnly runs `cosim` as a user on a machine with
+// only Icarus would: PATH holds iverilog and vvp alone, and --vectors,
+// --work and --cache are relative to the working directory. The run must
+// pass (exit 0) with the default --lint skipped and said so; asking for
+// --lint explicitly is exit 2 naming the install command; and `emit
+// verilog --synth` without Yosys is exit 2 naming its install command,
+// before anything is written.
+func TestCosimRelativeIcarusOnly(t *testing.T) {
+	testtool.Need(t, "iverilog", "vvp")
+	bin := t.TempDir()
+	for _, n := range []string{"iverilog", "vvp"} {
+		p, err := exec.LookPath(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(p, filepath.Join(bin, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin)
+	t.Chdir(t.TempDir())
+	var out, errb bytes.Buffer
+	if code := Main([]string{"vectors", "gen", "--count", "20", "--out", "vec", "--no-jsonl"}, &out, &errb); code != 0 {
+		t.Fatalf("vectors gen: exit %d: %s", code, errb.String())
+	}
+	args := []string{"cosim", "--simulator", "icarus", "--vectors", "vec", "--limit", "150", "--stages", "1", "--work", "work", "--cache", "cache"}
+	out.Reset()
+	errb.Reset()
+	if code := Main(args, &out, &errb); code != 0 || !strings.Contains(out.String(), "150 passed, 0 failed") {
+		t.Fatalf("cosim: exit %d\nstdout %s\nstderr %s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(errb.String(), "lint skipped: verilog: lint: verilator: tool not found (install with: apt-get install -y verilator)") {
+		t.Errorf("default lint without verilator not reported as skipped:\n%s", errb.String())
+	}
+	if _, err := os.Stat(filepath.Join("work", "rtl", "hpcc_update.v")); err != nil {
+		t.Errorf("--work work: %v", err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(append([]string(nil), args...), "--lint"), "apt-get install -y verilator"},
+		{[]string{"emit", "verilog", "--out", "emitted", "--synth"}, "yosys: tool not found (install with: apt-get install -y yosys)"},
+	} {
+		out.Reset()
+		errb.Reset()
+		if code := Main(tc.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming %q", tc.args, code, errb.String(), tc.want)
+		}
+	}
+	if _, err := os.Stat("emitted"); err == nil {
+		t.Errorf("emit --synth without yosys wrote its output directory")
 	}
 }

@@ -319,3 +319,51 @@ func TestDeterministicAndPointerFree(t *testing.T) {
 		}
 	}
 }
+
+// TestRelativePaths emits, verifies, builds, checks and benchmarks a small
+// random module with every directory, program and vector path relative to
+// the working directory (as a user gives them on the command line): Build
+// must return an absolute program path, and Check and Bench, which run the
+// program in other directories, must still find it and its vector files.
+func TestRelativePaths(t *testing.T) {
+	tools := needTools(t)
+	t.Chdir(t.TempDir())
+	r := rand.New(rand.NewPCG(9, 9))
+	m := randModule("rel", r, 20)
+	md, err := Lower(m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Emit("model", md); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := tools.Verify(ctx, "model", md); err != nil {
+		t.Fatal(err)
+	}
+	prog, err := tools.Build(ctx, "model", md, "-O0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !filepath.IsAbs(prog) {
+		t.Errorf("Build returned %q, want an absolute path", prog)
+	}
+	stim, want := simVectors(t, m, md, r, 40)
+	if err := os.MkdirAll("vec", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, lines := range map[string][]string{"s.hex": stim, "e.hex": want} {
+		if err := os.WriteFile(filepath.Join("vec", name), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rel := filepath.Join("model", filepath.Base(prog))
+	res, err := Check(ctx, rel, filepath.Join("vec", "s.hex"), filepath.Join("vec", "e.hex"))
+	if err != nil || res.Passed != 40 || res.Failed != 0 {
+		t.Fatalf("Check(%s): %+v, %v; want 40 passed", rel, res, err)
+	}
+	br, err := Bench(ctx, rel, 1000, filepath.Join("vec", "s.hex"))
+	if err != nil || len(br) == 0 {
+		t.Fatalf("Bench(%s): %v, %v", rel, br, err)
+	}
+}
