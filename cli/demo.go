@@ -12,8 +12,9 @@ import (
 )
 
 func runDemo(env *Env) error {
-	fs := newFlagSet(env, "demo", "demo [--out DIR] [--simulator auto|verilator|icarus|none] [--scenario NAME]")
-	out := fs.String("out", "hpccgold-demo", "output directory")
+	fs := newFlagSet(env, "demo", "demo [--out DIR] [--simulator auto|verilator|icarus|none] [--scenario NAME] [--cache DIR]")
+	out := fs.String("out", "hpccgold-demo", "output directory (relative paths are relative to the working directory)")
+	cache := fs.String("cache", "", "simulator build cache, reused when the RTL is unchanged (default: OUT/cosim/build)")
 	sim := fs.String("simulator", demo.SimAuto, "co-simulator: auto (Verilator if installed, else Icarus), verilator, icarus, none")
 	scen := fs.String("scenario", demo.DefaultScenario, "built-in scenario to run (see hpccgold sim --list)")
 	quiet := fs.Bool("quiet", false, "do not print progress lines on stderr")
@@ -25,7 +26,7 @@ func runDemo(env *Env) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opts := demo.Options{OutDir: *out, Scenario: *scen, Simulator: *sim}
+	opts := demo.Options{OutDir: *out, Scenario: *scen, Simulator: *sim, CacheDir: *cache}
 	if !*quiet {
 		opts.Log = env.Stderr
 	}

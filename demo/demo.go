@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/hpccgold/hpccgold/atomicfile"
 	"github.com/hpccgold/hpccgold/buildinfo"
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/internal/exttool"
 	"github.com/hpccgold/hpccgold/llvmir"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/scenario"
@@ -45,7 +45,10 @@ type Options struct {
 	Seed      uint64 // seed of the constrained-random vectors; default 1
 	Random    int64  // constrained-random vectors after the directed classes; default 2000
 	Limit     int64  // largest number of transactions captured from the run; default 20000
-	Log       io.Writer
+	// CacheDir holds the simulator builds, reused when the RTL is
+	// unchanged; default OutDir/cosim/build.
+	CacheDir string
+	Log      io.Writer
 }
 
 // Step is one stage of the demo and what it produced.
@@ -55,6 +58,10 @@ type Step struct {
 	Summary string        // one or more lines for people; deterministic (no times, no absolute paths)
 	Timing  string        // measured speeds (simulated vectors/s, packets/s); varies run to run
 	Elapsed time.Duration // wall time
+	// Skipped, when not empty, says why the step did not run: the
+	// programs it needs that are not installed and the command that
+	// installs them, or the option that turned it off.
+	Skipped string
 }
 
 // Report is the outcome of a demo run.
@@ -77,6 +84,10 @@ func (r *Report) render(timing bool) string {
 		fmt.Fprintf(&b, "%s demo: outputs in the directory of this report\n", buildinfo.String())
 	}
 	for _, s := range r.Steps {
+		if s.Skipped != "" {
+			fmt.Fprintf(&b, "\n[%s] skipped: %s\n", s.Name, s.Skipped)
+			continue
+		}
 		if timing {
 			fmt.Fprintf(&b, "\n[%s] %s/ (%.1f s)\n", s.Name, s.Dir, s.Elapsed.Seconds())
 		} else {
@@ -108,11 +119,22 @@ func (o *Options) defaults() error {
 	default:
 		return fmt.Errorf("demo: Simulator=%q: must be auto, verilator, icarus or none", o.Simulator)
 	}
+	// A simulator asked for by name must be installed: fail before
+	// anything runs, with the install command.
+	if o.Simulator == SimVerilator || o.Simulator == SimIcarus {
+		sim := verilog.Simulator(o.Simulator)
+		if err := verilog.LookupTools().Need(sim.Flow()); err != nil {
+			return fmt.Errorf("demo: Simulator=%s: %w", o.Simulator, err)
+		}
+	}
 	if o.Stages == 0 {
 		o.Stages = 3
 	}
 	if o.Stages < 0 {
 		return fmt.Errorf("demo: Stages=%d: must be >= 1", o.Stages)
+	}
+	if o.CacheDir == "" {
+		o.CacheDir = filepath.Join(o.OutDir, "cosim", "build")
 	}
 	if o.Seed == 0 {
 		o.Seed = 1
@@ -139,9 +161,15 @@ func (o *Options) logf(format string, args ...any) {
 }
 
 // Run executes the demo: scenario, captured vectors, directed vectors, RTL,
-// LLVM IR model, co-simulation. It stops at the first failing step; a co-simulation
-// or LLVM-model mismatch is returned as an error wrapping cosim.ErrMismatch, after the
-// report of the steps done so far.
+// LLVM IR model (emitted; verified with opt and compiled with clang and run
+// on both vector sets when those are installed), co-simulation (under the
+// simulator of Options.Simulator). A step whose programs are not installed
+// is reported as skipped, naming the install command, and is not an error;
+// with SimVerilator or SimIcarus the simulator must be installed (an error
+// wrapping verilog.ErrToolMissing before anything runs). It stops at the
+// first failing step; a co-simulation or LLVM-model mismatch is returned as
+// an error wrapping cosim.ErrMismatch, after the report of the steps done
+// so far.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
@@ -163,6 +191,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 		rep.Steps = append(rep.Steps, Step{Name: name, Dir: dir, Summary: sum, Timing: strings.Join(timing, "\n"), Elapsed: time.Since(t0)})
 		return nil
+	}
+	skip := func(name, dir, why string) {
+		opts.logf("demo: %s skipped: %s", name, why)
+		rep.Steps = append(rep.Steps, Step{Name: name, Dir: dir, Skipped: why})
 	}
 
 	// 1. The closed-loop scenario on the NIC model and network.
@@ -237,19 +269,56 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 
 	// 5. The LLVM IR of the same datapath (a C-callable, DPI-C-ready model),
-	// compiled and run on both vector sets when clang is installed.
-	var mismatch error
+	// 6. verified with opt and 7. compiled with clang and run on both
+	// vector sets, each when its program is installed.
+	var md *emittedModel
 	if err := step("llvm", "llvm", func(dir string) (string, error) {
-		return llvmStep(ctx, dir, cfg, []string{filepath.Join(opts.OutDir, simDir), filepath.Join(opts.OutDir, dirDir)}, &mismatch)
+		var err error
+		md, err = llvmEmit(dir, cfg)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s (%d rtl ops, %d input bits, %d output bits): %s", md.Name, md.Ops, md.InBits, md.OutBits, strings.Join(md.files, ", ")), nil
+	}); err != nil {
+		return rep, err
+	}
+	llvmTools := llvmir.LookupTools()
+	if err := llvmTools.NeedVerify(); err != nil {
+		skip("llvm-verify", "llvm", skipReason(err))
+	} else if err := step("llvm-verify", "llvm", func(dir string) (string, error) {
+		if err := llvmTools.Verify(ctx, dir, md.Model); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("opt -verify: %s.ll clean", md.Name), nil
+	}); err != nil {
+		return rep, err
+	}
+	var mismatch error
+	if err := llvmTools.NeedBuild(); err != nil {
+		skip("llvm-check", "llvm", skipReason(err))
+	} else if err := step("llvm-check", "llvm", func(dir string) (string, error) {
+		return llvmCheck(ctx, llvmTools, dir, md.Model, []string{filepath.Join(opts.OutDir, simDir), filepath.Join(opts.OutDir, dirDir)}, &mismatch)
 	}); err != nil {
 		return rep, err
 	}
 
-	// 6. Co-simulation of the RTL on both vector sets.
+	// 8. Co-simulation of the RTL on both vector sets.
 	sim, why := pickSimulator(opts.Simulator)
 	if sim == "" {
-		rep.Steps = append(rep.Steps, Step{Name: "cosim", Dir: "cosim", Summary: "skipped: " + why})
+		skip("cosim", "cosim", why)
 		return rep, mismatch
+	}
+	// One testbench depth for both sets, so the second run reuses the
+	// first one's build (a Verilator build is most of the demo's time).
+	depth := 1024
+	for _, set := range []string{simDir, dirDir} {
+		man, err := vectors.ReadManifest(filepath.Join(opts.OutDir, set))
+		if err != nil {
+			return rep, fmt.Errorf("demo: %w", err)
+		}
+		for depth < int(man.Count) {
+			depth <<= 1
+		}
 	}
 	for _, set := range []string{simDir, dirDir} {
 		work := filepath.Join("cosim", set)
@@ -257,7 +326,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			r, err := cosim.RunUpdate(ctx, cosim.Options{
 				Config: cfg, Stages: opts.Stages, Simulator: sim,
 				Vectors: filepath.Join(opts.OutDir, set), WorkDir: dir,
-				CacheDir: filepath.Join(opts.OutDir, "cosim", "build"),
+				CacheDir: opts.CacheDir, MaxVectors: depth,
 			})
 			if err != nil {
 				return "", err
@@ -274,38 +343,40 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	return rep, mismatch
 }
 
-// llvmStep emits hpcc_update.ll with its C header and DPI-C wrapper into
-// dir and, when clang and opt are installed, verifies the IR, compiles the
-// check program and runs every vector of each set through it. A mismatch is
-// recorded in *mismatch (the demo goes on and reports it at the end).
-func llvmStep(ctx context.Context, dir string, cfg hpcc.Config, sets []string, mismatch *error) (string, error) {
+// emittedModel is the LLVM IR model and the names of the files written.
+type emittedModel struct {
+	*llvmir.Model
+	files []string
+}
+
+// llvmEmit writes hpcc_update.ll with its C header, DPI-C wrapper and
+// check program source into dir.
+func llvmEmit(dir string, cfg hpcc.Config) (*emittedModel, error) {
 	m, err := hpccrtl.UpdateComb(cfg)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	md, err := llvmir.Lower(m, llvmir.Options{Groups: llvmir.FlowUpdateGroups()})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	names, err := llvmir.Emit(dir, md)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%d rtl ops, %d input bits, %d output bits): %s\n", md.Name, md.Ops, md.InBits, md.OutBits, strings.Join(names, ", "))
-	tools, err := llvmir.FindTools()
-	if err != nil {
-		fmt.Fprintf(&b, "compile and check skipped: %v", err)
-		return b.String(), nil
-	}
-	if err := tools.Verify(ctx, dir, md); err != nil {
-		return "", err
-	}
+	return &emittedModel{Model: md, files: names}, nil
+}
+
+// llvmCheck compiles the check program of the model in dir with clang and
+// runs every vector of each set through it. A mismatch is recorded in
+// *mismatch (the demo goes on and reports it at the end).
+func llvmCheck(ctx context.Context, tools llvmir.Tools, dir string, md *llvmir.Model, sets []string, mismatch *error) (string, error) {
 	prog, err := tools.Build(ctx, dir, md, "")
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(&b, "opt -verify clean; compiled with clang into %s", filepath.Base(prog))
+	var b strings.Builder
+	fmt.Fprintf(&b, "compiled with clang into %s", filepath.Base(prog))
 	for _, set := range sets {
 		r, err := llvmir.Check(ctx, prog, filepath.Join(set, "stimulus.hex"), filepath.Join(set, "expected.hex"))
 		if err != nil {
@@ -319,10 +390,24 @@ func llvmStep(ctx context.Context, dir string, cfg hpcc.Config, sets []string, m
 	return b.String(), nil
 }
 
+// skipReason renders a missing-tool error for the report: the programs
+// that are not installed and the command that installs them.
+func skipReason(err error) string {
+	var me *exttool.MissingError
+	if !errors.As(err, &me) {
+		return err.Error()
+	}
+	s := strings.Join(me.Programs, ", ") + " not installed"
+	if c := me.InstallCommand(); c != "" {
+		s += " (install with: " + c + ")"
+	}
+	return s
+}
+
 // pickSimulator resolves the Simulator option against what is installed;
-// it returns "" and the reason when co-simulation is skipped.
+// it returns "" and the reason, with the install command, when
+// co-simulation is skipped. An explicit choice was checked by defaults.
 func pickSimulator(choice string) (verilog.Simulator, string) {
-	has := func(p string) bool { _, err := exec.LookPath(p); return err == nil }
 	switch choice {
 	case SimNone:
 		return "", "--simulator none"
@@ -331,13 +416,16 @@ func pickSimulator(choice string) (verilog.Simulator, string) {
 	case SimIcarus:
 		return verilog.Icarus, ""
 	}
-	if has("verilator") {
+	t := verilog.LookupTools()
+	verr := t.Need(verilog.FlowVerilator)
+	if verr == nil {
 		return verilog.Verilator, ""
 	}
-	if has("iverilog") && has("vvp") {
+	ierr := t.Need(verilog.FlowIcarus)
+	if ierr == nil {
 		return verilog.Icarus, ""
 	}
-	return "", "neither verilator nor iverilog is installed (bash scripts/test.sh installs them)"
+	return "", "no simulator: Verilator: " + skipReason(verr) + "; Icarus: " + skipReason(ierr)
 }
 
 // WriteReport writes the deterministic form of the report (no wall times or

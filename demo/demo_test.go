@@ -3,19 +3,25 @@ package demo
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hpccgold/hpccgold/vectors"
+	"github.com/hpccgold/hpccgold/verilog"
 )
 
-// TestRunDeterministic runs the demo twice (without co-simulation, which
-// package verilog/cosim tests) and checks that every step ran, that the
-// captured and directed vector sets verify, and that vectors and RTL are
+// TestRunDeterministic runs the demo twice with no external program on
+// PATH (co-simulation and the compiled LLVM model are tested in
+// verilog/cosim, llvmir and the end-to-end test of cmd/hpccgold) and checks
+// that every step that needs none ran, that the others are reported as
+// skipped with their install commands, that the captured and directed
+// vector sets verify, and that vectors, RTL and REPORT.txt are
 // byte-identical between the runs (the project's determinism rule).
 func TestRunDeterministic(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
 	var dirs [2]string
 	for i := range dirs {
 		dirs[i] = t.TempDir()
@@ -27,14 +33,30 @@ func TestRunDeterministic(t *testing.T) {
 		for _, s := range rep.Steps {
 			names = append(names, s.Name)
 		}
-		if got, want := strings.Join(names, ","), "scenario,vectors-sim,vectors-directed,rtl,llvm,cosim"; got != want {
+		if got, want := strings.Join(names, ","), "scenario,vectors-sim,vectors-directed,rtl,llvm,llvm-verify,llvm-check,cosim"; got != want {
 			t.Fatalf("steps = %s, want %s", got, want)
+		}
+		for _, s := range rep.Steps {
+			ran := s.Skipped == ""
+			if want := !strings.HasPrefix(s.Name, "llvm-") && s.Name != "cosim"; ran != want {
+				t.Errorf("step %s: ran %v, want %v (skipped: %q)", s.Name, ran, want, s.Skipped)
+			}
 		}
 		if err := rep.WriteReport(); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(rep.String(), "skipped: --simulator none") {
-			t.Errorf("report does not say co-simulation was skipped:\n%s", rep)
+		report, err := os.ReadFile(filepath.Join(dirs[i], "REPORT.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{
+			"[llvm-verify] skipped: opt not installed (install with: apt-get install -y llvm)",
+			"[llvm-check] skipped: clang not installed (install with: apt-get install -y clang)",
+			"[cosim] skipped: --simulator none",
+		} {
+			if !strings.Contains(rep.String(), want) || !strings.Contains(string(report), want) {
+				t.Errorf("report and REPORT.txt should say %q:\n%s", want, report)
+			}
 		}
 		for _, set := range []string{"vectors-sim", "vectors-directed"} {
 			vr, err := vectors.Verify(filepath.Join(dirs[i], set))
@@ -83,6 +105,53 @@ func TestOptionErrors(t *testing.T) {
 	}
 	if _, err := os.Stat("x"); err == nil {
 		t.Errorf("a rejected run created its output directory")
+	}
+}
+
+// TestSimulatorChoice checks how the co-simulator is chosen against what is
+// installed (PATH is an empty directory or holds empty scripts): asked for
+// by name and missing, the run fails before anything is written, naming the
+// install command; left to auto with none installed, co-simulation is
+// skipped naming the install commands of both.
+func TestSimulatorChoice(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	for _, tc := range []struct{ sim, want string }{
+		{SimIcarus, "Simulator=icarus: verilog: icarus: iverilog, vvp: tool not found (install with: apt-get install -y iverilog)"},
+		{SimVerilator, "Simulator=verilator: verilog: verilator: verilator, make, g++: tool not found (install with: apt-get install -y verilator make g++)"},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		_, err := Run(context.Background(), Options{OutDir: out, Simulator: tc.sim})
+		if !errors.Is(err, verilog.ErrToolMissing) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Simulator=%s: err = %v, want wrapping ErrToolMissing and mentioning %q", tc.sim, err, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("Simulator=%s: a refused run created its output directory", tc.sim)
+		}
+	}
+	sim, why := pickSimulator(SimAuto)
+	want := "no simulator: Verilator: verilator, make, g++ not installed (install with: apt-get install -y verilator make g++); " +
+		"Icarus: iverilog, vvp not installed (install with: apt-get install -y iverilog)"
+	if sim != "" || why != want {
+		t.Errorf("pickSimulator(auto) = %q, %q; want \"\", %q", sim, why, want)
+	}
+	// Verilator wins when both are installed; Icarus is used without it.
+	bin := t.TempDir()
+	t.Setenv("PATH", bin)
+	for _, tc := range []struct {
+		add  []string
+		want verilog.Simulator
+	}{
+		{[]string{"iverilog", "vvp"}, verilog.Icarus},
+		{[]string{"verilator", "make", "g++"}, verilog.Verilator},
+	} {
+		for _, n := range tc.add {
+			if err := os.WriteFile(filepath.Join(bin, n), []byte("#!/bin/sh\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if sim, why := pickSimulator(SimAuto); sim != tc.want {
+			t.Errorf("with %v added: pickSimulator(auto) = %q (%s), want %s", tc.add, sim, why, tc.want)
+		}
 	}
 }
 
