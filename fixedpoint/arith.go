@@ -31,9 +31,26 @@ func SubFormat(a, b Format) (Format, error) {
 	return resultFormat("Sub", a, b, i+max(a.F(), b.F()), i, true)
 }
 
-// NegFormat returns the format of Neg(x) and Abs(x) for x of format a.
-func NegFormat(a Format) (Format, error) {
-	return resultFormat("Neg", a, a, a.W+1, a.I+1, true)
+// NegFormat returns the format of Neg(x) and Abs(x) for x of format a:
+// one bit wider than a, signed. It fails when a is invalid or W = 128 (the
+// result would need 129 bits).
+func NegFormat(a Format) (Format, error) { return unaryFormat("Neg", a) }
+
+// unaryFormat is NegFormat with the operation's name in the error.
+func unaryFormat(op string, a Format) (Format, error) {
+	f := Format{W: a.W + 1, I: a.I + 1, Signed: true}
+	if a.valid() && f.valid() {
+		return f, nil
+	}
+	if err := a.Validate(); err != nil {
+		return Format{}, fmt.Errorf("fixedpoint: %s x: %w", op, err)
+	}
+	hint := "NegCast(x, to, q, o)"
+	if op == "Abs" {
+		hint = "Cast(x, ...) or NegCast(x, ...) by x's Sign"
+	}
+	return Format{}, fmt.Errorf("fixedpoint: %s x of format %s: the exact result needs %s, wider than %d bits; use %s into a format of at most %d bits: %w",
+		op, a, f, MaxWidth, hint, MaxWidth, ErrFormat)
 }
 
 // DivACFormat returns the format of DivAC(x, y) (ac_fixed's rt::div).
@@ -67,18 +84,39 @@ func b2i(b bool) int {
 }
 
 // Cast returns x quantized into `to` under q, then overflow-handled under o:
-// the assignment of sc_fixed/ac_fixed. It never fails for a valid `to`; an
-// invalid `to` gives the zero Value. Allocation-free for every width.
-func Cast(x Value, to Format, q Quantization, o Overflow) Value {
+// the assignment of sc_fixed/ac_fixed. It fails, naming the culprit, when
+// `to` is invalid, q or o is not a declared mode, or x is the zero Value
+// (which has no format); it never fails otherwise. Allocation-free for
+// every width.
+func Cast(x Value, to Format, q Quantization, o Overflow) (Value, error) {
+	if uint8(x.p) == 0 || !q.Valid() || !o.Valid() {
+		return Value{}, opErr("Cast", to, q, o, x)
+	}
 	neg, hi, lo := x.negMag()
-	return cast64(neg, hi, lo, x.p.frac(), to, q, o)
+	if v := cast64(neg, hi, lo, x.p.frac(), to, q, o); v.p != 0 {
+		return v, nil
+	}
+	return Value{}, opErr("Cast", to, q, o, x) // only an invalid `to` gives the zero Value
 }
 
 // MulCast returns the exact product x*y quantized once into `to` (no
-// intermediate rounding). Allocation-free when both raw magnitudes fit in 64
-// bits (always for W <= 64); wider operands take an exact big.Int path with
-// the same result.
-func MulCast(x, y Value, to Format, q Quantization, o Overflow) Value {
+// intermediate rounding). It fails as Cast does, for either operand.
+// Allocation-free when both raw magnitudes fit in 64 bits (always for
+// W <= 64); wider operands take an exact big.Int path with the same
+// result.
+func MulCast(x, y Value, to Format, q Quantization, o Overflow) (Value, error) {
+	if uint8(x.p) == 0 || uint8(y.p) == 0 || !q.Valid() || !o.Valid() {
+		return Value{}, opErr("MulCast", to, q, o, x, y)
+	}
+	if v := mulCast(x, y, to, q, o); v.p != 0 {
+		return v, nil
+	}
+	return Value{}, opErr("MulCast", to, q, o, x, y)
+}
+
+// mulCast is MulCast for valid operands and modes; an invalid `to` gives
+// the zero Value.
+func mulCast(x, y Value, to Format, q Quantization, o Overflow) Value {
 	xn, xh, xl := x.negMag()
 	yn, yh, yl := y.negMag()
 	if xh|yh == 0 {
@@ -94,16 +132,29 @@ func mulCastBig(x, y Value, to Format, q Quantization, o Overflow) Value {
 	return quantizeBig(m, x.fm().F()+y.fm().F(), to, q, o)
 }
 
-// AddCast returns the exact sum x+y quantized once into `to`.
-// Allocation-free when both raw magnitudes fit in 64 bits and the fraction
-// bit counts differ by at most 63.
-func AddCast(x, y Value, to Format, q Quantization, o Overflow) Value {
-	return addSubCast(x, y, 0, to, q, o)
+// AddCast returns the exact sum x+y quantized once into `to`. It fails as
+// Cast does, for either operand. Allocation-free when both raw magnitudes
+// fit in 64 bits and the fraction bit counts differ by at most 63.
+func AddCast(x, y Value, to Format, q Quantization, o Overflow) (Value, error) {
+	if uint8(x.p) == 0 || uint8(y.p) == 0 || !q.Valid() || !o.Valid() {
+		return Value{}, opErr("AddCast", to, q, o, x, y)
+	}
+	if v := addSubCast(x, y, 0, to, q, o); v.p != 0 {
+		return v, nil
+	}
+	return Value{}, opErr("AddCast", to, q, o, x, y)
 }
 
-// SubCast returns the exact difference x-y quantized once into `to`.
-func SubCast(x, y Value, to Format, q Quantization, o Overflow) Value {
-	return addSubCast(x, y, 1, to, q, o)
+// SubCast returns the exact difference x-y quantized once into `to`. It
+// fails as Cast does, for either operand.
+func SubCast(x, y Value, to Format, q Quantization, o Overflow) (Value, error) {
+	if uint8(x.p) == 0 || uint8(y.p) == 0 || !q.Valid() || !o.Valid() {
+		return Value{}, opErr("SubCast", to, q, o, x, y)
+	}
+	if v := addSubCast(x, y, 1, to, q, o); v.p != 0 {
+		return v, nil
+	}
+	return Value{}, opErr("SubCast", to, q, o, x, y)
 }
 
 // addSubCast returns x+y (sub = 0) or x-y (sub = 1) quantized into `to`.
@@ -182,6 +233,35 @@ func addCastBig(xn bool, xm u128, ex int, yn bool, ym u128, ey int, to Format, q
 	return quantizeBig(a.Add(a, b), e, to, q, o)
 }
 
+// opErr is the error of a cast-like operation op: it names the first
+// operand without a format, then an invalid `to`, q or o. It is called only
+// when one of them is invalid.
+func opErr(op string, to Format, q Quantization, o Overflow, xs ...Value) error {
+	for i, x := range xs {
+		if uint8(x.p) == 0 {
+			return fmt.Errorf("fixedpoint: %s %s: the zero Value has no format (an ignored error?): %w", op, operandName(i, len(xs)), ErrFormat)
+		}
+	}
+	if err := to.Validate(); err != nil {
+		return fmt.Errorf("fixedpoint: %s to: %w", op, err)
+	}
+	if !q.Valid() {
+		return fmt.Errorf("fixedpoint: %s q=%s: %w", op, q, ErrMode)
+	}
+	if !o.Valid() {
+		return fmt.Errorf("fixedpoint: %s o=%s: %w", op, o, ErrMode)
+	}
+	return fmt.Errorf("fixedpoint: %s: invalid operands", op) // unreachable for the callers' conditions
+}
+
+// operandName is "x" for a unary operation, else "x" or "y".
+func operandName(i, n int) string {
+	if i == 1 && n == 2 {
+		return "y"
+	}
+	return "x"
+}
+
 // Add returns x+y exactly, in AddFormat(x, y). It fails only for invalid
 // operands or a result wider than 128 bits.
 func Add(x, y Value) (Value, error) {
@@ -192,7 +272,7 @@ func Add(x, y Value) (Value, error) {
 	if f.W <= 64 {
 		return exact64(x.lo<<uint(f.F()-x.p.frac())+y.lo<<uint(f.F()-y.p.frac()), f), nil
 	}
-	return AddCast(x, y, f, Trn, Wrap), nil
+	return addSubCast(x, y, 0, f, Trn, Wrap), nil
 }
 
 // Sub returns x-y exactly, in SubFormat(x, y).
@@ -204,7 +284,7 @@ func Sub(x, y Value) (Value, error) {
 	if f.W <= 64 {
 		return exact64(x.lo<<uint(f.F()-x.p.frac())-y.lo<<uint(f.F()-y.p.frac()), f), nil
 	}
-	return SubCast(x, y, f, Trn, Wrap), nil
+	return addSubCast(x, y, 1, f, Trn, Wrap), nil
 }
 
 // Mul returns x*y exactly, in MulFormat(x, y).
@@ -216,7 +296,7 @@ func Mul(x, y Value) (Value, error) {
 	if f.W <= 64 {
 		return exact64(x.lo*y.lo, f), nil
 	}
-	return MulCast(x, y, f, Trn, Wrap), nil
+	return mulCast(x, y, f, Trn, Wrap), nil
 }
 
 // exact64 returns the value of f (W <= 64) whose raw integer has the 64-bit
@@ -235,7 +315,7 @@ func exact64(r uint64, f Format) Value {
 // Neg returns -x exactly, in NegFormat(x) (one bit wider, signed, so that
 // -MIN fits).
 func Neg(x Value) (Value, error) {
-	f, err := NegFormat(x.fm())
+	f, err := unaryFormat("Neg", x.fm())
 	if err != nil {
 		return Value{}, err
 	}
@@ -245,7 +325,7 @@ func Neg(x Value) (Value, error) {
 
 // Abs returns |x| exactly, in NegFormat(x) (as ac_fixed's abs()).
 func Abs(x Value) (Value, error) {
-	f, err := NegFormat(x.fm())
+	f, err := unaryFormat("Abs", x.fm())
 	if err != nil {
 		return Value{}, err
 	}
@@ -254,10 +334,16 @@ func Abs(x Value) (Value, error) {
 }
 
 // NegCast returns -x quantized into `to` (the SystemC expression
-// `to_type t = -x`): e.g. -MIN saturates under Sat.
-func NegCast(x Value, to Format, q Quantization, o Overflow) Value {
+// `to_type t = -x`): e.g. -MIN saturates under Sat. It fails as Cast does.
+func NegCast(x Value, to Format, q Quantization, o Overflow) (Value, error) {
+	if uint8(x.p) == 0 || !q.Valid() || !o.Valid() {
+		return Value{}, opErr("NegCast", to, q, o, x)
+	}
 	neg, hi, lo := x.negMag()
-	return cast64(neg^1, hi, lo, x.p.frac(), to, q, o) // -0 is 0 under every mode
+	if v := cast64(neg^1, hi, lo, x.p.frac(), to, q, o); v.p != 0 { // -0 is 0 under every mode
+		return v, nil
+	}
+	return Value{}, opErr("NegCast", to, q, o, x)
 }
 
 // Cmp compares the real values of x and y exactly, across any formats: -1 if
@@ -369,19 +455,18 @@ func ShrLogical(x Value, n int) (Value, error) {
 }
 
 // ScaleExp returns x * 2^n by moving the binary point: the format's I grows
-// by n, the raw bits are unchanged, nothing is lost. If I+n leaves
-// [-MaxIntBits, MaxIntBits] it returns the zero Value (invalid format), which
-// checked operations then reject.
-func ScaleExp(x Value, n int) Value {
+// by n, the raw bits are unchanged, nothing is lost. It fails when x is the
+// zero Value or I+n leaves [-MaxIntBits, MaxIntBits].
+func ScaleExp(x Value, n int) (Value, error) {
 	f := x.fm()
-	if n < -2*MaxIntBits || n > 2*MaxIntBits {
-		return Value{}
+	if !x.p.ok() {
+		return Value{}, opErr("ScaleExp", f, Trn, Wrap, x)
+	}
+	if n < -2*MaxIntBits || n > 2*MaxIntBits || !(Format{W: f.W, I: f.I + n, Signed: f.Signed}).valid() {
+		return Value{}, fmt.Errorf("fixedpoint: ScaleExp n=%d: I=%d+%d of %s must stay in [%d,%d]: %w", n, f.I, n, f, -MaxIntBits, MaxIntBits, ErrRange)
 	}
 	f.I += n
-	if !f.valid() {
-		return Value{}
-	}
-	return mkValue(f, x.raw())
+	return mkValue(f, x.raw()), nil
 }
 
 // CLZ counts leading zeros of the raw W-bit pattern for unsigned formats and
@@ -480,11 +565,16 @@ func quo128(a, b u128, k int) (u128, residue, bool) {
 // DivAC returns x/y as ac_fixed's operator/ computes it: the quotient
 // truncated toward zero into DivACFormat(x, y) (F = F1 + max(F2,0) - F2),
 // which always holds it. Assigning that to a narrower ac_fixed quantizes a
-// second time: Cast(DivAC(x,y), to, q, o). See docs/fixedpoint.md for where
-// this differs from Div (SystemC).
+// second time: Cast(DivAC(x,y), to, q, o), which DivACCast computes in one
+// call. DivAC fails when DivACFormat is wider than 128 bits; DivACCast then
+// still gives ac_fixed's narrow result, and Div gives SystemC's. See
+// docs/fixedpoint.md for where this differs from Div (SystemC).
 func DivAC(x, y Value) (Value, error) {
 	f, err := DivACFormat(x.fm(), y.fm())
 	if err != nil {
+		if x.fm().valid() && y.fm().valid() {
+			return Value{}, fmt.Errorf("%w; DivACCast(x, y, to, q, o) gives the quotient assigned to a narrower type without this intermediate", err)
+		}
 		return Value{}, err
 	}
 	v, err := Div(x, y, f, TrnZero, Wrap)
@@ -492,4 +582,39 @@ func DivAC(x, y Value) (Value, error) {
 		return Value{}, fmt.Errorf("fixedpoint: DivAC: %w", err)
 	}
 	return v, nil
+}
+
+// DivACCast returns ac_fixed's quotient x/y assigned to `to`: the quotient
+// truncated toward zero at DivACFormat(x, y)'s fraction bits (as DivAC),
+// then quantized under q and overflow-handled under o into `to`, which is
+// Cast(DivAC(x, y), to, q, o) bit for bit, but without forming DivAC's
+// natural type, so it also works when that type would be wider than 128
+// bits. (Div quantizes the exact quotient once instead: SystemC.) It fails
+// for a zero divisor (wrapping ErrDivByZero), an operand without a format,
+// an invalid `to`, q or o.
+func DivACCast(x, y Value, to Format, q Quantization, o Overflow) (Value, error) {
+	if uint8(x.p) == 0 || uint8(y.p) == 0 || !to.valid() || !q.Valid() || !o.Valid() {
+		return Value{}, opErr("DivACCast", to, q, o, x, y)
+	}
+	if y.IsZero() {
+		return Value{}, fmt.Errorf("fixedpoint: DivACCast x=%s y=0 (%s): %w", x, y.fm(), ErrDivByZero)
+	}
+	xn, xm := x.signMag()
+	yn, ym := y.signMag()
+	// The natural type's fraction bits fn = F1 + max(F2,0) - F2, so the raw
+	// quotient at fn bits is xm * 2^k / ym with k = fn + F2 - F1 = max(F2,0).
+	f1, f2 := x.fm().F(), y.fm().F()
+	k := max(f2, 0)
+	fn := f1 + k - f2
+	neg := xn != yn
+	if mag, _, ok := quo128(xm, ym, k); ok {
+		return quantize(neg, mag, fn, to, q, o), nil // the truncation toward zero is the floor of the magnitude
+	}
+	num := xm.big()
+	num.Lsh(num, uint(k))
+	num.Quo(num, ym.big()) // truncates toward zero (magnitudes)
+	if neg {
+		num.Neg(num)
+	}
+	return quantizeBig(num, fn, to, q, o), nil
 }

@@ -42,7 +42,7 @@ func BenchmarkAddCast(b *testing.B) {
 	to := MustFormat("s24.16")
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		sink = AddCast(xs[i&255], ys[(i+7)&255], to, RndConv, Sat)
+		sink = mustV(AddCast(xs[i&255], ys[(i+7)&255], to, RndConv, Sat))
 	}
 }
 
@@ -53,7 +53,7 @@ func BenchmarkMulCast(b *testing.B) {
 	to := MustFormat("s32.20")
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		sink = MulCast(xs[i&255], ys[(i+7)&255], to, RndConv, Sat)
+		sink = mustV(MulCast(xs[i&255], ys[(i+7)&255], to, RndConv, Sat))
 	}
 }
 
@@ -62,7 +62,7 @@ func BenchmarkMulCast64(b *testing.B) {
 	to := MustFormat("s64.40")
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		sink = MulCast(xs[i&255], ys[(i+7)&255], to, Rnd, Sat)
+		sink = mustV(MulCast(xs[i&255], ys[(i+7)&255], to, Rnd, Sat))
 	}
 }
 
@@ -71,7 +71,7 @@ func BenchmarkMulCast128(b *testing.B) {
 	to := MustFormat("s64.40")
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		sink = MulCast(xs[i&255], ys[(i+7)&255], to, Rnd, Sat)
+		sink = mustV(MulCast(xs[i&255], ys[(i+7)&255], to, Rnd, Sat))
 	}
 }
 
@@ -82,7 +82,7 @@ func BenchmarkCast(b *testing.B) {
 		b.Run(q.String(), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
-				sink = Cast(xs[i&255], to, q, Sat)
+				sink = mustV(Cast(xs[i&255], to, q, Sat))
 			}
 		})
 	}

@@ -20,9 +20,15 @@
 //
 // Operations on formats up to 64 bits never allocate; wider operands take an
 // exact math/big path that gives the same bits. A datapath stage with fixed
-// formats and modes can resolve them once with NewCaster or NewMulCaster:
-// the plan's Cast/MulCast give the same bits at a fraction of the cost. Library code never panics
-// (except MustFormat on a bad literal); errors name the operand and value.
+// formats and modes can resolve them once with NewCaster, NewMulCaster or
+// NewAddCaster: the plan's methods give the same bits at a fraction of the
+// cost, and return no error because the plan validated its formats and
+// modes when it was built. Library code never panics (except MustFormat on a
+// bad literal); errors name the operand and value.
+//
+// No silent zero: every cast into an invalid format or with an undeclared
+// mode is an error, never a plausible number. The zero Value has no format
+// and is not a number: checked operations reject it, plans return it.
 //
 // The full specification, with the mode tables, worked examples, the
 // divider and reciprocal error bounds and benchmark figures, is

@@ -12,7 +12,11 @@ import (
 func ExampleMulCast() {
 	rate, _ := fixedpoint.ParseValue("u16.8=100.5")
 	util, _ := fixedpoint.ParseValue("u16.0=0.75")
-	out := fixedpoint.MulCast(rate, util, fixedpoint.MustFormat("u16.8"), fixedpoint.RndConv, fixedpoint.Sat)
+	out, err := fixedpoint.MulCast(rate, util, fixedpoint.MustFormat("u16.8"), fixedpoint.RndConv, fixedpoint.Sat)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Println(out, out.Notation())
 	// Output: 75.375 u16.8:0x4b60
 }
@@ -23,18 +27,24 @@ func ExampleDivAC() {
 	x, _ := fixedpoint.ParseValue("s8.4=-1")
 	y, _ := fixedpoint.ParseValue("s8.4=3")
 	s84 := fixedpoint.MustFormat("s8.4")
-	sc, _ := fixedpoint.Div(x, y, s84, fixedpoint.Trn, fixedpoint.Wrap) // SystemC: exact quotient, one quantization
-	ac, _ := fixedpoint.DivAC(x, y)                                     // ac_fixed: truncate toward zero in s13.9 ...
-	acT := fixedpoint.Cast(ac, s84, fixedpoint.Trn, fixedpoint.Wrap)    // ... then assign
-	fmt.Println(sc.Raw(), acT.Raw(), ac.Format())
-	// Output: -6 -5 s13.9
+	sc, _ := fixedpoint.Div(x, y, s84, fixedpoint.Trn, fixedpoint.Wrap)          // SystemC: exact quotient, one quantization
+	ac, _ := fixedpoint.DivAC(x, y)                                              // ac_fixed: truncate toward zero in s13.9 ...
+	acT, _ := fixedpoint.Cast(ac, s84, fixedpoint.Trn, fixedpoint.Wrap)          // ... then assign
+	fused, _ := fixedpoint.DivACCast(x, y, s84, fixedpoint.Trn, fixedpoint.Wrap) // the same, in one call
+	fmt.Println(sc, acT, fused, ac.Format())
+	// Output: -0.375 -0.3125 -0.3125 s13.9
 }
 
 // Every quantization mode on a tie: 2.375 into two fraction bits.
 func ExampleCast() {
 	x, _ := fixedpoint.ParseValue("s8.4=2.375")
 	for _, q := range fixedpoint.AllQuantizations() {
-		fmt.Print(fixedpoint.Cast(x, fixedpoint.MustFormat("s8.6"), q, fixedpoint.Sat), " ")
+		v, err := fixedpoint.Cast(x, fixedpoint.MustFormat("s8.6"), q, fixedpoint.Sat)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Print(v, " ")
 	}
 	fmt.Println()
 	// Output: 2.25 2.25 2.5 2.25 2.5 2.25 2.5

@@ -17,8 +17,13 @@ const (
 	MaxIntBits = 4096 // largest |I|, bits
 )
 
-// ErrFormat is wrapped by every error about an invalid format or notation.
+// ErrFormat is wrapped by every error about an invalid format or notation,
+// and about an operand without a format (the zero Value).
 var ErrFormat = errors.New("invalid format")
+
+// ErrMode is wrapped by every error about an invalid quantization or
+// overflow mode.
+var ErrMode = errors.New("invalid mode")
 
 // Format is a fixed-point number format, as ac_fixed<W,I,S> or sc_fixed<W,I>
 // (signed) / sc_ufixed<W,I> (unsigned): W total bits (1..128), I integer bits
@@ -247,16 +252,36 @@ func (q Quantization) SystemC() string {
 	return q.String()
 }
 
-// ParseQuantization accepts the Go name ("RndConv"), the SystemC name
-// ("SC_RND_CONV") or the ac_fixed name ("AC_RND_CONV"), case-insensitively.
+// ParseQuantization accepts, case-insensitively, the Go name ("RndConv"),
+// the SystemC name with or without its prefix ("SC_RND_CONV", "RND_CONV")
+// and the ac_fixed name ("AC_RND_CONV"). On error it returns an invalid
+// mode (Valid() is false), never a usable one, and the error names s.
 func ParseQuantization(s string) (Quantization, error) {
 	for q := Quantization(0); q < numQuantization; q++ {
-		sc := quantizationSC[q]
-		if strings.EqualFold(s, quantizationNames[q]) || strings.EqualFold(s, sc) || strings.EqualFold(s, "AC"+sc[2:]) {
+		if matchMode(s, quantizationNames[q], quantizationSC[q]) {
 			return q, nil
 		}
 	}
-	return 0, fmt.Errorf("fixedpoint: quantization %q: want one of %s", s, strings.Join(quantizationNames[:], ", "))
+	return badQuantization, fmt.Errorf("fixedpoint: quantization %q: want one of %s (or SC_/AC_ names such as SC_TRN_ZERO, TRN_ZERO): %w",
+		s, strings.Join(quantizationNames[:], ", "), ErrMode)
+}
+
+// badQuantization and badOverflow are what the parsers return on error:
+// invalid modes, which every operation and plan rejects.
+const (
+	badQuantization Quantization = 0xff
+	badOverflow     Overflow     = 0xff
+)
+
+// matchMode reports whether s names the mode whose Go name is goName and
+// whose SystemC enumerator is sc ("SC_..."): the Go name, sc, sc without
+// "SC_", or sc with "AC_" instead, case-insensitively.
+func matchMode(s, goName, sc string) bool {
+	bare := sc[len("SC_"):]
+	if len(s) > 3 && (strings.EqualFold(s[:3], "SC_") || strings.EqualFold(s[:3], "AC_")) {
+		return strings.EqualFold(s[3:], bare)
+	}
+	return strings.EqualFold(s, goName) || strings.EqualFold(s, bare)
 }
 
 // Overflow selects what happens when a quantized value lies outside the
@@ -299,14 +324,16 @@ func (o Overflow) SystemC() string {
 	return o.String()
 }
 
-// ParseOverflow accepts the Go name ("SatSym"), the SystemC name
-// ("SC_SAT_SYM") or the ac_fixed name ("AC_SAT_SYM"), case-insensitively.
+// ParseOverflow accepts, case-insensitively, the Go name ("SatSym"), the
+// SystemC name with or without its prefix ("SC_SAT_SYM", "SAT_SYM") and the
+// ac_fixed name ("AC_SAT_SYM"). On error it returns an invalid mode (Valid()
+// is false), never a usable one, and the error names s.
 func ParseOverflow(s string) (Overflow, error) {
 	for o := Overflow(0); o < numOverflow; o++ {
-		sc := overflowSC[o]
-		if strings.EqualFold(s, overflowNames[o]) || strings.EqualFold(s, sc) || strings.EqualFold(s, "AC"+sc[2:]) {
+		if matchMode(s, overflowNames[o], overflowSC[o]) {
 			return o, nil
 		}
 	}
-	return 0, fmt.Errorf("fixedpoint: overflow %q: want one of %s", s, strings.Join(overflowNames[:], ", "))
+	return badOverflow, fmt.Errorf("fixedpoint: overflow %q: want one of %s (or SC_/AC_ names such as SC_SAT_SYM, SAT_SYM): %w",
+		s, strings.Join(overflowNames[:], ", "), ErrMode)
 }

@@ -43,16 +43,27 @@ func FuzzCast(f *testing.F) {
 		to := Format{W: tw, I: ti, Signed: ts}
 		x, err := FromBits(from, hi, lo)
 		if err != nil {
-			x = mkValue(from, u128{}) // exercise invalid formats too: must not panic
+			x = Value{} // exercise the zero Value (no format) too: must give an error, not panic
 		}
 		qm, om := Quantization(q), Overflow(o)
-		got := Cast(x, to, qm, om)
-		_ = MulCast(x, x, to, qm, om)
-		_ = AddCast(x, x, to, qm, om)
+		valid := from.valid() && to.valid() && qm.Valid() && om.Valid()
+		got, err := Cast(x, to, qm, om)
+		for _, r := range []opResult{
+			{"Cast", got, err},
+			result("MulCast")(MulCast(x, x, to, qm, om)),
+			result("AddCast")(AddCast(x, x, to, qm, om)),
+			result("SubCast")(SubCast(x, x, to, qm, om)),
+			result("NegCast")(NegCast(x, to, qm, om)),
+		} {
+			// Invalid inputs give an error and the zero Value, never a number.
+			if (r.err == nil) != valid || (r.err != nil && r.v != (Value{})) {
+				t.Fatalf("%s(%s, %s, %v, %v) = %s, %v; inputs valid: %v", r.op, x.Notation(), to, qm, om, r.v.Notation(), r.err, valid)
+			}
+		}
 		_, _ = Div(x, x, to, qm, om)
 		_, _ = Shl(x, tw)
 		_ = CLZ(x)
-		if !from.valid() || !to.valid() || !qm.Valid() || !om.Valid() {
+		if !valid {
 			return
 		}
 		if want := oracleCast(x.Rat(), to, qm, om); got.RawBig().Cmp(want) != 0 {
@@ -62,8 +73,8 @@ func FuzzCast(f *testing.F) {
 		// an unsigned source goes signed) holds x exactly, and back again.
 		cont := Format{W: from.W + 1 + b2i(!from.Signed && ts), I: from.I + 1 + b2i(!from.Signed && ts), Signed: ts || from.Signed}
 		if cont.valid() {
-			up := Cast(x, cont, qm, om)
-			if up.Rat().Cmp(x.Rat()) != 0 || Cast(up, from, qm, Wrap) != x { // Wrap back: SatSym would map MIN to -MAX
+			up := mustV(Cast(x, cont, qm, om))
+			if up.Rat().Cmp(x.Rat()) != 0 || mustV(Cast(up, from, qm, Wrap)) != x { // Wrap back: SatSym would map MIN to -MAX
 				t.Fatalf("round trip %s -> %s -> %s: %s", x.Notation(), cont, from, up.Notation())
 			}
 		}

@@ -164,10 +164,13 @@ func NewCaster(from, to Format, q Quantization, o Overflow) (*Caster, error) {
 	return c, nil
 }
 
-// Cast returns Cast(x, To, Q, O). Allocation-free.
+// Cast returns Cast(x, To, Q, O). It returns no error because the
+// formats and modes were validated by NewCaster; the only operand Cast
+// would reject, the zero Value (no format), gives the zero Value, which the
+// next checked operation rejects. Allocation-free.
 func (c *Caster) Cast(x Value) Value {
 	if x.p != c.pf {
-		return Cast(x, c.to, c.q, c.o)
+		return c.general(x)
 	}
 	// W <= 64: hi is the sign extension of lo (0 or all ones), so
 	// (lo ^ hi) - hi is the magnitude and hi>>63 the sign.
@@ -185,6 +188,15 @@ func (c *Caster) Cast(x Value) Value {
 		return sp.sat
 	}
 	return p.signed(neg, lo<<(p.sh&63))
+}
+
+// general is Cast for an operand of another format than From.
+func (c *Caster) general(x Value) Value {
+	if !x.p.ok() {
+		return Value{} // no format: propagate the zero Value
+	}
+	neg, hi, lo := x.negMag()
+	return cast64(neg, hi, lo, x.p.frac(), c.to, c.q, c.o)
 }
 
 // MulCaster is MulCast(x, y, To, Q, O) for operands x of format X and y of
@@ -215,11 +227,13 @@ func NewMulCaster(x, y, to Format, q Quantization, o Overflow) (*MulCaster, erro
 	return c, nil
 }
 
-// MulCast returns MulCast(x, y, To, Q, O). Allocation-free for operands of
-// formats X and Y when they are at most 64 bits wide.
+// MulCast returns MulCast(x, y, To, Q, O); like Caster.Cast it returns
+// the zero Value for an operand without a format, and no error.
+// Allocation-free for operands of formats X and Y when they are at most 64
+// bits wide.
 func (c *MulCaster) MulCast(x, y Value) Value {
 	if uint64(x.p)|uint64(y.p)<<32 != c.pxy {
-		return MulCast(x, y, c.to, c.q, c.o)
+		return c.general(x, y)
 	}
 	// W <= 64: hi is the sign extension of lo (0 or all ones), so
 	// (lo ^ hi) - hi is the magnitude and hi>>63 the sign.
@@ -240,6 +254,108 @@ func (c *MulCaster) MulCast(x, y Value) Value {
 	return p.signed(neg, lo<<(p.sh&63))
 }
 
+// general is MulCast for operands of other formats.
+func (c *MulCaster) general(x, y Value) Value {
+	if !x.p.ok() || !y.p.ok() {
+		return Value{} // no format: propagate the zero Value
+	}
+	return mulCast(x, y, c.to, c.q, c.o)
+}
+
+// AddCaster is AddCast(x, y, To, Q, O) and SubCast(x, y, To, Q, O) for
+// operands x of format X and y of format Y, with every format- and
+// mode-dependent quantity resolved once (a datapath adder or subtractor
+// and its output register). Operands of other formats are handled
+// correctly too. An AddCaster is immutable and safe for concurrent use.
+type AddCaster struct {
+	x, y, to Format
+	q        Quantization
+	o        Overflow
+	pxy      uint64 // X and Y packed (X in the low half), or noFormat twice when the fast path does not apply
+	shx, shy uint   // left shifts aligning x and y to the larger fraction count
+	plan     plan64
+}
+
+// NewAddCaster returns the AddCaster of (x, y, to, q, o). It fails for an
+// invalid format or mode, naming it.
+func NewAddCaster(x, y, to Format, q Quantization, o Overflow) (*AddCaster, error) {
+	if err := checkPlan("NewAddCaster", to, q, o, x, y); err != nil {
+		return nil, err
+	}
+	c := &AddCaster{x: x, y: y, to: to, q: q, o: o, pxy: uint64(noFormat) | uint64(noFormat)<<32}
+	e := max(x.F(), y.F())
+	// The fast path forms the exact sum in int64: both aligned operands
+	// must stay below 2^62 in magnitude (as addSubCast's).
+	if x.W+e-x.F() <= 62 && y.W+e-y.F() <= 62 {
+		if p, ok := newPlan64(e-to.F(), to, q, o); ok {
+			c.pxy, c.plan = uint64(pack(x))|uint64(pack(y))<<32, p
+			c.shx, c.shy = uint(e-x.F()), uint(e-y.F())
+		}
+	}
+	return c, nil
+}
+
+// AddCast returns AddCast(x, y, To, Q, O); like Caster.Cast it returns the
+// zero Value for an operand without a format, and no error.
+// Allocation-free.
+func (c *AddCaster) AddCast(x, y Value) Value {
+	if uint64(x.p)|uint64(y.p)<<32 != c.pxy {
+		return c.general(x, y, 0)
+	}
+	// W <= 62 aligned: lo is the raw integer sign- or zero-extended, and the
+	// sum cannot overflow int64.
+	r := uint64(int64(x.lo)<<(c.shx&63) + int64(y.lo)<<(c.shy&63))
+	neg := r >> 63
+	lo := (r ^ -neg) + neg
+	p := &c.plan
+	sp := &p.sign[neg]
+	if p.right {
+		hi, lo := p.round(sp, 0, lo)
+		if sp.over(hi, lo) {
+			return sp.sat
+		}
+		return p.signed(neg, p.shr(hi, lo))
+	}
+	if sp.over(0, lo) {
+		return sp.sat
+	}
+	return p.signed(neg, lo<<(p.sh&63))
+}
+
+// SubCast returns SubCast(x, y, To, Q, O); like Caster.Cast it returns the
+// zero Value for an operand without a format, and no error.
+// Allocation-free.
+func (c *AddCaster) SubCast(x, y Value) Value {
+	if uint64(x.p)|uint64(y.p)<<32 != c.pxy {
+		return c.general(x, y, 1)
+	}
+	r := uint64(int64(x.lo)<<(c.shx&63) - int64(y.lo)<<(c.shy&63))
+	neg := r >> 63
+	lo := (r ^ -neg) + neg
+	p := &c.plan
+	sp := &p.sign[neg]
+	if p.right {
+		hi, lo := p.round(sp, 0, lo)
+		if sp.over(hi, lo) {
+			return sp.sat
+		}
+		return p.signed(neg, p.shr(hi, lo))
+	}
+	if sp.over(0, lo) {
+		return sp.sat
+	}
+	return p.signed(neg, lo<<(p.sh&63))
+}
+
+// general is AddCast (sub = 0) or SubCast (sub = 1) for operands of other
+// formats.
+func (c *AddCaster) general(x, y Value, sub uint64) Value {
+	if !x.p.ok() || !y.p.ok() {
+		return Value{} // no format: propagate the zero Value
+	}
+	return addSubCast(x, y, sub, c.to, c.q, c.o)
+}
+
 // checkPlan validates the formats and modes of a plan.
 func checkPlan(op string, to Format, q Quantization, o Overflow, in ...Format) error {
 	for i, f := range in {
@@ -251,10 +367,10 @@ func checkPlan(op string, to Format, q Quantization, o Overflow, in ...Format) e
 		return fmt.Errorf("fixedpoint: %s to: %w", op, err)
 	}
 	if !q.Valid() {
-		return fmt.Errorf("fixedpoint: %s q=%d: not a quantization mode", op, q)
+		return fmt.Errorf("fixedpoint: %s q=%s: %w", op, q, ErrMode)
 	}
 	if !o.Valid() {
-		return fmt.Errorf("fixedpoint: %s o=%d: not an overflow mode", op, o)
+		return fmt.Errorf("fixedpoint: %s o=%s: %w", op, o, ErrMode)
 	}
 	return nil
 }

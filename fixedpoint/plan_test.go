@@ -47,18 +47,52 @@ func checkPlans(x, y Value, to Format, q Quantization, o Overflow) string {
 	if err != nil {
 		return err.Error()
 	}
-	if got, want := mc.MulCast(x, y), MulCast(x, y, to, q, o); got != want {
+	want, err := MulCast(x, y, to, q, o)
+	if err != nil {
+		return err.Error()
+	}
+	if got := mc.MulCast(x, y); got != want {
 		return fmt.Sprintf("MulCaster(%s, %s, %s, %v, %v).MulCast(%s, %s) = %s; MulCast gives %s", x.Format(), y.Format(), to, q, o, x.Notation(), y.Notation(), got.Notation(), want.Notation())
 	}
-	if got, want := mc.MulCast(y, x), MulCast(y, x, to, q, o); got != want { // formats swapped: general path unless equal
+	if want, err = MulCast(y, x, to, q, o); err != nil {
+		return err.Error()
+	}
+	if got := mc.MulCast(y, x); got != want { // formats swapped: general path unless equal
 		return fmt.Sprintf("MulCaster(%s, %s, ...).MulCast(%s, %s) = %s; MulCast gives %s", x.Format(), y.Format(), y.Notation(), x.Notation(), got.Notation(), want.Notation())
 	}
 	c, err := NewCaster(x.Format(), to, q, o)
 	if err != nil {
 		return err.Error()
 	}
+	ac, err := NewAddCaster(x.Format(), y.Format(), to, q, o)
+	if err != nil {
+		return err.Error()
+	}
+	for _, op := range []struct {
+		name    string
+		plan    func(x, y Value) Value
+		general func(x, y Value, to Format, q Quantization, o Overflow) (Value, error)
+		a, b    Value
+	}{
+		{"AddCast", ac.AddCast, AddCast, x, y},
+		{"SubCast", ac.SubCast, SubCast, x, y},
+		{"SubCast", ac.SubCast, SubCast, y, x}, // formats swapped: general path unless equal
+		{"AddCast", ac.AddCast, AddCast, x, x},
+	} {
+		want, err := op.general(op.a, op.b, to, q, o)
+		if err != nil {
+			return err.Error()
+		}
+		if got := op.plan(op.a, op.b); got != want {
+			return fmt.Sprintf("AddCaster(%s, %s, %s, %v, %v).%s(%s, %s) = %s; %s gives %s", x.Format(), y.Format(), to, q, o, op.name, op.a.Notation(), op.b.Notation(), got.Notation(), op.name, want.Notation())
+		}
+	}
 	for _, v := range []Value{x, y} {
-		if got, want := c.Cast(v), Cast(v, to, q, o); got != want {
+		want, err := Cast(v, to, q, o)
+		if err != nil {
+			return err.Error()
+		}
+		if got := c.Cast(v); got != want {
 			return fmt.Sprintf("Caster(%s, %s, %v, %v).Cast(%s) = %s; Cast gives %s", x.Format(), to, q, o, v.Notation(), got.Notation(), want.Notation())
 		}
 	}
@@ -76,9 +110,11 @@ func TestPlanErrors(t *testing.T) {
 	}{
 		{"caster from", func() error { _, err := NewCaster(Format{W: 0}, good, Trn, Sat); return err }(), "fixedpoint: NewCaster operand 1: fixedpoint: Format W=0: must be in [1,128]: invalid format"},
 		{"caster to", func() error { _, err := NewCaster(good, Format{W: 129}, Trn, Sat); return err }(), "fixedpoint: NewCaster to: fixedpoint: Format W=129: must be in [1,128]: invalid format"},
-		{"caster q", func() error { _, err := NewCaster(good, good, Quantization(7), Sat); return err }(), "fixedpoint: NewCaster q=7: not a quantization mode"},
+		{"caster q", func() error { _, err := NewCaster(good, good, Quantization(7), Sat); return err }(), "fixedpoint: NewCaster q=Quantization(7): invalid mode"},
 		{"mulcaster y", func() error { _, err := NewMulCaster(good, Format{W: 8, I: 5000}, good, Trn, Sat); return err }(), "fixedpoint: NewMulCaster operand 2: fixedpoint: Format I=5000: must be in [-4096,4096]: invalid format"},
-		{"mulcaster o", func() error { _, err := NewMulCaster(good, good, good, Rnd, Overflow(4)); return err }(), "fixedpoint: NewMulCaster o=4: not an overflow mode"},
+		{"mulcaster o", func() error { _, err := NewMulCaster(good, good, good, Rnd, Overflow(4)); return err }(), "fixedpoint: NewMulCaster o=Overflow(4): invalid mode"},
+		{"addcaster x", func() error { _, err := NewAddCaster(Format{W: 129}, good, good, Rnd, Sat); return err }(), "fixedpoint: NewAddCaster operand 1: fixedpoint: Format W=129: must be in [1,128]: invalid format"},
+		{"addcaster q", func() error { _, err := NewAddCaster(good, good, good, badQuantization, Sat); return err }(), "fixedpoint: NewAddCaster q=Quantization(255): invalid mode"},
 	} {
 		if tc.err == nil || tc.err.Error() != tc.want {
 			t.Errorf("%s: error %v; want %q", tc.name, tc.err, tc.want)
@@ -113,6 +149,20 @@ func BenchmarkMulCaster64(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		sink = c.MulCast(xs[i&255], ys[(i+7)&255])
+	}
+}
+
+// BenchmarkAddCaster is BenchmarkAddCast through a plan.
+func BenchmarkAddCaster(b *testing.B) {
+	fx, fy := MustFormat("s32.16"), MustFormat("s24.8")
+	xs, ys := benchValues(b, fx), benchValues(b, fy)
+	c, err := NewAddCaster(fx, fy, MustFormat("s24.16"), RndConv, Sat)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		sink = c.AddCast(xs[i&255], ys[(i+7)&255])
 	}
 }
 

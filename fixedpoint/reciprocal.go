@@ -169,9 +169,9 @@ func (r *Reciprocal) refine(m Value) Value {
 	y := mkValue(r.c.Entry, u128{0, r.table[idx]})
 	for s := 0; s < r.c.NRSteps; s++ {
 		j := min(s, 1)
-		e := r.mulE[j].MulCast(m, y)               // MulCast(m, y, Work, Trn, Sat)
-		t := SubCast(r.two, e, r.c.Work, Trn, Sat) // 2 - e, 0 when e > 2
-		y = r.mulY[j].MulCast(y, t)                // MulCast(y, t, Work, Trn, Sat)
+		e := r.mulE[j].MulCast(m, y)                     // MulCast(m, y, Work, Trn, Sat)
+		t := addSubCast(r.two, e, 1, r.c.Work, Trn, Sat) // SubCast(2, e, Work, Trn, Sat): 2 - e, 0 when e > 2
+		y = r.mulY[j].MulCast(y, t)                      // MulCast(y, t, Work, Trn, Sat)
 	}
 	return y
 }

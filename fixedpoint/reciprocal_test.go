@@ -139,9 +139,9 @@ func reciprocalByDefinition(r *Reciprocal, x Value) Value {
 	y, _ := FromRat(c.Entry, new(big.Rat).SetFrac(num, den), Rnd, Sat)
 	two, _ := FromInt(c.Work, 2, Sat)
 	for s := 0; s < c.NRSteps; s++ {
-		e := MulCast(m, y, c.Work, Trn, Sat)
-		t := SubCast(two, e, c.Work, Trn, Sat)
-		y = MulCast(y, t, c.Work, Trn, Sat)
+		e := mustV(MulCast(m, y, c.Work, Trn, Sat))
+		t := mustV(SubCast(two, e, c.Work, Trn, Sat))
+		y = mustV(MulCast(y, t, c.Work, Trn, Sat))
 	}
 	res, _ := FromRat(c.Out, new(big.Rat).Mul(y.Rat(), ratPow2(c.In.F()-p)), c.Q, c.O)
 	return res

@@ -70,18 +70,18 @@ func (c scCase) line() string {
 func (c scCase) eval() Value {
 	switch c.op {
 	case "neg":
-		return NegCast(c.x, c.to, c.q, c.o)
+		return mustV(NegCast(c.x, c.to, c.q, c.o))
 	case "add":
-		return AddCast(c.x, c.y, c.to, c.q, c.o)
+		return mustV(AddCast(c.x, c.y, c.to, c.q, c.o))
 	case "sub":
-		return SubCast(c.x, c.y, c.to, c.q, c.o)
+		return mustV(SubCast(c.x, c.y, c.to, c.q, c.o))
 	case "mul":
-		return MulCast(c.x, c.y, c.to, c.q, c.o)
+		return mustV(MulCast(c.x, c.y, c.to, c.q, c.o))
 	case "div":
 		v, _ := Div(c.x, c.y, c.to, c.q, c.o)
 		return v
 	}
-	return Cast(c.x, c.to, c.q, c.o)
+	return mustV(Cast(c.x, c.to, c.q, c.o))
 }
 
 // scCases returns the cross-check cases: (1) exhaustive casts of every

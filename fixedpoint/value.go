@@ -12,8 +12,9 @@ import (
 // Value is a fixed-point number: a Format plus a raw two's-complement (or
 // unsigned) integer r, representing r * 2^-F. Values are immutable, compare
 // with == (same format and same raw bits), and never allocate for any width.
-// The zero Value has the invalid zero Format; operations that return an
-// error reject it, Cast treats it as 0.
+// The zero Value has no format (the invalid zero Format): it is the only
+// Value without a valid format, every operation that returns an error
+// rejects it as an operand, and a plan given it returns it.
 type Value struct {
 	lo, hi uint64 // raw W-bit pattern, sign-extended (signed) or zero-extended (unsigned) to 128 bits
 	p      pfmt   // the format, packed so a Value travels in three registers
@@ -37,6 +38,10 @@ func (p pfmt) format() Format {
 
 // mkValue builds a Value; f must be valid or the zero Format.
 func mkValue(f Format, r u128) Value { return Value{lo: r.lo, hi: r.hi, p: pack(f)} }
+
+// ok reports whether p is a valid format. Every Value is built from a
+// validated format or is the zero Value, so W in [1,128] is the whole test.
+func (p pfmt) ok() bool { return uint8(p)-1 < MaxWidth }
 
 // frac returns the fraction bits W-I of the packed format.
 func (p pfmt) frac() int { return int(uint8(p)) - int(int16(p>>16)) }
@@ -82,14 +87,22 @@ func (f Format) Max() Value {
 	return f.maxValue()
 }
 
-// Zero returns 0 in f.
-func (f Format) Zero() Value { return mkValue(f, u128{}) }
+// Zero returns 0 in f; the zero Value (no format) when f is invalid.
+func (f Format) Zero() Value {
+	if !f.valid() {
+		return Value{}
+	}
+	return mkValue(f, u128{})
+}
 
 // LSB returns the value of one unit in the last place (raw 1): 2^-F. It is
 // not representable when f is signed with W=1; then LSB returns 0 in f and
-// ok false.
+// ok false. An invalid f gives the zero Value (no format) and false.
 func (f Format) LSB() (v Value, ok bool) {
-	if !f.valid() || (f.Signed && f.W == 1) {
+	if !f.valid() {
+		return Value{}, false
+	}
+	if f.Signed && f.W == 1 {
 		return mkValue(f, u128{}), false
 	}
 	return mkValue(f, u128{0, 1}), true
@@ -207,9 +220,16 @@ func FromFloat(f Format, x float64, q Quantization, o Overflow) (Value, error) {
 // Format returns v's format.
 func (v Value) Format() Format { return v.fm() }
 
-// Raw returns the low 64 bits of the raw integer, sign-extended: the raw
-// integer itself when W <= 64, except for unsigned W = 64 (use RawUint).
-func (v Value) Raw() int64 { return int64(v.raw().lo) }
+// Raw returns the raw integer and true when it fits an int64 (always for
+// W <= 63 and for signed W = 64). Otherwise, for a wider raw integer or the
+// zero Value (no format), it returns 0 and false: use RawBig, Bits or
+// RawUint (the low 64 bits of the pattern) for those.
+func (v Value) Raw() (raw int64, ok bool) {
+	if !v.p.ok() || v.hi != uint64(int64(v.lo)>>63) {
+		return 0, false
+	}
+	return int64(v.lo), true
+}
 
 // RawUint returns the raw bits as an unsigned integer: the low min(W,64)
 // bits of the raw pattern (two's complement for negative values).
@@ -281,8 +301,12 @@ func (v Value) IsZero() bool { return v.raw().isZero() }
 
 // String returns the exact real value in decimal, e.g. "-1.5" or "0.0625";
 // every binary fraction has a finite decimal expansion, so nothing is
-// rounded.
+// rounded. The zero Value, which is not a number, prints as
+// "(no format)".
 func (v Value) String() string {
+	if !v.p.ok() {
+		return "(no format)"
+	}
 	neg, mag := v.signMag()
 	n := mag.big()
 	fb := v.fm().F()
