@@ -1,6 +1,7 @@
 package rtl
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"math/rand"
@@ -81,7 +82,10 @@ func TestFxCastVsFixedpoint(t *testing.T) {
 			i := 0
 			for _, q := range qs {
 				for _, o := range os {
-					want := fixedpoint.Cast(xv, to, q, o)
+					want, err := fixedpoint.Cast(xv, to, q, o)
+					if err != nil {
+						t.Fatal(err)
+					}
 					got := sim.Out(i).Big()
 					if w := BitsOfBig(want.RawBig(), to.W).Big(); got.Cmp(w) != 0 {
 						t.Fatalf("FxCast(%v, %s, %s, %s) raw = %#x, want %#x (%v)", xv.Notation(), to, q, o, got, w, want.Notation())
@@ -144,14 +148,20 @@ func TestFxArithVsFixedpoint(t *testing.T) {
 			sub, _ := fixedpoint.Sub(av, bv)
 			neg, _ := fixedpoint.Neg(av)
 			c := fixedpoint.Cmp(av, bv)
-			bc := fixedpoint.Cast(bv, fa, fixedpoint.Trn, fixedpoint.Wrap)
+			bc, err1 := fixedpoint.Cast(bv, fa, fixedpoint.Trn, fixedpoint.Wrap)
+			mc, err2 := fixedpoint.MulCast(av, bv, to, q, o)
+			ac, err3 := fixedpoint.AddCast(av, bv, to, q, o)
+			sc, err4 := fixedpoint.SubCast(av, bv, to, q, o)
+			if err := errors.Join(err1, err2, err3, err4); err != nil {
+				t.Fatal(err)
+			}
 			want := map[string]*big.Int{
 				"mul": mul.RawBig(), "add": add.RawBig(), "sub": sub.RawBig(), "neg": neg.RawBig(),
 				"lt": b01(c < 0), "le": b01(c <= 0), "gt": b01(c > 0), "ge": b01(c >= 0), "eq": b01(c == 0),
 				"clz":     big.NewInt(int64(fixedpoint.CLZ(av))),
-				"mulcast": fixedpoint.MulCast(av, bv, to, q, o).RawBig(),
-				"addcast": fixedpoint.AddCast(av, bv, to, q, o).RawBig(),
-				"subcast": fixedpoint.SubCast(av, bv, to, q, o).RawBig(),
+				"mulcast": mc.RawBig(),
+				"addcast": ac.RawBig(),
+				"subcast": sc.RawBig(),
 				"min":     fixedpoint.Min(av, bc).RawBig(),
 				"max":     fixedpoint.Max(av, bc).RawBig(),
 			}

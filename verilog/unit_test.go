@@ -98,14 +98,20 @@ func unitModule(stages int) (*rtl.Module, error) {
 }
 
 // unitExpected computes the outputs with package fixedpoint.
-func unitExpected(a, b, c fixedpoint.Value, idx uint64) []uint64 {
-	raw := func(v fixedpoint.Value) uint64 { return v.RawUint() & fieldtable.Mask(v.Format().W) }
+func unitExpected(a, b, c fixedpoint.Value, idx uint64) ([]uint64, error) {
+	var err error
+	raw := func(v fixedpoint.Value, e error) uint64 {
+		if e != nil && err == nil {
+			err = e
+		}
+		return v.RawUint() & fieldtable.Mask(v.Format().W)
+	}
 	r, _ := fixedpoint.FromUint(fmtR, unitROM()[idx])
 	lt := uint64(0)
 	if fixedpoint.Cmp(a, b) < 0 {
 		lt = 1
 	}
-	return []uint64{
+	out := []uint64{
 		raw(fixedpoint.MulCast(a, b, fmtMul, fixedpoint.Rnd, fixedpoint.Sat)),
 		raw(fixedpoint.MulCast(a, c, fmtMC, fixedpoint.RndConv, fixedpoint.SatSym)),
 		raw(fixedpoint.AddCast(a, c, fmtAdd, fixedpoint.TrnZero, fixedpoint.Wrap)),
@@ -116,6 +122,7 @@ func unitExpected(a, b, c fixedpoint.Value, idx uint64) []uint64 {
 		uint64(fixedpoint.CLZ(a)),
 		b.RawUint() >> (idx & 63),
 	}
+	return out, err
 }
 
 func randRaw(r *rand.Rand, f fixedpoint.Format) fixedpoint.Value {
@@ -164,7 +171,11 @@ func writeUnitVectors(dir string, n int, seed int64) error {
 				return err
 			}
 		}
-		for k, v := range unitExpected(a, b, c, idx) {
+		want, err := unitExpected(a, b, c, idx)
+		if err != nil {
+			return err
+		}
+		for k, v := range want {
 			if err := fieldtable.Put(ow, out.Fields[k], v); err != nil {
 				return err
 			}

@@ -89,7 +89,12 @@ func TestPropDecreaseBound(t *testing.T) {
 			next, _ := d.Update(st, in)
 			rnext, _ := r.Update(rs, in)
 			wc := bits64(d.fW, st.Wc)
-			bound := fixedpoint.AddCast(wc, d.waiFor(&in), d.fW, fixedpoint.Trn, fixedpoint.Sat).RawUint()
+			boundV, err := fixedpoint.AddCast(wc, d.waiFor(&in), d.fW, fixedpoint.Trn, fixedpoint.Sat)
+			if err != nil {
+				t.Log(err)
+				return false
+			}
+			bound := boundV.RawUint()
 			if fixedpoint.Cmp(bits64(d.fU, next.U), d.eta) >= 0 && next.W > bound {
 				t.Logf("fixed: U=%v >= eta but W=%v > Wc+W_ai=%v", d.UValue(next.U), d.WBytes(next.W), d.WBytes(bound))
 				return false

@@ -86,7 +86,79 @@ type Datapath struct {
 
 	inTx, outTx transaction
 	unitCache
+	spec specPlans
 	fast fastPlan
+}
+
+// specPlans are the casts of UpdateSpec as fixedpoint plans: each datapath
+// stage's formats and modes validated once in NewDatapath, so the
+// op-by-op specification has no per-operation error to check. The comment
+// of each field is the operation it performs.
+type specPlans struct {
+	tx    *fixedpoint.MulCaster // MulCast(dB, 1/dts, TxRate, Rnd, Sat)
+	qTerm *fixedpoint.MulCaster // MulCast(q, kq, Term, Rnd, Sat)
+	rTerm *fixedpoint.MulCaster // MulCast(txRate, kr, Term, Rnd, Sat)
+	up    *fixedpoint.AddCaster // AddCast(qTerm, rTerm, U, Rnd, Sat)
+	tau   *fixedpoint.Caster    // Cast(min(dts, T), tau, Trn, Sat)
+	tmt   *fixedpoint.AddCaster // SubCast(T, tau, tau, Trn, Wrap)
+	ewA   *fixedpoint.MulCaster // MulCast(T - tau, U, EwA, Trn, Wrap) and MulCast(tau, u, EwA, Trn, Wrap)
+	ewS   *fixedpoint.AddCaster // AddCast(a, b, EwS, Trn, Wrap)
+	ewU   *fixedpoint.MulCaster // MulCast(s, inv_t, U, Rnd, Sat)
+	k     *fixedpoint.MulCaster // MulCast(1/U, eta, EtaOverU, Rnd, Sat)
+	wMul  *fixedpoint.MulCaster // MulCast(Wc, eta/U, W, Rnd, Sat)
+	wAdd  *fixedpoint.AddCaster // AddCast(w, W_ai, W, Rnd, Sat)
+	rate  *fixedpoint.MulCaster // MulCast(W, inv_t, Rate, Rnd, Sat)
+	wai   *fixedpoint.MulCaster // MulCast(k_wai, 1/N, W, Rnd, Sat) (DynamicWAI only)
+}
+
+// buildSpecPlans builds d.spec from the datapath's formats (after the
+// tables and constants exist).
+func (d *Datapath) buildSpecPlans() error {
+	const (
+		rnd  = fixedpoint.Rnd
+		sat  = fixedpoint.Sat
+		trn  = fixedpoint.Trn
+		wrap = fixedpoint.Wrap
+	)
+	var err error
+	mul := func(name string, x, y, to fixedpoint.Format, q fixedpoint.Quantization, o fixedpoint.Overflow) *fixedpoint.MulCaster {
+		c, e := fixedpoint.NewMulCaster(x, y, to, q, o)
+		if e != nil && err == nil {
+			err = fmt.Errorf("hpcc: %s multiplier: %w", name, e)
+		}
+		return c
+	}
+	add := func(name string, x, y, to fixedpoint.Format, q fixedpoint.Quantization, o fixedpoint.Overflow) *fixedpoint.AddCaster {
+		c, e := fixedpoint.NewAddCaster(x, y, to, q, o)
+		if e != nil && err == nil {
+			err = fmt.Errorf("hpcc: %s adder: %w", name, e)
+		}
+		return c
+	}
+	kqF, krF, invTF := d.tables[0].Format, d.tables[1].Format, d.invT.Format()
+	sp := &d.spec
+	sp.tx = mul("tx_rate", d.fDB, d.fRD, d.fTx, rnd, sat)
+	sp.qTerm = mul("q_term", d.fQ, kqF, d.fTerm, rnd, sat)
+	sp.rTerm = mul("r_term", d.fTx, krF, d.fTerm, rnd, sat)
+	sp.up = add("u'", d.fTerm, d.fTerm, d.fU, rnd, sat)
+	sp.tmt = add("T-tau", d.fTau, d.fTau, d.fTau, trn, wrap)
+	sp.ewA = mul("EWMA", d.fTau, d.fU, d.fEwA, trn, wrap)
+	sp.ewS = add("EWMA sum", d.fEwA, d.fEwA, d.fEwS, trn, wrap)
+	sp.ewU = mul("u_ewma", d.fEwS, invTF, d.fU, rnd, sat)
+	sp.k = mul("eta/U", d.fRU, d.fEta, d.fEoU, rnd, sat)
+	sp.wMul = mul("Wc*eta/U", d.fW, d.fEoU, d.fW, rnd, sat)
+	sp.wAdd = add("W+W_ai", d.fW, d.fW, d.fW, rnd, sat)
+	sp.rate = mul("rate", d.fW, invTF, d.fRate, rnd, sat)
+	if d.cfg.DynamicWAI {
+		sp.wai = mul("W_ai", d.kWai.Format(), d.fRN, d.fW, rnd, sat)
+	}
+	if err != nil {
+		return err
+	}
+	if sp.tau, err = fixedpoint.NewCaster(d.fDts, d.fTau, trn, sat); err != nil {
+		return fmt.Errorf("hpcc: tau register: %w", err)
+	}
+	return nil
 }
 
 // NewDatapath validates cfg and builds the datapath: formats, constants,
@@ -220,6 +292,9 @@ func NewDatapath(cfg Config) (*Datapath, error) {
 	if err := d.buildTransactions(); err != nil {
 		return nil, err
 	}
+	if err := d.buildSpecPlans(); err != nil {
+		return nil, err
+	}
 	if d.fW.W > 63 {
 		return nil, fmt.Errorf("hpcc: Formats.W=%s: at most 63 bits (W + W_ai must not overflow 64 bits)", d.fW)
 	}
@@ -296,7 +371,7 @@ func (d *Datapath) waiFor(in *Input) fixedpoint.Value {
 		n = 1
 	}
 	rn, _ := d.recipN.Recip(bits64(d.fN, n))
-	return fixedpoint.MulCast(d.kWai, rn, d.fW, fixedpoint.Rnd, fixedpoint.Sat)
+	return d.spec.wai.MulCast(d.kWai, rn) // MulCast(k_wai, 1/N, W, Rnd, Sat)
 }
 
 // bits64 reads raw bits into a format (bits above its width are dropped, as
@@ -314,15 +389,12 @@ func bits64(f fixedpoint.Format, raw uint64) fixedpoint.Value {
 // through the fixedpoint reciprocal units, inputs masked to their field
 // widths. Update computes the same bits with precompiled integer
 // operations; UpdateSpec is the readable specification it is tested
-// against (and about 10x slower).
+// against (and about 10x slower). Each cast runs through a fixedpoint
+// plan built by NewDatapath (specPlans); the comment beside it names the
+// operation, formats and modes.
 func (d *Datapath) UpdateSpec(st State, in Input) (State, Output) {
-	const (
-		rnd  = fixedpoint.Rnd
-		sat  = fixedpoint.Sat
-		trn  = fixedpoint.Trn
-		wrap = fixedpoint.Wrap
-	)
 	c := &d.cfg
+	sp := &d.spec
 	nh := uint64(in.NHops) & d.nhMask
 	stNH := uint64(st.NHops) & d.nhMask
 	pathOK := nh == stNH && nh <= uint64(d.maxHops)
@@ -354,12 +426,12 @@ func (d *Datapath) UpdateSpec(st State, in Input) (State, Output) {
 		}
 		rd, _ := d.recipDts.Recip(dtsV)
 		dB := bits64(d.fDB, fixedpoint.WrapDiff(uint64(rec.TxBytes), uint64(prev.TxBytes), d.txBits))
-		x := fixedpoint.MulCast(dB, rd, d.fTx, rnd, sat)
+		x := sp.tx.MulCast(dB, rd) // MulCast(dB, rd, TxRate, Rnd, Sat)
 		// Line 5: u' = min(qlen, last qlen) * KQ[code] + txRate * KR[code].
 		q := bits64(d.fQ, uint64(min(rec.Qlen, prev.Qlen&d.qMask)))
-		qTerm := fixedpoint.MulCast(q, d.kq[code], d.fTerm, rnd, sat)
-		rTerm := fixedpoint.MulCast(x, d.kr[code], d.fTerm, rnd, sat)
-		up := fixedpoint.AddCast(qTerm, rTerm, d.fU, rnd, sat)
+		qTerm := sp.qTerm.MulCast(q, d.kq[code]) // MulCast(q, kq, Term, Rnd, Sat)
+		rTerm := sp.rTerm.MulCast(x, d.kr[code]) // MulCast(x, kr, Term, Rnd, Sat)
+		up := sp.up.AddCast(qTerm, rTerm)        // AddCast(qTerm, rTerm, U, Rnd, Sat)
 		if !ok {
 			up = d.zeroU
 		}
@@ -379,13 +451,13 @@ func (d *Datapath) UpdateSpec(st State, in Input) (State, Output) {
 	}
 
 	// Line 8: tau = min(tau, T).
-	tau := fixedpoint.Cast(fixedpoint.Min(dtsSel, d.tT), d.fTau, trn, sat)
+	tau := sp.tau.Cast(fixedpoint.Min(dtsSel, d.tT)) // Cast(min(dts, T), tau, Trn, Sat)
 	// Line 9: U = ((T - tau)*U + tau*u) * (1/T), products and sum exact.
-	tmt := fixedpoint.SubCast(d.tT, tau, d.fTau, trn, wrap)
-	a := fixedpoint.MulCast(tmt, uReg, d.fEwA, trn, wrap)
-	b := fixedpoint.MulCast(tau, uAcc, d.fEwA, trn, wrap)
-	s := fixedpoint.AddCast(a, b, d.fEwS, trn, wrap)
-	uNew := fixedpoint.MulCast(s, d.invT, d.fU, rnd, sat) // u_ewma
+	tmt := sp.tmt.SubCast(d.tT, tau)  // SubCast(T, tau, tau, Trn, Wrap)
+	a := sp.ewA.MulCast(tmt, uReg)    // MulCast(T-tau, U, EwA, Trn, Wrap)
+	b := sp.ewA.MulCast(tau, uAcc)    // MulCast(tau, u, EwA, Trn, Wrap)
+	s := sp.ewS.AddCast(a, b)         // AddCast(a, b, EwS, Trn, Wrap)
+	uNew := sp.ewU.MulCast(s, d.invT) // u_ewma = MulCast(s, inv_t, U, Rnd, Sat)
 	if !have {
 		// No valid hop (tau = 0): keep the stored U (a mux on the U
 		// register). The EWMA would give U*T*inv_t, and inv_t is 1/T
@@ -405,16 +477,16 @@ func (d *Datapath) UpdateSpec(st State, in Input) (State, Output) {
 	wai := d.waiFor(&in)
 	uGE := fixedpoint.Cmp(uNew, d.eta) >= 0
 	mi := uGE || int(inc) >= c.MaxStage
-	ru, _ := d.recipU.Recip(uNew)                        // 1/U
-	k := fixedpoint.MulCast(ru, d.eta, d.fEoU, rnd, sat) // eta/U
+	ru, _ := d.recipU.Recip(uNew) // 1/U
+	k := sp.k.MulCast(ru, d.eta)  // eta/U = MulCast(1/U, eta, EtaOverU, Rnd, Sat)
 	if uGE {
 		// Guard: eta/U <= 1 exactly when U >= eta; the reciprocal's
 		// rounding must not turn a decrease into an increase.
 		k = fixedpoint.Min(k, d.oneEoU)
 	}
-	wMul := fixedpoint.MulCast(wcReg, k, d.fW, rnd, sat)  // Wc/(U/eta)
-	wMI := fixedpoint.AddCast(wMul, wai, d.fW, rnd, sat)  // line 13
-	wAI := fixedpoint.AddCast(wcReg, wai, d.fW, rnd, sat) // line 17
+	wMul := sp.wMul.MulCast(wcReg, k)  // Wc/(U/eta) = MulCast(Wc, k, W, Rnd, Sat)
+	wMI := sp.wAdd.AddCast(wMul, wai)  // line 13: AddCast(wMul, W_ai, W, Rnd, Sat)
+	wAI := sp.wAdd.AddCast(wcReg, wai) // line 17: AddCast(Wc, W_ai, W, Rnd, Sat)
 	w := wAI
 	if mi {
 		w = wMI
@@ -454,7 +526,7 @@ func (d *Datapath) UpdateSpec(st State, in Input) (State, Output) {
 		out = Output{First: true, SelHop: NoHop}
 	}
 	// Line 27: R = W/T.
-	rate := fixedpoint.MulCast(bits64(d.fW, next.W), d.invT, d.fRate, rnd, sat)
+	rate := sp.rate.MulCast(bits64(d.fW, next.W), d.invT) // MulCast(W, inv_t, Rate, Rnd, Sat)
 	out.W, out.Wc, out.U, out.IncStage, out.Rate = next.W, next.Wc, next.U, next.IncStage, rate.RawUint()
 	return next, out
 }

@@ -134,7 +134,11 @@ func TestRcastMatchesMulCast(t *testing.T) {
 		xr, yr := draw(fx), draw(fy)
 		x, _ := fixedpoint.FromBits64(fx, xr)
 		y, _ := fixedpoint.FromBits64(fy, yr)
-		want := fixedpoint.MulCast(x, y, to, q, fixedpoint.Sat).RawUint()
+		wantV, err := fixedpoint.MulCast(x, y, to, q, fixedpoint.Sat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := wantV.RawUint()
 		if got := c.mul(xr, yr); c.slow || got != want {
 			t.Fatalf("rcast(s=%d, %v, max %#x).mul(%#x, %#x) = %#x (slow %v); MulCast(%s, %s, %s) = %#x", s, q, maxRaw(to), xr, yr, got, c.slow, fx, fy, to, want)
 		}

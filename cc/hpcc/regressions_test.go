@@ -47,7 +47,11 @@ func TestRegressionEtaOverUClamp(t *testing.T) {
 		c := DefaultConfigFor(e)
 		c.RecipU = RecipParams{TableBits: 6, EntryBits: 8, NRSteps: 0}
 		d := mustDP(t, c)
-		eta := fixedpoint.Cast(d.eta, d.fU, fixedpoint.Trn, fixedpoint.Sat).RawUint() + 1 // first U raw >= eta
+		etaU, err := fixedpoint.Cast(d.eta, d.fU, fixedpoint.Trn, fixedpoint.Sat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eta := etaU.RawUint() + 1 // first U raw >= eta
 		for k := uint64(0); k < 4096; k++ {
 			st := State{Valid: true, NHops: 1, W: d.wmax.RawUint(), Wc: d.wmax.RawUint() / 3, U: eta + k}
 			in := Input{NHops: 1, Seq: 0}
@@ -59,7 +63,11 @@ func TestRegressionEtaOverUClamp(t *testing.T) {
 			if !o.MI || next.U != st.U {
 				t.Fatalf("%s: U raw %d: MI=%v U %d -> %d", e, st.U, o.MI, st.U, next.U)
 			}
-			bound := fixedpoint.AddCast(bits64(d.fW, st.Wc), d.wai, d.fW, fixedpoint.Trn, fixedpoint.Sat).RawUint()
+			boundV, err := fixedpoint.AddCast(bits64(d.fW, st.Wc), d.wai, d.fW, fixedpoint.Trn, fixedpoint.Sat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bound := boundV.RawUint()
 			if next.W > bound {
 				t.Fatalf("%s: U raw %d >= eta: W raw %d > Wc+W_ai raw %d", e, st.U, next.W, bound)
 			}

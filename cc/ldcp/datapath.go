@@ -69,7 +69,59 @@ type Datapath struct {
 	recip *fixedpoint.Reciprocal
 
 	inTx, outTx transaction
+	spec        specPlans
 	fast        fastPlan
+}
+
+// specPlans are the casts of the specification forms (WindowSpec,
+// IntervalSpec, lossCwSpec, the window check) as fixedpoint plans: formats
+// and modes validated once in NewDatapath, so the op-by-op specification
+// has no per-operation error to check. Each field's comment is its
+// operation.
+type specPlans struct {
+	inc    *fixedpoint.MulCaster // MulCast(n*alpha, recip_cw(cw), Cw, Rnd, Sat)
+	cwAdd  *fixedpoint.AddCaster // AddCast(cw, inc, Cw, Trn, Sat) and SubCast(cw, 1, Cw, Trn, Sat)
+	subAI  *fixedpoint.AddCaster // AddCast(cw, n*gamma, Cw, Trn, Sat)
+	md     *fixedpoint.Caster    // Cast(max(cw - n*beta, gamma), Cw, Trn, Sat)
+	subMD  *fixedpoint.MulCaster // MulCast(cw, eta, Cw, Rnd, Sat)
+	iv     *fixedpoint.MulCaster // MulCast(T, recip_cw(cw), u(TimeBits).(TimeBits), Rnd, Sat)
+	lossCw *fixedpoint.Caster    // Cast(max(acked, 1), Cw, Trn, Sat)
+}
+
+// buildSpecPlans builds d.spec from the datapath's formats.
+func (d *Datapath) buildSpecPlans() error {
+	const (
+		rnd = fixedpoint.Rnd
+		trn = fixedpoint.Trn
+		sat = fixedpoint.Sat
+	)
+	var err error
+	note := func(name string, e error) {
+		if e != nil && err == nil {
+			err = fmt.Errorf("ldcp: %s: %w", name, e)
+		}
+	}
+	diff, e := fixedpoint.SubFormat(d.fCw, d.fNP) // cw - n*beta, exact
+	note("cw - n*beta format", e)
+	if err != nil {
+		return err
+	}
+	sp := &d.spec
+	sp.inc, e = fixedpoint.NewMulCaster(d.fNP, d.fRecip, d.fCw, rnd, sat)
+	note("AI increment", e)
+	sp.cwAdd, e = fixedpoint.NewAddCaster(d.fCw, d.fCw, d.fCw, trn, sat)
+	note("cw adder", e)
+	sp.subAI, e = fixedpoint.NewAddCaster(d.fCw, d.fNP, d.fCw, trn, sat)
+	note("sub-packet AI adder", e)
+	sp.md, e = fixedpoint.NewCaster(diff, d.fCw, trn, sat)
+	note("MD register", e)
+	sp.subMD, e = fixedpoint.NewMulCaster(d.fCw, d.fParam, d.fCw, rnd, sat)
+	note("sub-packet MD multiplier", e)
+	sp.iv, e = fixedpoint.NewMulCaster(d.fRTT, d.fRecip, d.fIv, rnd, sat)
+	note("interval multiplier", e)
+	sp.lossCw, e = fixedpoint.NewCaster(d.fSeq, d.fCw, trn, sat)
+	note("loss window register", e)
+	return err
 }
 
 // NewDatapath validates cfg and builds the datapath: formats, quantized
@@ -125,7 +177,9 @@ func NewDatapath(cfg Config) (*Datapath, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.gammaCw = fixedpoint.Cast(d.gamma, d.fCw, fixedpoint.Trn, fixedpoint.Sat)
+	if d.gammaCw, err = fixedpoint.Cast(d.gamma, d.fCw, fixedpoint.Trn, fixedpoint.Sat); err != nil {
+		return nil, fmt.Errorf("ldcp: constant gamma in Formats.Cw: %w", err)
+	}
 	d.recip, err = fixedpoint.NewReciprocal(fixedpoint.ReciprocalConfig{
 		In: d.fCw, TableBits: min(cfg.RecipCw.TableBits, d.fCw.W-1), Entry: fixedpoint.Format{W: cfg.RecipCw.EntryBits, I: 0},
 		NRSteps: cfg.RecipCw.NRSteps, Out: d.fRecip, Q: fixedpoint.Rnd, O: fixedpoint.Sat,
@@ -134,6 +188,9 @@ func NewDatapath(cfg Config) (*Datapath, error) {
 		return nil, fmt.Errorf("ldcp: recip_cw unit: %w", err)
 	}
 	if err := d.buildTransactions(); err != nil {
+		return nil, err
+	}
+	if err := d.buildSpecPlans(); err != nil {
 		return nil, err
 	}
 	d.compileFast()
@@ -188,13 +245,10 @@ func (d *Datapath) Interval(cwRaw uint64) uint64 { return d.interval(cwRaw) }
 //	cw'    = sub ? (ece ? sub_md : sub_ai) : (ece ? md : ai)
 //
 // The hardware computes the four candidates in parallel and muxes; the
-// model evaluates the selected one, which gives the same bits.
+// model evaluates the selected one, which gives the same bits. Each cast
+// runs through a plan built by NewDatapath (specPlans).
 func (d *Datapath) WindowSpec(cwRaw uint64, ece bool, n uint64) (uint64, Rule) {
-	const (
-		rnd = fixedpoint.Rnd
-		trn = fixedpoint.Trn
-		sat = fixedpoint.Sat
-	)
+	sp := &d.spec
 	cw := bits64(d.fCw, cwRaw)
 	nv := bits64(d.fN, min(n, d.nMax))
 	sub := fixedpoint.Cmp(cw, d.one) < 0
@@ -202,21 +256,21 @@ func (d *Datapath) WindowSpec(cwRaw uint64, ece bool, n uint64) (uint64, Rule) {
 	var rule Rule
 	switch {
 	case !sub && !ece:
-		na, _ := fixedpoint.Mul(nv, d.alpha) // exact, fNP
-		inc := fixedpoint.MulCast(na, d.recipCw(cw), d.fCw, rnd, sat)
-		w = fixedpoint.Min(fixedpoint.AddCast(cw, inc, d.fCw, trn, sat), d.cwMax)
+		na, _ := fixedpoint.Mul(nv, d.alpha)                   // exact, fNP
+		inc := sp.inc.MulCast(na, d.recipCw(cw))               // MulCast(na, recip_cw, Cw, Rnd, Sat)
+		w = fixedpoint.Min(sp.cwAdd.AddCast(cw, inc), d.cwMax) // AddCast(cw, inc, Cw, Trn, Sat)
 		rule = RuleAI
 	case !sub:
 		nb, _ := fixedpoint.Mul(nv, d.beta)
-		diff, _ := fixedpoint.Sub(cw, nb) // exact, signed
-		w = fixedpoint.Cast(fixedpoint.Max(diff, d.gamma), d.fCw, trn, sat)
+		diff, _ := fixedpoint.Sub(cw, nb)             // exact, signed
+		w = sp.md.Cast(fixedpoint.Max(diff, d.gamma)) // Cast(.., Cw, Trn, Sat)
 		rule = RuleMD
 	case !ece:
 		ng, _ := fixedpoint.Mul(nv, d.gamma)
-		w = fixedpoint.Min(fixedpoint.AddCast(cw, ng, d.fCw, trn, sat), d.cwMax)
+		w = fixedpoint.Min(sp.subAI.AddCast(cw, ng), d.cwMax) // AddCast(cw, ng, Cw, Trn, Sat)
 		rule = RuleSubAI
 	default:
-		h := fixedpoint.MulCast(cw, d.eta, d.fCw, rnd, sat)
+		h := sp.subMD.MulCast(cw, d.eta) // MulCast(cw, eta, Cw, Rnd, Sat)
 		w = fixedpoint.Max(h, d.gammaCw)
 		rule = RuleSubMD
 	}
@@ -227,13 +281,13 @@ func (d *Datapath) WindowSpec(cwRaw uint64, ece bool, n uint64) (uint64, Rule) {
 // Rnd,Sat(T * recip_cw(cw)) into u(TimeBits).(TimeBits).
 func (d *Datapath) IntervalSpec(cwRaw uint64) uint64 {
 	cw := bits64(d.fCw, cwRaw)
-	return fixedpoint.MulCast(d.rtt, d.recipCw(cw), d.fIv, fixedpoint.Rnd, fixedpoint.Sat).RawUint()
+	return d.spec.iv.MulCast(d.rtt, d.recipCw(cw)).RawUint() // MulCast(T, recip_cw, u(TimeBits).(TimeBits), Rnd, Sat)
 }
 
 // lossCwSpec is min(max(acked, 1), CwMax) in Formats.Cw (transition 1).
 func (d *Datapath) lossCwSpec(acked uint32) uint64 {
 	a := bits64(d.fSeq, uint64(acked))
-	w := fixedpoint.Cast(fixedpoint.Max(a, d.one), d.fCw, fixedpoint.Trn, fixedpoint.Sat)
+	w := d.spec.lossCw.Cast(fixedpoint.Max(a, d.one)) // Cast(.., Cw, Trn, Sat)
 	return fixedpoint.Min(w, d.cwMax).RawUint()
 }
 
@@ -281,7 +335,8 @@ func (d *Datapath) update(st State, ev Event, spec bool) (State, Output) {
 		// Window check: inflight <= cw - 1, compared exactly.
 		var fits bool
 		if spec {
-			fits = fixedpoint.Cmp(bits64(d.fSeq, uint64(inflight)), fixedpoint.SubCast(bits64(d.fCw, st.Cw), d.one, d.fCw, fixedpoint.Trn, fixedpoint.Sat)) <= 0
+			// SubCast(cw, 1, Cw, Trn, Sat)
+			fits = fixedpoint.Cmp(bits64(d.fSeq, uint64(inflight)), d.spec.cwAdd.SubCast(bits64(d.fCw, st.Cw), d.one)) <= 0
 		} else {
 			fits = d.windowFits(inflight, st.Cw)
 		}
