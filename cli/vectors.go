@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 
 	"github.com/hpccgold/hpccgold/cc/ldcp/ldcpvec"
 	"github.com/hpccgold/hpccgold/scenario"
@@ -14,7 +15,7 @@ import (
 	"github.com/hpccgold/hpccgold/vectors/simvec"
 )
 
-const vectorsUsage = `vectors <gen|check|verify|cover> [flags]
+const vectorsUsage = `vectors <gen|check|verify|cover|show> [flags]
 
   gen     generate golden HPCC++ vectors, or LDCP ones with --cc ldcp (stimulus.hex,
           expected.hex, vectors.jsonl, fields.vh, layout.json, manifest.json) and print
@@ -23,6 +24,7 @@ const vectorsUsage = `vectors <gen|check|verify|cover> [flags]
   check   compare a DUT output file (expected.hex layout or JSON Lines) with a golden set
   verify  re-hash a set against its manifest and re-run the model on its stimulus
   cover   print the coverage tables of a set's manifest
+  show    print one vector of a set field by field (DIR --index K)
 
 Run 'hpccgold vectors <sub> -h' for its flags. File formats: docs/vectors.md.`
 
@@ -45,8 +47,10 @@ func runVectors(env *Env) error {
 		return runVectorsVerify(sub)
 	case "cover":
 		return runVectorsCover(sub)
+	case "show":
+		return runVectorsShow(sub)
 	}
-	return fmt.Errorf("unknown subcommand %q (want gen, check, verify or cover)", env.Args[0])
+	return fmt.Errorf("unknown subcommand %q (want gen, check, verify, cover or show)", env.Args[0])
 }
 
 func runVectorsGen(env *Env) error {
@@ -183,10 +187,11 @@ func runVectorsFromSim(env *Env, fs *flag.FlagSet, name, configFile, cc, model s
 }
 
 func runVectorsCheck(env *Env) error {
-	fs := newFlagSet(env, "vectors check", "vectors check --golden DIR --dut FILE [--max-diffs N]")
+	fs := newFlagSet(env, "vectors check", "vectors check --golden DIR --dut FILE [--max-diffs N] [--partial]")
 	golden := fs.String("golden", "", "golden vector set directory")
 	dut := fs.String("dut", "", "DUT output file: expected.hex layout or JSON Lines")
 	maxDiffs := fs.Int("max-diffs", 10, "failing vectors to show field by field (0: none)")
+	partial := fs.Bool("partial", false, "accept a DUT file holding only the first vectors of the set (at least one) and compare those")
 	if err := fs.Parse(env.Args); err != nil {
 		return err
 	}
@@ -199,7 +204,7 @@ func runVectorsCheck(env *Env) error {
 	if err := inRange("max-diffs", int64(*maxDiffs), 0, math.MaxInt32); err != nil {
 		return err
 	}
-	opts := vectors.CheckOptions{MaxDiffs: *maxDiffs}
+	opts := vectors.CheckOptions{MaxDiffs: *maxDiffs, Partial: *partial}
 	if *maxDiffs == 0 {
 		opts.MaxDiffs = -1
 	}
@@ -304,4 +309,56 @@ func openVectorModel(name string, config json.RawMessage) (vectors.Model, error)
 		return ldcpvec.Open(name, config)
 	}
 	return vectors.OpenModel(name, config)
+}
+
+func runVectorsShow(env *Env) error {
+	fs := newFlagSet(env, "vectors show", "vectors show DIR --index K")
+	index := fs.Int64("index", -1, "global index of the vector (as vectors check reports it)")
+	if err := fs.Parse(reorderFlags(env.Args, "index")); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("want exactly one directory")
+	}
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "index" })
+	if !set {
+		return errors.New("--index is required")
+	}
+	if *index < 0 {
+		return fmt.Errorf("--index=%d: must be >= 0", *index)
+	}
+	v, err := vectors.Show(fs.Arg(0), *index)
+	if err != nil {
+		return err
+	}
+	return v.Write(env.Stdout)
+}
+
+// reorderFlags moves the flags named (each with its value, "--name V" or
+// "--name=V") in front of the positional arguments, so that "DIR --index K"
+// parses as the usage shows it.
+func reorderFlags(args []string, names ...string) []string {
+	var flags, rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		matched := false
+		for _, n := range names {
+			if a == "-"+n || a == "--"+n {
+				flags = append(flags, a)
+				if i+1 < len(args) {
+					flags = append(flags, args[i+1])
+					i++
+				}
+				matched = true
+			} else if strings.HasPrefix(a, "-"+n+"=") || strings.HasPrefix(a, "--"+n+"=") {
+				flags = append(flags, a)
+				matched = true
+			}
+		}
+		if !matched {
+			rest = append(rest, a)
+		}
+	}
+	return append(flags, rest...)
 }

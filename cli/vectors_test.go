@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,5 +113,66 @@ func TestVectorsFromSim(t *testing.T) {
 	code, out, errs = run("cosim", "--simulator", "icarus", "--vectors", dir, "--stages", "1", "--work", t.TempDir(), "--cache", t.TempDir())
 	if code != 0 || !strings.Contains(out, "300 passed, 0 failed") {
 		t.Fatalf("cosim on the captured set: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestVectorsShow prints one vector and checks the fields against the
+// set's vectors.jsonl line of the same index (the generator's own named
+// rendering is the oracle), and the errors for bad indexes.
+func TestVectorsShow(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "set")
+	var out, errb bytes.Buffer
+	if code := Main([]string{"vectors", "gen", "--out", dir, "--count", "5", "--class", "first_ack", "--seed", "3"}, &out, &errb); code != 0 {
+		t.Fatalf("gen: %d %s", code, errb.String())
+	}
+	jl, err := os.ReadFile(filepath.Join(dir, "vectors.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Split(string(jl), "\n")[2]
+	var rec struct {
+		Class   string `json:"class"`
+		In, Out map[string]struct {
+			Raw string `json:"raw"`
+		}
+	}
+	if err := json.Unmarshal([]byte(line), &rec); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if code := Main([]string{"vectors", "show", dir, "--index", "2"}, &out, &errb); code != 0 {
+		t.Fatalf("show: %d %s", code, errb.String())
+	}
+	text := out.String()
+	if !strings.Contains(text, "vector 2 of") || !strings.Contains(text, "class "+rec.Class) {
+		t.Errorf("heading wrong:\n%s", text)
+	}
+	for part, fields := range map[string]map[string]struct {
+		Raw string `json:"raw"`
+	}{"in": rec.In, "out": rec.Out} {
+		for name, f := range fields {
+			found := false
+			for _, l := range strings.Split(text, "\n") {
+				if strings.Contains(l, " "+name+" ") && strings.Contains(l, f.Raw) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s field %s raw %s not shown:\n%s", part, name, f.Raw, text)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"vectors", "show", dir}, "--index is required"},
+		{[]string{"vectors", "show", dir, "--index", "99"}, "index 99: the set"},
+		{[]string{"vectors", "show", dir, "--index", "-1"}, "--index=-1"},
+	} {
+		errb.Reset()
+		if code := Main(tc.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, errb.String(), tc.want)
+		}
 	}
 }

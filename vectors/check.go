@@ -26,6 +26,10 @@ type CheckOptions struct {
 	// A golden set of no vectors is an error: a check of nothing passes
 	// nothing.
 	MaxDiffs int
+	// Partial accepts a DUT file that stops early: the vectors it holds (a
+	// prefix of the set, at least one) are compared and the report says how
+	// many of the set's that was. Without it a short DUT file is an error.
+	Partial bool
 }
 
 // CheckReport is the outcome of comparing a DUT's outputs with a golden set.
@@ -37,8 +41,40 @@ type CheckReport struct {
 	Checked    int64        // vectors compared (= golden count)
 	Passed     int64        // vectors whose every output field matched
 	Failed     int64        // vectors with at least one differing field
+	Total      int64        // vectors in the golden directory (Checked < Total only for a partial check)
 	FieldFails []FieldCount // per output field: vectors where it differed (table order; zero counts omitted)
+	ClassFails []ClassFail  // per class: failing vectors (manifest class order; zero counts omitted)
 	Mismatches []Mismatch   // the first CheckOptions.MaxDiffs failing vectors
+	// Shift is set when the DUT's outputs match the golden ones far better
+	// at a line offset than in place: the signature of a latency or
+	// valid-handshake bug rather than an arithmetic one.
+	Shift *Shift
+
+	shardFirst int64 // global index of the directory's first vector
+}
+
+// ClassFail is the number of failing vectors of one class.
+type ClassFail struct {
+	Class  string `json:"class"`
+	Failed int64  `json:"failed"`
+	Total  int64  `json:"total"` // vectors of the class in the golden directory
+}
+
+// Shift says that DUT line k+Lines holds golden vector k (Lines > 0: the
+// DUT's outputs come Lines transactions late, e.g. extra leading outputs;
+// Lines < 0: early) for Matched of Pairs compared pairs among the first
+// shiftWindow vectors, against InPlace matches without an offset.
+type Shift struct {
+	Lines   int
+	Matched int
+	Pairs   int
+	InPlace int
+}
+
+// String describes the shift for people.
+func (s *Shift) String() string {
+	return fmt.Sprintf("outputs appear shifted by %+d line(s): DUT line k%+d holds golden vector k in %d of %d compared pairs (%d match in place): latency, or an extra or missing valid cycle?",
+		s.Lines, s.Lines, s.Matched, s.Pairs, s.InPlace)
 }
 
 // FieldCount is a per-field mismatch count.
@@ -49,10 +85,20 @@ type FieldCount struct {
 
 // Mismatch is one failing vector.
 type Mismatch struct {
-	Index  int64       // global vector index
-	Line   int         // 1-based line in the DUT file
-	Class  string      // the class it was generated for
-	Fields []FieldDiff // the differing fields, in table order
+	Index  int64        // global vector index
+	Line   int          // 1-based line in the DUT file
+	Class  string       // the class it was generated for
+	Fields []FieldDiff  // the differing fields, in table order
+	Inputs []FieldValue // the vector's inputs (stimulus.hex), in table order
+}
+
+// FieldValue is one field of a vector: raw bits, hex and exact real value.
+type FieldValue struct {
+	Field  string
+	Format string
+	Raw    uint64
+	Hex    string
+	Real   string
 }
 
 // FieldDiff is one differing output field.
@@ -127,7 +173,13 @@ func CheckReader(goldenDir string, r io.Reader, name string, opts CheckOptions) 
 	golden := newLineReader(io.TeeReader(gf, crc), goldenPath)
 	dut := newLineReader(r, name)
 
-	rep := &CheckReport{Golden: goldenDir, DUT: name, Model: man.Model, DUTFormat: "hex"}
+	sf, err := os.Open(filepath.Join(goldenDir, StimulusFile))
+	if err != nil {
+		return nil, fmt.Errorf("vectors: check: %w", err)
+	}
+	defer sf.Close()
+
+	rep := &CheckReport{Golden: goldenDir, DUT: name, Model: man.Model, DUTFormat: "hex", Total: man.Count, shardFirst: man.Shard.First}
 	first, err := dut.peekNonSpace()
 	if err != nil {
 		return nil, err
@@ -137,7 +189,8 @@ func CheckReader(goldenDir string, r io.Reader, name string, opts CheckOptions) 
 	}
 	c := &checker{rep: rep, man: man, lay: lay, opts: opts, golden: golden, dut: dut,
 		want: make([]uint64, lay.out.Words()), got: make([]uint64, lay.out.Words()),
-		fieldFails: make([]int64, len(lay.out.Fields))}
+		fieldFails: make([]int64, len(lay.out.Fields)), classFails: map[string]int64{},
+		stim: newLineReader(sf, filepath.Join(goldenDir, StimulusFile)), in: make([]uint64, lay.in.Words())}
 	if rep.DUTFormat == "jsonl" {
 		err = c.runJSONL()
 	} else {
@@ -158,7 +211,103 @@ func CheckReader(goldenDir string, r io.Reader, name string, opts CheckOptions) 
 			rep.FieldFails = append(rep.FieldFails, FieldCount{Field: lay.out.Fields[i].Name, Count: n})
 		}
 	}
+	for _, cl := range man.Classes {
+		if n := c.classFails[cl.Name]; n != 0 {
+			rep.ClassFails = append(rep.ClassFails, ClassFail{Class: cl.Name, Failed: n, Total: cl.Count})
+		}
+	}
+	if rep.Failed > 0 {
+		rep.Shift = c.findShift()
+	}
 	return rep, nil
+}
+
+// shiftWindow is how many leading vectors Check keeps to look for a line
+// shift, and maxShift the largest shift it looks for, in lines.
+const (
+	shiftWindow = 4096
+	maxShift    = 8
+)
+
+// keep records golden and DUT output words of the leading vectors for
+// findShift. DUT lines are kept up to maxShift beyond the window, so that a
+// DUT stream with extra leading lines can be matched.
+func (c *checker) keep(k int64, want, got []uint64) {
+	if k < shiftWindow && want != nil {
+		c.goldW = append(c.goldW, slices.Clone(want))
+	}
+	if len(c.dutW) < shiftWindow+maxShift && got != nil {
+		c.dutW = append(c.dutW, slices.Clone(got))
+	}
+}
+
+// findShift returns the line offset at which the kept DUT outputs match the
+// golden ones, if one explains at least 90% of its compared pairs (at
+// least 4) and more than matching in place does; nil otherwise.
+func (c *checker) findShift() *Shift {
+	count := func(s int) (matched, pairs int) {
+		for j := range c.dutW {
+			g := j - s
+			if g < 0 || g >= len(c.goldW) {
+				continue
+			}
+			pairs++
+			if slices.Equal(c.dutW[j], c.goldW[g]) {
+				matched++
+			}
+		}
+		return matched, pairs
+	}
+	inPlace, _ := count(0)
+	var best *Shift
+	for s := -maxShift; s <= maxShift; s++ {
+		if s == 0 {
+			continue
+		}
+		m, p := count(s)
+		if p < 4 || 10*m < 9*p || m <= inPlace {
+			continue
+		}
+		if best == nil || m*best.Pairs > best.Matched*p {
+			best = &Shift{Lines: s, Matched: m, Pairs: p, InPlace: inPlace}
+		}
+	}
+	return best
+}
+
+// shiftNote returns ": " and the shift description when the kept outputs
+// show one, for errors about a DUT file of the wrong length.
+func (c *checker) shiftNote() string {
+	if sh := c.findShift(); sh != nil {
+		return "; " + sh.String()
+	}
+	return ""
+}
+
+// inputsOf returns vector k's inputs (k counts from the directory's first
+// vector), reading stimulus.hex forward to its line.
+func (c *checker) inputsOf(k int64) ([]FieldValue, error) {
+	var line []byte
+	for c.stimK <= k {
+		l, ok, err := c.stim.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("vectors: %s: truncated: %d lines, manifest says %d", c.stim.name, c.stimK, c.man.Count)
+		}
+		line = l
+		c.stimK++
+	}
+	if err := c.lay.in.ParseHex(string(line), c.in); err != nil {
+		return nil, fmt.Errorf("vectors: %s: line %d: %w", c.stim.name, c.stim.line, err)
+	}
+	vals := make([]FieldValue, len(c.lay.in.Fields))
+	for i, f := range c.lay.in.Fields {
+		v := fieldtable.Get(c.in, f)
+		vals[i] = FieldValue{Field: f.Name, Format: f.Format, Raw: v, Hex: string(appendFieldHex(nil, f.Width, v)), Real: realString(c.lay.inFmt[i], f.Width, v)}
+	}
+	return vals, nil
 }
 
 // crcWriter accumulates the CRC-32C of what is written to it.
@@ -178,6 +327,12 @@ type checker struct {
 	dut        *lineReader
 	want, got  []uint64
 	fieldFails []int64
+	classFails map[string]int64
+	goldW      [][]uint64 // golden outputs of the first shiftWindow vectors
+	dutW       [][]uint64 // DUT outputs of the first shiftWindow+maxShift lines
+	stim       *lineReader
+	stimK      int64 // stimulus lines read
+	in         []uint64
 }
 
 // nextGolden reads and parses the next golden line into c.want; it returns
@@ -212,10 +367,18 @@ func (c *checker) runHex() error {
 			return err
 		}
 		if !ok {
-			return fmt.Errorf("vectors: %s: truncated: ends after %d transactions (line %d), golden %s has %d", c.dut.name, k, c.dut.line, c.golden.name, c.man.Count)
+			if c.opts.Partial && k > 0 {
+				return nil
+			}
+			if k < shiftWindow {
+				c.parseGolden(gl)
+				c.keep(k, c.want, nil)
+			}
+			return fmt.Errorf("vectors: %s: truncated: ends after %d transactions (line %d), golden %s has %d%s", c.dut.name, k, c.dut.line, c.golden.name, c.man.Count, c.shiftNote())
 		}
 		c.rep.Checked++
-		if bytes.Equal(gl, dl) {
+		same := bytes.Equal(gl, dl)
+		if same && k >= shiftWindow {
 			c.rep.Passed++
 			continue
 		}
@@ -225,23 +388,36 @@ func (c *checker) runHex() error {
 		if err := c.lay.out.ParseHex(string(dl), c.got); err != nil {
 			return fmt.Errorf("vectors: %s: line %d: %w (layout %s: %d bits, %d hex digits per line)", c.dut.name, c.dut.line, err, c.lay.out.Name, c.lay.out.Width, c.lay.out.HexDigits())
 		}
-		c.compare(k)
+		c.keep(k, c.want, c.got)
+		if err := c.compare(k); err != nil {
+			return err
+		}
 	}
 	return c.expectEnd()
 }
 
-// expectEnd fails if the DUT file has transactions beyond the golden count.
+// expectEnd fails if the DUT file has transactions beyond the golden count
+// (reading up to maxShift of them to look for a shift).
 func (c *checker) expectEnd() error {
-	if _, ok, err := c.dut.nextData(); err != nil {
+	dl, ok, err := c.dut.nextData()
+	if err != nil || !ok {
 		return err
-	} else if ok {
-		return fmt.Errorf("vectors: %s: line %d: more transactions than the golden set's %d", c.dut.name, c.dut.line, c.man.Count)
 	}
-	return nil
+	line := c.dut.line
+	for n := 0; ok && n < maxShift; n++ {
+		if c.lay.out.ParseHex(string(dl), c.got) != nil {
+			break
+		}
+		c.keep(c.man.Count, nil, c.got)
+		if dl, ok, err = c.dut.nextData(); err != nil {
+			break
+		}
+	}
+	return fmt.Errorf("vectors: %s: line %d: more transactions than the golden set's %d%s", c.dut.name, line, c.man.Count, c.shiftNote())
 }
 
 // compare counts vector k as passed or failed from c.want and c.got.
-func (c *checker) compare(k int64) {
+func (c *checker) compare(k int64) error {
 	same := true
 	for i := range c.want {
 		if c.want[i] != c.got[i] {
@@ -250,14 +426,20 @@ func (c *checker) compare(k int64) {
 	}
 	if same {
 		c.rep.Passed++
-		return
+		return nil
 	}
 	c.rep.Failed++
 	detail := len(c.rep.Mismatches) < c.opts.MaxDiffs
 	idx := c.man.Shard.First + k
+	class := c.man.ClassAt(idx)
+	c.classFails[class]++
 	var mm Mismatch
 	if detail {
-		mm = Mismatch{Index: idx, Line: c.dut.line, Class: c.man.ClassAt(idx)}
+		in, err := c.inputsOf(k)
+		if err != nil {
+			return err
+		}
+		mm = Mismatch{Index: idx, Line: c.dut.line, Class: class, Inputs: in}
 	}
 	for i, f := range c.lay.out.Fields {
 		w, g := fieldtable.Get(c.want, f), fieldtable.Get(c.got, f)
@@ -275,6 +457,7 @@ func (c *checker) compare(k int64) {
 	if detail {
 		c.rep.Mismatches = append(c.rep.Mismatches, mm)
 	}
+	return nil
 }
 
 // runJSONL compares a JSON Lines DUT file.
@@ -292,13 +475,20 @@ func (c *checker) runJSONL() error {
 			return err
 		}
 		if !ok {
-			return fmt.Errorf("vectors: %s: truncated: ends after %d transactions (line %d), golden %s has %d", c.dut.name, k, c.dut.line, c.golden.name, c.man.Count)
+			if c.opts.Partial && k > 0 {
+				return nil
+			}
+			c.keep(k, c.want, nil)
+			return fmt.Errorf("vectors: %s: truncated: ends after %d transactions (line %d), golden %s has %d%s", c.dut.name, k, c.dut.line, c.golden.name, c.man.Count, c.shiftNote())
 		}
 		if err := c.parseJSONLine(dl, c.man.Shard.First+k); err != nil {
 			return fmt.Errorf("vectors: %s: line %d: %w", c.dut.name, c.dut.line, err)
 		}
 		c.rep.Checked++
-		c.compare(k)
+		c.keep(k, c.want, c.got)
+		if err := c.compare(k); err != nil {
+			return err
+		}
 	}
 	if _, ok, err := c.dut.nextNonBlank(); err != nil {
 		return err
@@ -323,7 +513,31 @@ func (c *checker) parseJSONLine(line []byte, index int64) error {
 			return fmt.Errorf("index=%d, want %d (transactions out of order?)", i, index)
 		}
 	}
+	if raw, ok := top["class"]; ok {
+		var cl string
+		if err := json.Unmarshal(raw, &cl); err != nil {
+			return fmt.Errorf("field class=%s: %w", raw, err)
+		}
+		if want := c.man.ClassAt(index); cl != want {
+			return fmt.Errorf("class=%q, want %q (transactions out of order?)", cl, want)
+		}
+	}
 	fields := top
+	_, hasOut := top["out"]
+	var unknownTop []string
+	for name := range top {
+		switch name {
+		case "index", "class", "in", "out":
+			continue
+		}
+		if hasOut || c.lay.out.Index(name) < 0 {
+			unknownTop = append(unknownTop, name)
+		}
+	}
+	if len(unknownTop) > 0 {
+		slices.Sort(unknownTop)
+		return fmt.Errorf("key %q: unknown (a line holds index, class, in, out, or output fields of layout %s at the top level)", unknownTop[0], c.lay.out.Name)
+	}
 	if raw, ok := top["out"]; ok {
 		fields = nil
 		if err := json.Unmarshal(raw, &fields); err != nil {
@@ -369,6 +583,11 @@ func parseJSONRaw(raw json.RawMessage) (uint64, error) {
 		if err := json.Unmarshal(raw, &obj); err != nil {
 			return 0, err
 		}
+		for k := range obj {
+			if k != "raw" && k != "value" {
+				return 0, fmt.Errorf("key %q: unknown (a field object holds raw and, optionally, value)", k)
+			}
+		}
 		r, ok := obj["raw"]
 		if !ok || strings.HasPrefix(strings.TrimSpace(string(r)), "{") {
 			return 0, errors.New(`object needs a "raw" member holding a hex string or integer`)
@@ -397,8 +616,24 @@ func (r *CheckReport) Write(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "%s: %d passed, %d failed of %d (%s model %s, DUT %s as %s)\n",
 		verdict, r.Passed, r.Failed, r.Checked, r.Golden, r.Model, r.DUT, r.DUTFormat)
+	if r.Checked < r.Total {
+		fmt.Fprintf(w, "partial: the DUT file holds the first %d of the set's %d vectors; only those were compared\n", r.Checked, r.Total)
+	}
 	if r.OK() {
 		return nil
+	}
+	if r.Shift != nil {
+		fmt.Fprintf(w, "%s\n", r.Shift)
+	}
+	tc := newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight)
+	tc.Header("class", "failing", "vectors")
+	for _, cf := range r.ClassFails {
+		if err := tc.Append([]string{cf.Class, strconv.FormatInt(cf.Failed, 10), strconv.FormatInt(cf.Total, 10)}); err != nil {
+			return err
+		}
+	}
+	if err := tc.Render(); err != nil {
+		return err
 	}
 	t := newTable(w, tw.AlignLeft, tw.AlignRight)
 	t.Header("field", "failing vectors")
@@ -422,12 +657,28 @@ func (r *CheckReport) Write(w io.Writer) error {
 		if err := t.Render(); err != nil {
 			return err
 		}
+		if len(m.Inputs) > 0 {
+			fmt.Fprintf(w, "  its inputs (%s line %d):\n", StimulusFile, m.Index-r.first()+1)
+			ti := newTable(w, tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight)
+			ti.Header("input", "format", "hex", "value")
+			for _, v := range m.Inputs {
+				if err := ti.Append([]string{v.Field, v.Format, v.Hex, v.Real}); err != nil {
+					return err
+				}
+			}
+			if err := ti.Render(); err != nil {
+				return err
+			}
+		}
 	}
 	if int64(len(r.Mismatches)) < r.Failed {
 		fmt.Fprintf(w, "(%d more failing vectors not shown)\n", r.Failed-int64(len(r.Mismatches)))
 	}
 	return nil
 }
+
+// first returns the global index of the directory's first vector.
+func (r *CheckReport) first() int64 { return r.shardFirst }
 
 // lineReader reads lines with 1-based numbering for error messages.
 type lineReader struct {

@@ -138,6 +138,10 @@ func TestCheckErrors(t *testing.T) {
 		{"json neg", with(jl, 0, `{"y":-1,"sat":0}`), "dut.txt: line 1: field y=-1"},
 		{"json decimal string", with(jl, 0, `{"y":"12","sat":0}`), `dut.txt: line 1: field y="12": string values must be "0x"-prefixed hex`},
 		{"json truncated", strings.Join(jl[:3], "\n"), "dut.txt: truncated: ends after 3 transactions"},
+		{"json unknown top", with(jl, 1, `{"index":1,"out":{"y":"0x1","sat":0},"extra":1}`), `dut.txt: line 2: key "extra": unknown`},
+		{"json unknown top, no out", with(jl, 1, `{"y":"0x1","sat":0,"Y":1}`), `dut.txt: line 2: key "Y": unknown`},
+		{"json unknown in field object", with(jl, 1, `{"out":{"y":{"raw":"0x1","rwa":1},"sat":0}}`), `dut.txt: line 2: field y={"raw":"0x1","rwa":1}: key "rwa": unknown`},
+		{"json class", with(jl, 0, `{"class":"random","y":"0x1","sat":0}`), `dut.txt: line 1: class="random", want "zero_a"`},
 	}
 	for _, c := range cases {
 		_, err := checkBytes(t, dir, []byte(c.dut))
@@ -295,5 +299,131 @@ func TestVerifyRerunsModel(t *testing.T) {
 	}
 	if rep.OK() || !found {
 		t.Errorf("verify of a set made by a buggy model: %+v", rep)
+	}
+}
+
+// TestCheckShift checks that a DUT stream shifted by whole lines (extra or
+// missing leading outputs: a latency or valid-handshake bug) is named as a
+// shift, whether the file is then too long, too short or of the right
+// length, and that an arithmetic bug is not mistaken for one.
+func TestCheckShift(t *testing.T) {
+	dir, man := genDir(t, macConfig{}, Options{Count: 200})
+	lines := strings.Split(strings.TrimSuffix(string(readFile(t, dir, ExpectedFile)), "\n"), "\n")
+	join := func(ls []string) []byte { return []byte(strings.Join(ls, "\n") + "\n") }
+	zero := strings.Repeat("0", len(lines[0]))
+	for _, tc := range []struct {
+		name    string
+		dut     []byte
+		wantErr string // error text, or "" for a report
+		want    string // shift text in the error or the report; "" = no shift reported
+	}{
+		{"one extra leading line", join(append([]string{zero}, lines...)), "more transactions", "shifted by +1 line(s)"},
+		{"two extra, same length", join(append([]string{zero, zero}, lines[:len(lines)-2]...)), "", "shifted by +2 line(s)"},
+		{"first output lost", join(lines[1:]), "truncated", "shifted by -1 line(s)"},
+		{"first lost, same length", join(append(lines[1:], zero)), "", "shifted by -1 line(s)"},
+		{"arithmetic bug", join(append([]string{"00011"}, lines[1:]...)), "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := checkBytes(t, dir, tc.dut)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("err = %v, want %q naming %q", err, tc.wantErr, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			rep.Write(&b)
+			if tc.want == "" {
+				if rep.Shift != nil {
+					t.Fatalf("arithmetic bug reported as %v", rep.Shift)
+				}
+				return
+			}
+			if rep.Shift == nil || !strings.Contains(b.String(), tc.want) {
+				t.Fatalf("report lacks %q:\n%s", tc.want, b.String())
+			}
+			if rep.Failed == 0 || rep.Failed > man.Count {
+				t.Errorf("failed = %d", rep.Failed)
+			}
+		})
+	}
+}
+
+// TestCheckPartial checks --partial: a prefix is compared and said to be
+// one; without the option a prefix is an error; an empty DUT file is an
+// error either way.
+func TestCheckPartial(t *testing.T) {
+	dir, man := genDir(t, macConfig{}, Options{Count: 20})
+	lines := strings.Split(strings.TrimSuffix(string(readFile(t, dir, ExpectedFile)), "\n"), "\n")
+	prefix := []byte(strings.Join(lines[:7], "\n") + "\n")
+	rep, err := CheckReader(dir, bytes.NewReader(prefix), "dut.txt", CheckOptions{Partial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	rep.Write(&b)
+	if !rep.OK() || rep.Checked != 7 || rep.Total != man.Count || !strings.Contains(b.String(), fmt.Sprintf("partial: the DUT file holds the first 7 of the set's %d vectors", man.Count)) {
+		t.Errorf("partial prefix: %+v\n%s", rep, b.String())
+	}
+	if _, err := checkBytes(t, dir, prefix); err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("prefix without Partial: err = %v, want truncated", err)
+	}
+	if _, err := CheckReader(dir, strings.NewReader(""), "dut.txt", CheckOptions{Partial: true}); err == nil {
+		t.Error("empty DUT file with Partial passed")
+	}
+}
+
+// TestCheckReportsClassesAndInputs checks the per-class failure summary
+// and that a failing vector's inputs (from stimulus.hex) are printed beside
+// the differing fields.
+func TestCheckReportsClassesAndInputs(t *testing.T) {
+	dir, man := genDir(t, macConfig{}, Options{Count: 10})
+	lines := strings.Split(strings.TrimSuffix(string(readFile(t, dir, ExpectedFile)), "\n"), "\n")
+	stim := strings.Split(strings.TrimSuffix(string(readFile(t, dir, StimulusFile)), "\n"), "\n")
+	last := len(lines) - 1
+	lines[0], lines[last] = "00011", "00011"
+	rep, err := checkBytes(t, dir, []byte(strings.Join(lines, "\n")+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantClasses := []ClassFail{{man.ClassAt(0), 1, 0}, {man.ClassAt(int64(last)), 1, 0}}
+	for _, c := range man.Classes {
+		for i := range wantClasses {
+			if c.Name == wantClasses[i].Class {
+				wantClasses[i].Total = c.Count
+			}
+		}
+	}
+	if fmt.Sprint(rep.ClassFails) != fmt.Sprint(wantClasses) {
+		t.Errorf("ClassFails = %v, want %v", rep.ClassFails, wantClasses)
+	}
+	m := rep.Mismatches[1]
+	if len(m.Inputs) == 0 {
+		t.Fatal("no inputs in the mismatch")
+	}
+	// The oracle for the inputs is stimulus.hex's line of that vector,
+	// unpacked with the layout the set records.
+	_, lay, err := readLayout(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := make([]uint64, lay.in.Words())
+	if err := lay.in.ParseHex(stim[last], words); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range lay.in.Fields {
+		if m.Inputs[i].Field != f.Name || m.Inputs[i].Raw != fieldtable.Get(words, f) {
+			t.Errorf("input %d = %+v, want %s raw %#x", i, m.Inputs[i], f.Name, fieldtable.Get(words, f))
+		}
+	}
+	var b bytes.Buffer
+	rep.Write(&b)
+	for _, w := range []string{"CLASS", man.ClassAt(0), fmt.Sprintf("its inputs (stimulus.hex line %d)", last+1), lay.in.Fields[0].Name} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("report lacks %q:\n%s", w, b.String())
+		}
 	}
 }

@@ -1,0 +1,120 @@
+package vectors
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/hpccgold/hpccgold/fieldtable"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// VectorView is one vector of a set, field by field: what `hpccgold vectors
+// show` prints.
+type VectorView struct {
+	Dir     string
+	Model   string
+	Index   int64 // global index
+	Line    int64 // 1-based line of stimulus.hex and expected.hex
+	Class   string
+	Inputs  []FieldValue
+	Outputs []FieldValue
+}
+
+// Show reads vector index (global, as `vectors check` reports it) of the set
+// in dir: its class and its input and expected output fields, each raw, in
+// hex and as its exact real value. An index outside the directory's vectors
+// is an error naming the range.
+func Show(dir string, index int64) (*VectorView, error) {
+	man, err := ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	first, last := man.Shard.First, man.Shard.First+man.Count
+	if index < first || index >= last {
+		return nil, fmt.Errorf("vectors: show: index %d: the set %s holds vectors %d to %d", index, dir, first, last-1)
+	}
+	lf, lay, err := readLayout(dir)
+	if err != nil {
+		return nil, err
+	}
+	if lf.Model != man.Model {
+		return nil, fmt.Errorf("vectors: %s: model %q but manifest says %q", filepath.Join(dir, LayoutFile), lf.Model, man.Model)
+	}
+	k := index - first
+	v := &VectorView{Dir: dir, Model: man.Model, Index: index, Line: k + 1, Class: man.ClassAt(index)}
+	for _, part := range []struct {
+		file string
+		dst  *[]FieldValue
+		in   bool
+	}{{StimulusFile, &v.Inputs, true}, {ExpectedFile, &v.Outputs, false}} {
+		tab, fmts := lay.out, lay.outFmt
+		if part.in {
+			tab, fmts = lay.in, lay.inFmt
+		}
+		line, err := nthLine(filepath.Join(dir, part.file), k, man.Count)
+		if err != nil {
+			return nil, err
+		}
+		words := make([]uint64, tab.Words())
+		if err := tab.ParseHex(string(line), words); err != nil {
+			return nil, fmt.Errorf("vectors: %s: line %d: %w", filepath.Join(dir, part.file), k+1, err)
+		}
+		for i, f := range tab.Fields {
+			raw := fieldtable.Get(words, f)
+			*part.dst = append(*part.dst, FieldValue{Field: f.Name, Format: f.Format, Raw: raw,
+				Hex: string(appendFieldHex(nil, f.Width, raw)), Real: realString(fmts[i], f.Width, raw)})
+		}
+	}
+	return v, nil
+}
+
+// nthLine returns line k (0-based) of the file at path, which the manifest
+// says has count lines.
+func nthLine(path string, k, count int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("vectors: show: %w", err)
+	}
+	defer f.Close()
+	lr := newLineReader(f, path)
+	for i := int64(0); ; i++ {
+		line, ok, err := lr.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("vectors: %s: truncated: %d lines, manifest says %d (run hpccgold vectors verify)", path, i, count)
+		}
+		if i == k {
+			return line, nil
+		}
+	}
+}
+
+// Write prints the vector: a heading, then the inputs and the expected
+// outputs as tables (field, format, hex, real value).
+func (v *VectorView) Write(w io.Writer) error {
+	if _, err := fmt.Fprintf(w, "vector %d of %s (model %s, class %s, line %d of %s and %s)\n",
+		v.Index, v.Dir, v.Model, v.Class, v.Line, StimulusFile, ExpectedFile); err != nil {
+		return err
+	}
+	for _, part := range []struct {
+		title string
+		vals  []FieldValue
+	}{{"inputs", v.Inputs}, {"expected outputs", v.Outputs}} {
+		fmt.Fprintf(w, "%s:\n", part.title)
+		t := newTable(w, tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight)
+		t.Header("field", "format", "hex", "value")
+		for _, f := range part.vals {
+			if err := t.Append([]string{f.Field, f.Format, f.Hex, f.Real}); err != nil {
+				return err
+			}
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
