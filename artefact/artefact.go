@@ -27,6 +27,11 @@ const (
 	// LockFile is the lock (and ownership mark) of a directory. It stays
 	// after a run and is never listed in a manifest.
 	LockFile = ".hpccgold.lock"
+	// CacheDir is a directory of reusable intermediate results (simulator
+	// builds keyed by their inputs' hash) kept across runs: commits leave
+	// it in place and it is not part of the outputs (never listed in a
+	// manifest, never reported by Verify).
+	CacheDir = ".hpccgold-cache"
 	// stagingPrefix and oldPrefix name the hidden directories a run works
 	// in; one left behind belongs to a killed run and Create removes it.
 	stagingPrefix = ".hpccgold-staging-"
@@ -185,6 +190,19 @@ func (w *Writer) Dir() string { return w.dir }
 // visible in Dir until Commit.
 func (w *Writer) Root() string { return w.staging }
 
+// Cache returns the absolute path of the directory's cache (CacheDir),
+// created if missing: intermediate results that later runs into the same
+// directory may reuse. Whoever writes there must key entries by their
+// inputs and write them atomically; the directory lock keeps writers
+// apart.
+func (w *Writer) Cache() (string, error) {
+	p := filepath.Join(w.dir, CacheDir)
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		return "", fmt.Errorf("artefact: cache: %w", err)
+	}
+	return p, nil
+}
+
 // Path returns the staging path of the slash-separated relative name.
 func (w *Writer) Path(name string) string { return filepath.Join(w.staging, filepath.FromSlash(name)) }
 
@@ -210,7 +228,7 @@ func checkName(name string) error {
 	if name == "" || path.IsAbs(name) || path.Clean(name) != name || name == ".." || strings.HasPrefix(name, "../") {
 		return fmt.Errorf("artefact: file name %q: must be a clean relative path inside the directory", name)
 	}
-	if path.Base(name) == LockFile {
+	if path.Base(name) == LockFile || strings.SplitN(name, "/", 2)[0] == CacheDir {
 		return fmt.Errorf("artefact: file name %q: reserved", name)
 	}
 	return nil
@@ -322,7 +340,7 @@ func (w *Writer) commit(ctx context.Context, manifest []byte) error {
 	}
 	for _, de := range des {
 		n := de.Name()
-		if n == LockFile || filepath.Join(w.dir, n) == w.staging || filepath.Join(w.dir, n) == old {
+		if n == LockFile || n == CacheDir || filepath.Join(w.dir, n) == w.staging || filepath.Join(w.dir, n) == old {
 			continue
 		}
 		if err := os.Rename(filepath.Join(w.dir, n), filepath.Join(old, n)); err != nil {
@@ -336,7 +354,7 @@ func (w *Writer) commit(ctx context.Context, manifest []byte) error {
 	}
 	for _, de := range des {
 		n := de.Name()
-		if n == ManifestFile || n == LockFile {
+		if n == ManifestFile || n == LockFile || n == CacheDir {
 			continue
 		}
 		if err := os.Rename(filepath.Join(w.staging, n), filepath.Join(w.dir, n)); err != nil {
@@ -378,7 +396,7 @@ func (w *Writer) Committed() bool { return w.committed }
 // ignored reports whether a walked entry is bookkeeping, not output: lock
 // files at any depth, and the hidden working directories of Writer.
 func ignored(name string) bool {
-	return name == LockFile || strings.HasPrefix(name, stagingPrefix) || strings.HasPrefix(name, oldPrefix)
+	return name == LockFile || name == CacheDir || strings.HasPrefix(name, stagingPrefix) || strings.HasPrefix(name, oldPrefix)
 }
 
 // List returns every regular file under root (manifest.json at the top

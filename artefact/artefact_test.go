@@ -331,3 +331,35 @@ func TestHelperWriter(t *testing.T) {
 	os.Stdout.WriteString("staged\n")
 	select {}
 }
+
+// TestCacheSurvivesCommits checks that the cache directory outlives runs
+// and is not an output (not listed, not reported by Verify).
+func TestCacheSurvivesCommits(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Create(dir, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := w.Cache()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(c, "build.o"), []byte("obj"), 0o644)
+	w.WriteFile("a.txt", []byte("one"))
+	if err := w.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, map[string]string{"b.txt": "two"})
+	if b, err := os.ReadFile(filepath.Join(dir, CacheDir, "build.o")); err != nil || string(b) != "obj" {
+		t.Fatalf("cache entry after a later run: %q %v", b, err)
+	}
+	r := mustVerify(t, dir)
+	if !r.OK() || r.Files != 1 {
+		t.Errorf("Verify = %+v, want OK with only b.txt listed", r)
+	}
+	w2, _ := Create(t.TempDir(), "test")
+	defer w2.Close()
+	if err := w2.WriteFile(CacheDir+"/x", nil); err == nil {
+		t.Error("WriteFile into the cache directory accepted")
+	}
+}

@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 
 	"github.com/hpccgold/hpccgold/demo"
 	"github.com/hpccgold/hpccgold/verilog/cosim"
@@ -14,7 +11,7 @@ import (
 func runDemo(env *Env) error {
 	fs := newFlagSet(env, "demo", "demo [--out DIR] [--simulator auto|verilator|icarus|none] [--scenario NAME] [--cache DIR]")
 	out := fs.String("out", "hpccgold-demo", "output directory (relative paths are relative to the working directory)")
-	cache := fs.String("cache", "", "simulator build cache, reused when the RTL is unchanged (default: OUT/cosim/build)")
+	cache := fs.String("cache", "", "simulator build cache, reused when the RTL is unchanged (default: OUT/.hpccgold-cache, kept across runs)")
 	sim := fs.String("simulator", demo.SimAuto, "co-simulator: auto (Verilator if installed, else Icarus), verilator, icarus, none")
 	scen := fs.String("scenario", demo.DefaultScenario, "built-in scenario to run (see hpccgold sim --list)")
 	quiet := fs.Bool("quiet", false, "do not print progress lines on stderr")
@@ -24,8 +21,7 @@ func runDemo(env *Env) error {
 	if err := noPositional(fs); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx := env.context()
 	opts := demo.Options{OutDir: *out, Scenario: *scen, Simulator: *sim, CacheDir: *cache}
 	if !*quiet {
 		opts.Log = env.Stderr
@@ -33,9 +29,6 @@ func runDemo(env *Env) error {
 	rep, err := demo.Run(ctx, opts)
 	if rep != nil {
 		fmt.Fprint(env.Stdout, rep.String())
-		if werr := rep.WriteReport(); werr != nil && err == nil {
-			err = werr
-		}
 	}
 	if errors.Is(err, cosim.ErrMismatch) {
 		return fmt.Errorf("%w: %v", ErrFailed, err)

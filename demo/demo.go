@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/hpccgold/hpccgold/atomicfile"
+	"github.com/hpccgold/hpccgold/artefact"
 	"github.com/hpccgold/hpccgold/buildinfo"
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/internal/exttool"
@@ -46,7 +45,8 @@ type Options struct {
 	Random    int64  // constrained-random vectors after the directed classes; default 2000
 	Limit     int64  // largest number of transactions captured from the run; default 20000
 	// CacheDir holds the simulator builds, reused when the RTL is
-	// unchanged; default OutDir/cosim/build.
+	// unchanged; default OutDir/.hpccgold-cache (artefact.CacheDir: kept
+	// across runs, not an output).
 	CacheDir string
 	Log      io.Writer
 }
@@ -133,9 +133,6 @@ func (o *Options) defaults() error {
 	if o.Stages < 0 {
 		return fmt.Errorf("demo: Stages=%d: must be >= 1", o.Stages)
 	}
-	if o.CacheDir == "" {
-		o.CacheDir = filepath.Join(o.OutDir, "cosim", "build")
-	}
 	if o.Seed == 0 {
 		o.Seed = 1
 	}
@@ -170,14 +167,45 @@ func (o *Options) logf(format string, args ...any) {
 // first failing step; a co-simulation or LLVM-model mismatch is returned as
 // an error wrapping cosim.ErrMismatch, after the report of the steps done
 // so far.
+//
+// OutDir is written through package artefact: every step writes into a
+// staging directory, and only a complete run (successful, or whose checks
+// found a mismatch) replaces OutDir's content, with REPORT.txt and
+// manifest.json; a failed or interrupted run leaves OutDir as it was.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+	aw, err := artefact.Create(opts.OutDir, "demo")
+	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
+	defer aw.Close()
+	if opts.CacheDir == "" {
+		if opts.CacheDir, err = aw.Cache(); err != nil {
+			return nil, fmt.Errorf("demo: %w", err)
+		}
+	}
+	// Every step writes under root (the staging directory); finish moves
+	// it into OutDir.
+	root := aw.Root()
 	rep := &Report{OutDir: opts.OutDir}
+	// finish writes REPORT.txt and commits the outputs when the run is
+	// complete: it succeeded, or its checks ran and found a mismatch (the
+	// outputs are what a mismatch is debugged with). Any other failure, an
+	// interruption included, leaves OutDir as it was.
+	finish := func(runErr error) (*Report, error) {
+		if runErr != nil && !errors.Is(runErr, cosim.ErrMismatch) {
+			return rep, runErr
+		}
+		if err := aw.WriteFile("REPORT.txt", []byte(rep.render(false))); err != nil {
+			return rep, fmt.Errorf("demo: %w", err)
+		}
+		if err := aw.Commit(ctx); err != nil {
+			return rep, fmt.Errorf("demo: %w", err)
+		}
+		return rep, runErr
+	}
 	// timing collects a step's run-dependent figures (speeds), kept out of
 	// its deterministic summary.
 	var timing []string
@@ -185,7 +213,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		opts.logf("demo: %s ...", name)
 		t0 := time.Now()
 		timing = nil
-		sum, err := f(filepath.Join(opts.OutDir, dir))
+		sum, err := f(filepath.Join(root, dir))
 		if err != nil {
 			return fmt.Errorf("demo: %s: %w", name, err)
 		}
@@ -231,7 +259,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}); err != nil {
 		return rep, err
 	}
-	cfg, err := cosim.ConfigFromManifest(filepath.Join(opts.OutDir, simDir))
+	cfg, err := cosim.ConfigFromManifest(filepath.Join(root, simDir))
 	if err != nil {
 		return rep, fmt.Errorf("demo: %w", err)
 	}
@@ -297,7 +325,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := llvmTools.NeedBuild(); err != nil {
 		skip("llvm-check", "llvm", skipReason(err))
 	} else if err := step("llvm-check", "llvm", func(dir string) (string, error) {
-		return llvmCheck(ctx, llvmTools, dir, md.Model, []string{filepath.Join(opts.OutDir, simDir), filepath.Join(opts.OutDir, dirDir)}, &mismatch)
+		return llvmCheck(ctx, llvmTools, dir, md.Model, []string{filepath.Join(root, simDir), filepath.Join(root, dirDir)}, &mismatch)
 	}); err != nil {
 		return rep, err
 	}
@@ -306,13 +334,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	sim, why := pickSimulator(opts.Simulator)
 	if sim == "" {
 		skip("cosim", "cosim", why)
-		return rep, mismatch
+		return finish(mismatch)
 	}
 	// One testbench depth for both sets, so the second run reuses the
 	// first one's build (a Verilator build is most of the demo's time).
 	depth := 1024
 	for _, set := range []string{simDir, dirDir} {
-		man, err := vectors.ReadManifest(filepath.Join(opts.OutDir, set))
+		man, err := vectors.ReadManifest(filepath.Join(root, set))
 		if err != nil {
 			return rep, fmt.Errorf("demo: %w", err)
 		}
@@ -325,7 +353,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		if err := step("cosim "+set, work, func(dir string) (string, error) {
 			r, err := cosim.RunUpdate(ctx, cosim.Options{
 				Config: cfg, Stages: opts.Stages, Simulator: sim,
-				Vectors: filepath.Join(opts.OutDir, set), WorkDir: dir,
+				Vectors: filepath.Join(root, set), WorkDir: dir,
 				CacheDir: opts.CacheDir, MaxVectors: depth,
 			})
 			if err != nil {
@@ -340,7 +368,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return rep, err
 		}
 	}
-	return rep, mismatch
+	return finish(mismatch)
 }
 
 // emittedModel is the LLVM IR model and the names of the files written.
@@ -428,8 +456,4 @@ func pickSimulator(choice string) (verilog.Simulator, string) {
 	return "", "no simulator: Verilator: " + skipReason(verr) + "; Icarus: " + skipReason(ierr)
 }
 
-// WriteReport writes the deterministic form of the report (no wall times or
-// speeds, paths relative to OutDir) to OutDir/REPORT.txt atomically.
-func (r *Report) WriteReport() error {
-	return atomicfile.WriteBytes(filepath.Join(r.OutDir, "REPORT.txt"), 0o644, []byte(r.render(false)))
-}
+

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"github.com/hpccgold/hpccgold/artefact"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,8 +44,8 @@ func TestRunDeterministic(t *testing.T) {
 				t.Errorf("step %s: ran %v, want %v (skipped: %q)", s.Name, ran, want, s.Skipped)
 			}
 		}
-		if err := rep.WriteReport(); err != nil {
-			t.Fatal(err)
+		if ar, err := artefact.Verify(dirs[i]); err != nil || !ar.OK() {
+			t.Fatalf("run %d: the output directory does not verify: %v %+v", i, err, ar)
 		}
 		report, err := os.ReadFile(filepath.Join(dirs[i], "REPORT.txt"))
 		if err != nil {
@@ -81,6 +83,39 @@ func TestRunDeterministic(t *testing.T) {
 		}
 		if len(a) == 0 || !bytes.Equal(a, b) {
 			t.Errorf("%s differs between two runs with the same options (or is empty: %d bytes)", f, len(a))
+		}
+	}
+}
+
+// TestInterruptedRunKeepsTheEarlierOutput checks that a demo stopped by
+// its context (SIGINT in the CLI) leaves the earlier complete run in place,
+// still verifying, and no staging leftovers.
+func TestInterruptedRunKeepsTheEarlierOutput(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), Options{OutDir: dir, Simulator: SimNone, Random: 10, Limit: 100}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := artefact.HashTree(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, Options{OutDir: dir, Simulator: SimNone, Random: 11, Limit: 100}); err == nil {
+		t.Fatal("a cancelled demo succeeded")
+	}
+	after, err := artefact.HashTree(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(before) != fmt.Sprint(after) {
+		t.Error("a cancelled demo changed the earlier run's outputs")
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".hpccgold-staging") {
+			t.Errorf("leftover %s", e.Name())
 		}
 	}
 }

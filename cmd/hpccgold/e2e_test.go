@@ -93,7 +93,7 @@ func restrictedPath(t *testing.T, keep []toolGroup) string {
 // written outside the output directory.
 //
 // Builds: the first Verilator subset compiles the testbench into its own
-// relative --out (the default cache, OUT/cosim/build); the later ones reuse
+// relative --out (the default cache, OUT/.hpccgold-cache); the later ones reuse
 // that build through a relative --cache path. The compile is therefore
 // exercised with relative paths once, and a cached build's run with
 // relative paths twice, for one Verilator build instead of three.
@@ -123,8 +123,8 @@ func TestDemoToolSubsets(t *testing.T) {
 		{name: "icarus", keep: []toolGroup{groupIcarus}, sim: "icarus", skipped: map[string]string{
 			"llvm-verify": "apt-get install -y llvm", "llvm-check": "apt-get install -y clang"}},
 		{name: "verilator+clang", keep: []toolGroup{groupVerilator, groupClang}, sim: "verilator",
-			cache: "../verilator/" + out + "/cosim/build", skipped: map[string]string{"llvm-verify": "apt-get install -y llvm"}},
-		{name: "all", keep: allGroups, sim: "verilator", cache: "../verilator/" + out + "/cosim/build"},
+			cache: "../verilator/" + out + "/.hpccgold-cache", skipped: map[string]string{"llvm-verify": "apt-get install -y llvm"}},
+		{name: "all", keep: allGroups, sim: "verilator", cache: "../verilator/" + out + "/.hpccgold-cache"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// The kept groups' programs, and what a Verilator build runs.
@@ -204,7 +204,7 @@ func TestDemoToolSubsets(t *testing.T) {
 				}
 			}
 			if tc.sim != "" {
-				cache := filepath.Join(wd, out, "cosim", "build")
+				cache := filepath.Join(wd, out, ".hpccgold-cache")
 				if tc.cache != "" {
 					cache = filepath.Join(wd, tc.cache)
 				}
@@ -212,6 +212,13 @@ func TestDemoToolSubsets(t *testing.T) {
 				if len(builds) == 0 {
 					t.Errorf("no %s build under %s", tc.sim, cache)
 				}
+			}
+			// The output directory verifies as a whole (manifest, every
+			// nested vector set re-run).
+			vcmd := exec.Command(exe, "verify", out)
+			vcmd.Dir = wd
+			if vout, err := vcmd.CombinedOutput(); err != nil {
+				t.Errorf("hpccgold verify %s: %v\n%s", out, err, vout)
 			}
 			// Everything the run wrote is under its relative --out.
 			entries, err := os.ReadDir(wd)
