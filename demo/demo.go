@@ -455,5 +455,3 @@ func pickSimulator(choice string) (verilog.Simulator, string) {
 	}
 	return "", "no simulator: Verilator: " + skipReason(verr) + "; Icarus: " + skipReason(ierr)
 }
-
-
