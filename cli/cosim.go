@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/hpccgold/hpccgold/artefact"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,93 +92,129 @@ func runCosim(env *Env) error {
 			*lint = false
 		}
 	}
+	if *vecDir != "" {
+		if err := checkGoldenSet(*vecDir); err != nil {
+			return err
+		}
+	}
+	ctx := env.context()
 	dir := *work
+	var aw *artefact.Writer
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "hpccgold-cosim-"); err != nil {
 			return err
 		}
 		defer os.RemoveAll(dir)
-	}
-	cache := *cacheDir
-	if cache == "" {
-		cache = filepath.Join(dir, "build")
-		if ucd, err := os.UserCacheDir(); err == nil {
-			cache = filepath.Join(ucd, "hpccgold", "cosim")
-		}
-	}
-	opts := cosim.Options{Config: cfg, Stages: *stages, Simulator: sim, Vectors: *vecDir, Level: *level, Seed: *seed,
-		Count: *count, Limit: *limit, WorkDir: dir, CacheDir: cache, Lint: *lint, Synth: *synth, Gap: *gap, Log: env.Stderr}
-	ctx := context.Background()
-	var rep *cosim.Report
-	var repErr error
-	lopts := cosim.LDCPOptions{Options: opts, LDCP: lcfg}
-	if *lockstep {
-		if *design != "update" {
-			return fmt.Errorf("--lockstep: only with --design=update")
-		}
-		var lr *cosim.LockstepReport
-		if *cc == "ldcp" {
-			lr, err = cosim.RunLDCPLockstep(ctx, lopts)
-		} else {
-			lr, err = cosim.RunLockstep(ctx, opts)
-		}
-		if err != nil {
+	} else {
+		// A kept work directory is an output like any other: staged, and
+		// committed with its manifest once the run has a verdict.
+		if aw, err = artefact.Create(dir, "cosim"); err != nil {
 			return err
 		}
-		lr.Write(env.Stdout)
-		if lr.Diverged {
-			return fmt.Errorf("%w: lockstep divergence at vector %d", ErrFailed, lr.Index)
+		defer aw.Close()
+		dir = aw.Root()
+	}
+	err = func() error {
+		cache := *cacheDir
+		if cache == "" {
+			cache = filepath.Join(dir, "build")
+			if ucd, err := os.UserCacheDir(); err == nil {
+				cache = filepath.Join(ucd, "hpccgold", "cosim")
+			}
+		}
+		opts := cosim.Options{Config: cfg, Stages: *stages, Simulator: sim, Vectors: *vecDir, Level: *level, Seed: *seed,
+			Count: *count, Limit: *limit, WorkDir: dir, CacheDir: cache, Lint: *lint, Synth: *synth, Gap: *gap, Log: env.Stderr}
+		var rep *cosim.Report
+		var repErr error
+		lopts := cosim.LDCPOptions{Options: opts, LDCP: lcfg}
+		if *lockstep {
+			if *design != "update" {
+				return fmt.Errorf("--lockstep: only with --design=update")
+			}
+			var lr *cosim.LockstepReport
+			if *cc == "ldcp" {
+				lr, err = cosim.RunLDCPLockstep(ctx, lopts)
+			} else {
+				lr, err = cosim.RunLockstep(ctx, opts)
+			}
+			if err != nil {
+				return err
+			}
+			lr.Write(env.Stdout)
+			if lr.Diverged {
+				return fmt.Errorf("%w: lockstep divergence at vector %d", ErrFailed, lr.Index)
+			}
+			return nil
+		}
+		switch {
+		case *cc == "ldcp":
+			rep, err = cosim.RunLDCP(ctx, lopts)
+			if err != nil {
+				return err
+			}
+			repErr = rep.Err()
+		case *design == "update":
+			rep, err = cosim.RunUpdate(ctx, opts)
+			if err != nil {
+				return err
+			}
+			repErr = rep.Err()
+		case *design == "module":
+			mr, err := cosim.RunModule(ctx, cosim.ModuleOptions{Options: opts, FlowBits: *flowBits, Events: *events, Seed: int64(*seed),
+				Kinds: []hpccrtl.StreamKind{hpccrtl.SameFlow, hpccrtl.Interleaved, hpccrtl.Mixed}})
+			if err != nil {
+				return err
+			}
+			rep, repErr = &mr.Report, mr.Err()
+			fmt.Fprintf(env.Stdout, "stall cycles: %d (handshake rule: %d)\n", mr.Stalls, mr.WantStalls)
+		default:
+			return fmt.Errorf("--design=%q: want update or module", *design)
+		}
+		if rep.Synth != nil {
+			fmt.Fprintf(env.Stdout, "synth %s: %d cells (%d flip-flops), longest path %d cells\n", rep.Design, rep.Synth.Cells, rep.Synth.FlipFlops, rep.Synth.LongestPath)
+		}
+		var directed []string
+		for _, c := range rep.Classes {
+			if c.Level > 0 && c.Count > 0 {
+				directed = append(directed, c.Name)
+			}
+		}
+		if len(directed) > 0 {
+			fmt.Fprintf(env.Stdout, "directed classes: %d (%s)\n", len(directed), strings.Join(directed, ", "))
+		}
+		build := fmt.Sprintf("build %.1fs", rep.BuildTime.Seconds())
+		if rep.Cached {
+			build = "build cached"
+		}
+		fmt.Fprintf(env.Stdout, "%s under %s (%d stages): %s, run %.2fs, %.0f vectors/s simulated\n",
+			rep.Design, rep.Simulator, rep.Stages, build, rep.RunTime.Seconds(), rep.SimRate)
+		fmt.Fprintf(env.Stdout, "%d passed, %d failed\n", rep.Passed, rep.Failed)
+		if repErr != nil {
+			if errors.Is(repErr, cosim.ErrMismatch) {
+				return fmt.Errorf("%w: %v", ErrFailed, repErr)
+			}
+			return repErr
 		}
 		return nil
-	}
-	switch {
-	case *cc == "ldcp":
-		rep, err = cosim.RunLDCP(ctx, lopts)
-		if err != nil {
-			return err
-		}
-		repErr = rep.Err()
-	case *design == "update":
-		rep, err = cosim.RunUpdate(ctx, opts)
-		if err != nil {
-			return err
-		}
-		repErr = rep.Err()
-	case *design == "module":
-		mr, err := cosim.RunModule(ctx, cosim.ModuleOptions{Options: opts, FlowBits: *flowBits, Events: *events, Seed: int64(*seed),
-			Kinds: []hpccrtl.StreamKind{hpccrtl.SameFlow, hpccrtl.Interleaved, hpccrtl.Mixed}})
-		if err != nil {
-			return err
-		}
-		rep, repErr = &mr.Report, mr.Err()
-		fmt.Fprintf(env.Stdout, "stall cycles: %d (handshake rule: %d)\n", mr.Stalls, mr.WantStalls)
-	default:
-		return fmt.Errorf("--design=%q: want update or module", *design)
-	}
-	if rep.Synth != nil {
-		fmt.Fprintf(env.Stdout, "synth %s: %d cells (%d flip-flops), longest path %d cells\n", rep.Design, rep.Synth.Cells, rep.Synth.FlipFlops, rep.Synth.LongestPath)
-	}
-	var directed []string
-	for _, c := range rep.Classes {
-		if c.Level > 0 && c.Count > 0 {
-			directed = append(directed, c.Name)
+	}()
+	if aw != nil && ctx.Err() == nil && (err == nil || errors.Is(err, ErrFailed)) {
+		if cerr := aw.Commit(ctx); cerr != nil {
+			return cerr
 		}
 	}
-	if len(directed) > 0 {
-		fmt.Fprintf(env.Stdout, "directed classes: %d (%s)\n", len(directed), strings.Join(directed, ", "))
+	return err
+}
+
+// checkGoldenSet verifies a golden set's files against its manifest (sizes
+// and SHA-256, no file missing or extra) before a co-simulation: a damaged
+// set is bad input (exit 2), never a mismatch blamed on the RTL.
+func checkGoldenSet(dir string) error {
+	rep, err := artefact.Verify(dir)
+	if err != nil {
+		return fmt.Errorf("--vectors: %w", err)
 	}
-	build := fmt.Sprintf("build %.1fs", rep.BuildTime.Seconds())
-	if rep.Cached {
-		build = "build cached"
-	}
-	fmt.Fprintf(env.Stdout, "%s under %s (%d stages): %s, run %.2fs, %.0f vectors/s simulated\n",
-		rep.Design, rep.Simulator, rep.Stages, build, rep.RunTime.Seconds(), rep.SimRate)
-	fmt.Fprintf(env.Stdout, "%d passed, %d failed\n", rep.Passed, rep.Failed)
-	if repErr != nil {
-		if errors.Is(repErr, cosim.ErrMismatch) {
-			return fmt.Errorf("%w: %v", ErrFailed, repErr)
-		}
-		return repErr
+	if !rep.OK() {
+		return fmt.Errorf("--vectors %s: golden set damaged (%s); run `hpccgold vectors verify %s`", dir, strings.Join(rep.Problems, "; "), dir)
 	}
 	return nil
 }

@@ -2,6 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,11 +27,17 @@ func TestCosimExitStatus(t *testing.T) {
 	if code := Main([]string{"vectors", "gen", "--count", "50", "--out", vec, "--no-jsonl"}, &out, &errb); code != 0 {
 		t.Fatalf("vectors gen: exit %d: %s", code, errb.String())
 	}
-	args := []string{"cosim", "--simulator", "icarus", "--vectors", vec, "--limit", "200", "--stages", "1", "--work", t.TempDir(), "--cache", t.TempDir()}
+	work := t.TempDir()
+	args := []string{"cosim", "--simulator", "icarus", "--vectors", vec, "--limit", "200", "--stages", "1", "--work", work, "--cache", t.TempDir()}
 	out.Reset()
 	errb.Reset()
 	if code := Main(args, &out, &errb); code != 0 || !strings.Contains(out.String(), "200 passed, 0 failed") {
 		t.Fatalf("cosim: exit %d\nstdout %s\nstderr %s", code, out.String(), errb.String())
+	}
+	// The kept work directory is a committed output that verifies.
+	out.Reset()
+	if code := Main([]string{"verify", work}, &out, &errb); code != 0 {
+		t.Fatalf("verify --work directory: exit %d\n%s", code, out.String())
 	}
 	// Flip the lowest bit of the 8th expected line (ns_valid of vector 7).
 	path := filepath.Join(vec, "expected.hex")
@@ -41,6 +52,17 @@ func TestCosimExitStatus(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A golden file that no longer matches its manifest is a damaged set:
+	// exit 2 before any simulation, never a mismatch blamed on the RTL.
+	out.Reset()
+	errb.Reset()
+	if code := Main(args, &out, &errb); code != 2 || !strings.Contains(errb.String(), "golden set damaged") ||
+		!strings.Contains(errb.String(), "hpccgold vectors verify") || strings.Contains(out.String(), "passed") {
+		t.Fatalf("cosim on a damaged set: exit %d\nstdout %s\nstderr %s", code, out.String(), errb.String())
+	}
+	// With the manifest re-hashed to vouch for the changed line, the set is
+	// intact but disagrees with the RTL, as a DUT bug would: exit 1.
+	rehash(t, vec, "expected.hex")
 	out.Reset()
 	errb.Reset()
 	code := Main(args, &out, &errb)
@@ -104,5 +126,40 @@ func TestCosimRelativeIcarusOnly(t *testing.T) {
 	}
 	if _, err := os.Stat("emitted"); err == nil {
 		t.Errorf("emit --synth without yosys wrote its output directory")
+	}
+}
+
+// rehash rewrites the manifest entry of file in the vector set dir (size,
+// SHA-256, CRC-32C) to match its current content.
+func rehash(t *testing.T, dir, file string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mp := filepath.Join(dir, "manifest.json")
+	mb, err := os.ReadFile(mp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var man map[string]any
+	if err := json.Unmarshal(mb, &man); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	for _, f := range man["files"].([]any) {
+		e := f.(map[string]any)
+		if e["name"] == file {
+			e["bytes"] = len(data)
+			e["sha256"] = hex.EncodeToString(sum[:])
+			e["crc32c"] = fmt.Sprintf("%08x", crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli)))
+		}
+	}
+	out, err := json.MarshalIndent(man, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mp, out, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

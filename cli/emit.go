@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/hpccgold/hpccgold/artefact"
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/cc/ldcp"
 	"github.com/hpccgold/hpccgold/rtl"
@@ -126,7 +127,13 @@ func runEmitVerilog(env *Env) error {
 	if err != nil {
 		return err
 	}
-	em, err := cosim.EmitHPCC(*out, cfg, *stages, *flowBits)
+	aw, err := artefact.Create(*out, "verilog")
+	if err != nil {
+		return err
+	}
+	defer aw.Close()
+	dir := aw.Root()
+	em, err := cosim.EmitHPCC(dir, cfg, *stages, *flowBits)
 	if err != nil {
 		return err
 	}
@@ -139,27 +146,44 @@ func runEmitVerilog(env *Env) error {
 	for _, r := range stageRep {
 		fmt.Fprintf(env.Stdout, "  stage %d: %d ops, estimated depth %.0f gate levels, %d register bits\n", r.Stage, r.Ops, r.Delay, r.RegBits)
 	}
-	if !*lint && !*synth {
-		return nil
-	}
-	ctx := context.Background()
-	if *lint {
-		for _, m := range []*rtl.Module{upd, mod} {
-			if err := tools.Lint(ctx, *out, m.Name, verilog.ModuleFiles(m)); err != nil {
+	ctx := env.context()
+	checks := func() error {
+		if *lint {
+			for _, m := range []*rtl.Module{upd, mod} {
+				if err := tools.Lint(ctx, dir, m.Name, verilog.ModuleFiles(m)); err != nil {
+					return fmt.Errorf("%w: %v", ErrFailed, err)
+				}
+				fmt.Fprintf(env.Stdout, "lint %s: clean (verilator --lint-only -Wall)\n", m.Name)
+			}
+		}
+		if *synth {
+			rep, err := tools.Synth(ctx, dir, hpccrtl.UpdateName, verilog.ModuleFiles(upd))
+			if err != nil {
 				return fmt.Errorf("%w: %v", ErrFailed, err)
 			}
-			fmt.Fprintf(env.Stdout, "lint %s: clean (verilator --lint-only -Wall)\n", m.Name)
+			fmt.Fprintf(env.Stdout, "synth %s: %d cells (%d flip-flops), longest path %d cells; no latches, no undriven nets\n",
+				hpccrtl.UpdateName, rep.Cells, rep.FlipFlops, rep.LongestPath)
 		}
+		return nil
 	}
-	if *synth {
-		rep, err := tools.Synth(ctx, *out, hpccrtl.UpdateName, verilog.ModuleFiles(upd))
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrFailed, err)
+	return commitAfter(ctx, aw, checks())
+}
+
+// commitAfter commits an emitted directory whose files are complete, also
+// when a check of them (lint, synth) failed: the files are what the failure
+// is debugged with; the check's error is returned. An interrupted check
+// (ctx done) commits nothing.
+func commitAfter(ctx context.Context, aw *artefact.Writer, checkErr error) error {
+	if ctx.Err() != nil {
+		if checkErr != nil {
+			return checkErr
 		}
-		fmt.Fprintf(env.Stdout, "synth %s: %d cells (%d flip-flops), longest path %d cells; no latches, no undriven nets\n",
-			hpccrtl.UpdateName, rep.Cells, rep.FlipFlops, rep.LongestPath)
+		return ctx.Err()
 	}
-	return nil
+	if err := aw.Commit(ctx); err != nil {
+		return err
+	}
+	return checkErr
 }
 
 // checkTools looks up the programs of the requested flows (lint: Verilator,
@@ -184,7 +208,13 @@ func emitLDCP(env *Env, tools verilog.Tools, configFile string, stages int, out 
 	if err != nil {
 		return err
 	}
-	em, err := cosim.EmitLDCP(out, cfg, stages)
+	aw, err := artefact.Create(out, "verilog")
+	if err != nil {
+		return err
+	}
+	defer aw.Close()
+	dir := aw.Root()
+	em, err := cosim.EmitLDCP(dir, cfg, stages)
 	if err != nil {
 		return err
 	}
@@ -195,24 +225,24 @@ func emitLDCP(env *Env, tools verilog.Tools, configFile string, stages int, out 
 	for _, r := range em.Stages {
 		fmt.Fprintf(env.Stdout, "  stage %d: %d ops, estimated depth %.0f gate levels, %d register bits\n", r.Stage, r.Ops, r.Delay, r.RegBits)
 	}
-	if !lint && !synth {
+	ctx := env.context()
+	files := verilog.ModuleFiles(em.Update)
+	checks := func() error {
+		if lint {
+			if err := tools.Lint(ctx, dir, em.Update.Name, files); err != nil {
+				return fmt.Errorf("%w: %v", ErrFailed, err)
+			}
+			fmt.Fprintf(env.Stdout, "lint %s: clean (verilator --lint-only -Wall)\n", em.Update.Name)
+		}
+		if synth {
+			rep, err := tools.Synth(ctx, dir, em.Update.Name, files)
+			if err != nil {
+				return fmt.Errorf("%w: %v", ErrFailed, err)
+			}
+			fmt.Fprintf(env.Stdout, "synth %s: %d cells (%d flip-flops), longest path %d cells; no latches, no undriven nets\n",
+				em.Update.Name, rep.Cells, rep.FlipFlops, rep.LongestPath)
+		}
 		return nil
 	}
-	ctx := context.Background()
-	files := verilog.ModuleFiles(em.Update)
-	if lint {
-		if err := tools.Lint(ctx, out, em.Update.Name, files); err != nil {
-			return fmt.Errorf("%w: %v", ErrFailed, err)
-		}
-		fmt.Fprintf(env.Stdout, "lint %s: clean (verilator --lint-only -Wall)\n", em.Update.Name)
-	}
-	if synth {
-		rep, err := tools.Synth(ctx, out, em.Update.Name, files)
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrFailed, err)
-		}
-		fmt.Fprintf(env.Stdout, "synth %s: %d cells (%d flip-flops), longest path %d cells; no latches, no undriven nets\n",
-			em.Update.Name, rep.Cells, rep.FlipFlops, rep.LongestPath)
-	}
-	return nil
+	return commitAfter(ctx, aw, checks())
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/hpccgold/hpccgold/artefact"
 	"github.com/hpccgold/hpccgold/llvmir"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 )
@@ -39,8 +40,16 @@ func runEmitLLVM(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	names, err := llvmir.Emit(*out, md)
+	aw, err := artefact.Create(*out, "llvm")
 	if err != nil {
+		return err
+	}
+	defer aw.Close()
+	names, err := llvmir.Emit(aw.Root(), md)
+	if err != nil {
+		return err
+	}
+	if err := aw.Commit(env.context()); err != nil {
 		return err
 	}
 	for _, n := range names {

@@ -89,6 +89,10 @@ func TestLDCPVectorsEmitCosim(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if code, _, errs = runCLI(args...); code != 2 || !strings.Contains(errs, "golden set damaged") {
+		t.Fatalf("cosim on a damaged LDCP set: exit %d, %s; want 2, golden set damaged", code, errs)
+	}
+	rehash(t, vec, "expected.hex") // the set now vouches for the change: a DUT-side disagreement
 	code, out, errs = runCLI(args...)
 	if code != 1 || !strings.Contains(out, "299 passed, 1 failed") || !strings.Contains(errs, "MISMATCH vector 3") || !strings.Contains(errs, "ns_stage") {
 		t.Fatalf("cosim with a corrupted expected line: exit %d\n%s\n%s", code, out, errs)
