@@ -117,3 +117,60 @@ func TestOutputDirectoryRules(t *testing.T) {
 		t.Errorf("the foreign directory's file was touched: %q %v", b, err)
 	}
 }
+
+// TestDiskFull runs `sim` into a directory on a small tmpfs (mounted for
+// the test; root only) whose space runs out in the middle of the second
+// run: the run must exit non-zero, the earlier run must still verify, and
+// no temporary or staging file may be left.
+func TestDiskFull(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root")
+	}
+	bin := outdirBinary(t)
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
+	}
+	defer exec.Command("umount", mnt).Run()
+	cfg := filepath.Join(t.TempDir(), "small.json")
+	os.WriteFile(cfg, []byte(`{"traffic":{"incast":[{"senders":[1,2],"bytes":20000}]}}`), 0o644)
+	run := func(args ...string) (int, string) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = mnt
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode(), string(out)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0, string(out)
+	}
+	if code, out := run("sim", "--scenario", "demo-incast-4to1", "--config", cfg, "--out", "sim"); code != 0 {
+		t.Fatalf("first sim: %d\n%s", code, out)
+	}
+	// Leave 16 KiB free: less than the run's plots need.
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(mnt, &st); err != nil {
+		t.Fatal(err)
+	}
+	free := int64(st.Bavail) * int64(st.Bsize)
+	if err := os.WriteFile(filepath.Join(mnt, "filler"), make([]byte, free-16<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := run("sim", "--scenario", "demo-incast-4to1", "--config", cfg, "--out", "sim")
+	if code == 0 {
+		t.Fatalf("sim on a full disk exited 0:\n%s", out)
+	}
+	if !strings.Contains(out, "no space left on device") {
+		t.Errorf("the error does not say the disk is full:\n%s", out)
+	}
+	for _, n := range entries(t, filepath.Join(mnt, "sim")) {
+		if strings.HasPrefix(n, ".hpccgold-staging-") || strings.HasPrefix(n, ".hpccgold-old-") || strings.Contains(n, ".tmp-") {
+			t.Errorf("the failed run left %s behind", n)
+		}
+	}
+	if code, out := run("verify", "sim"); code != 0 {
+		t.Errorf("after the failed run the earlier output does not verify: %d\n%s", code, out)
+	}
+}
