@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hpccgold/hpccgold/nicmodel"
@@ -75,7 +76,7 @@ func runCompare(env *Env) error {
 		fmt.Fprintf(env.Stderr, "total %.3f s wall\n", time.Since(start).Seconds())
 	}
 	if *out == "" {
-		return nil
+		return compareVerdict(cmp)
 	}
 	files, err := cmp.Write(ctx, *out)
 	if err != nil {
@@ -85,5 +86,20 @@ func runCompare(env *Env) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "wrote %d files to %s (manifest.json lists them)\n", len(files), *out)
+	return compareVerdict(cmp)
+}
+
+// compareVerdict is ErrFailed naming every run whose flows did not
+// complete (scenario.Result.Verdict), or nil.
+func compareVerdict(cmp *scenario.Comparison) error {
+	var bad []string
+	for _, r := range cmp.Results {
+		if err := r.Verdict(); err != nil {
+			bad = append(bad, fmt.Sprintf("cc=%s: %v", r.Config.CC, err))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: %s", ErrFailed, strings.Join(bad, "; "))
+	}
 	return nil
 }

@@ -5,12 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/hpccgold/hpccgold/artefact"
-	"github.com/hpccgold/hpccgold/cc/hpcc"
-	"github.com/hpccgold/hpccgold/cc/ldcp"
 	"github.com/hpccgold/hpccgold/rtl"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/rtl/ldcprtl"
@@ -45,40 +42,6 @@ func runEmit(env *Env) error {
 		return runEmitLLVM(sub, sub.Args)
 	}
 	return fmt.Errorf("unknown target %q (want verilog or llvm)", env.Args[0])
-}
-
-// loadHPCCConfig reads a configuration file, or returns the default.
-func loadHPCCConfig(path string) (hpcc.Config, error) {
-	if path == "" {
-		return hpcc.DefaultConfig(), nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return hpcc.Config{}, err
-	}
-	defer f.Close()
-	cfg, err := hpcc.LoadConfig(f)
-	if err != nil {
-		return hpcc.Config{}, fmt.Errorf("%s: %w", path, err)
-	}
-	return cfg, nil
-}
-
-// loadLDCPConfig reads an LDCP configuration file, or returns the default.
-func loadLDCPConfig(path string) (ldcp.Config, error) {
-	if path == "" {
-		return ldcp.DefaultConfig(), nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return ldcp.Config{}, err
-	}
-	defer f.Close()
-	cfg, err := ldcp.LoadConfig(f)
-	if err != nil {
-		return ldcp.Config{}, fmt.Errorf("%s: %w", path, err)
-	}
-	return cfg, nil
 }
 
 // parseCC checks a --cc value of emit verilog and cosim: hpcc or ldcp.

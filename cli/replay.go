@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
@@ -43,22 +44,17 @@ func runReplay(env *Env) error {
 	if err != nil {
 		return err
 	}
-	cfg := hpcc.DefaultConfig()
-	if *config != "" {
-		f, err := os.Open(*config)
-		if err != nil {
-			return err
-		}
-		cfg, err = hpcc.LoadConfig(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", *config, err)
-		}
+	cfg, err := loadHPCCConfig(*config)
+	if err != nil {
+		return err
+	}
+	if *baseRTT > math.MaxUint32 {
+		return fmt.Errorf("--base-rtt-ns=%d: must be at most %d (and at most MaxBaseRTTNs=%d)", *baseRTT, uint64(math.MaxUint32), cfg.MaxBaseRTTNs)
 	}
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "base-rtt-ns":
-			cfg.BaseRTTNs = uint32(min(*baseRTT, 1<<32-1))
+			cfg.BaseRTTNs = uint32(*baseRTT)
 		case "eta":
 			cfg.Eta = *eta
 		case "max-stage":

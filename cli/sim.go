@@ -15,7 +15,9 @@ import (
 // and the HPCC paper's experiments) on the NIC model inside the network
 // model, optionally overlaid with a JSON configuration, and writes CSV,
 // plots, a summary table and a manifest into --out. Ctrl-C stops the run;
-// files already written stay complete and the manifest is written last.
+// files already written stay complete and the manifest is written last. A
+// run whose flows did not complete (scenario.Result.Verdict) exits 1 after
+// printing and writing its results.
 func runSim(env *Env) error {
 	fs := newFlagSet(env, "sim", "sim --scenario NAME [--cc hpcc|hpcc-rx|ldcp|dcqcn] [--config FILE] [--model fixed|float] [--out DIR] | sim --list")
 	name := fs.String("scenario", "", "built-in scenario (see --list)")
@@ -89,6 +91,11 @@ func runSim(env *Env) error {
 		return err
 	}
 	fmt.Fprint(env.Stdout, r.Report(files, *out))
+	// A run that was to complete its flows and did not is a failed check
+	// (exit 1; docs/cli.md), its results written all the same.
+	if err := r.Verdict(); err != nil {
+		return fmt.Errorf("%w: %v", ErrFailed, err)
+	}
 	return nil
 }
 

@@ -12,6 +12,8 @@ import (
 	"github.com/hpccgold/hpccgold/pipeline/wire"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/scheduler"
+
+	"github.com/hpccgold/hpccgold/internal/strictjson"
 )
 
 // CCMode selects where HPCC++ runs (HPCC++ draft section 4.2 versus 6.2).
@@ -494,7 +496,8 @@ func (c *Config) DerivedTx() pipeline.TxConfig { return c.pipelineTx() }
 // keep their DefaultConfig values; the hpcc section is read by
 // hpcc.LoadConfig (its defaults follow its "encoding", its "mode" defaults
 // to the one "cc" implies); any key that is not a configuration field, at
-// any level, is rejected. The result is validated.
+// any level, is rejected, and keys are exact (case-sensitive, each at most
+// once; package internal/strictjson). The result is validated.
 func LoadConfig(r io.Reader) (Config, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -508,13 +511,8 @@ func LoadConfig(r io.Reader) (Config, error) {
 		// so that the hpcc section is read by hpcc.LoadConfig.
 		HPCC json.RawMessage `json:"hpcc"`
 	}{plain: (*plain)(&c)}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&aux); err != nil {
+	if err := strictjson.Decode(data, &aux); err != nil {
 		return Config{}, fmt.Errorf("nicmodel: config: %w", err)
-	}
-	if dec.More() {
-		return Config{}, fmt.Errorf("nicmodel: config: trailing data after the JSON object")
 	}
 	raw := aux.HPCC
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {

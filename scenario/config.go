@@ -12,6 +12,8 @@ import (
 	"github.com/hpccgold/hpccgold/nicmodel"
 	"github.com/hpccgold/hpccgold/nicmodel/network"
 	"github.com/hpccgold/hpccgold/telemetry"
+
+	"github.com/hpccgold/hpccgold/internal/strictjson"
 )
 
 // HPCCParams are the HPCC++ parameters a scenario sets (HPCC++ draft
@@ -161,8 +163,8 @@ func (c *Config) Validate() error {
 	if !(h.Eta > 0 && h.Eta < 1) {
 		return cerr("hpcc.eta", h.Eta, "must be in (0,1)")
 	}
-	if h.MaxStage < 0 || h.MaxStage > 255 {
-		return cerr("hpcc.max_stage", h.MaxStage, "must be in [0,255]")
+	if h.MaxStage < 1 || h.MaxStage > 255 {
+		return cerr("hpcc.max_stage", h.MaxStage, "must be in [1,255] (0 leaves no additive-increase stage; as cc/hpcc)")
 	}
 	if math.IsNaN(h.WAIBytes) || math.IsInf(h.WAIBytes, 0) || h.WAIBytes < 0 {
 		return cerr("hpcc.w_ai_bytes", h.WAIBytes, "must be a finite number >= 0")
@@ -206,6 +208,9 @@ func (c *Config) Validate() error {
 		}
 		span = r.LimitNs
 	}
+	if err := c.trafficWithin(span); err != nil {
+		return err
+	}
 	if span/r.SampleNs > MaxSamples {
 		return cerr("run.sample_ns", r.SampleNs, fmt.Sprintf("gives more than %d samples over %d ns", MaxSamples, span))
 	}
@@ -218,9 +223,36 @@ func (c *Config) Validate() error {
 	return nil
 }
 
+// trafficWithin refuses traffic that starts at or after the run's horizon
+// span (run.duration_ns, else run.limit_ns): such a flow could never send
+// a byte, and a run of it would report nothing.
+func (c *Config) trafficWithin(span uint64) error {
+	horizon := "run.limit_ns"
+	if c.Run.DurationNs != 0 {
+		horizon = "run.duration_ns"
+	}
+	rule := fmt.Sprintf("must be before the run's end (%s=%d)", horizon, span)
+	for i, f := range c.Traffic.Flows {
+		if f.StartNs >= span {
+			return cerr(fmt.Sprintf("traffic.flows[%d].start_ns", i), f.StartNs, rule)
+		}
+	}
+	for i, in := range c.Traffic.Incast {
+		if in.StartNs >= span {
+			return cerr(fmt.Sprintf("traffic.incast[%d].start_ns", i), in.StartNs, rule)
+		}
+	}
+	if r := c.Traffic.Random; r != nil && r.StartNs >= span {
+		return cerr("traffic.random.start_ns", r.StartNs, rule)
+	}
+	return nil
+}
+
 // Overlay returns base with the JSON object read from r applied on top:
 // keys absent from the file keep base's values, lists are replaced whole,
-// and a key that is not a parameter, at any level, is an error naming it.
+// and a key that is not a parameter, at any level, is an error naming it;
+// keys are exact (case-sensitive, each at most once) and the file must
+// hold one JSON object (null is refused; package internal/strictjson).
 // The result is validated.
 func Overlay(base Config, r io.Reader) (Config, error) {
 	data, err := io.ReadAll(r)
@@ -231,13 +263,8 @@ func Overlay(base Config, r io.Reader) (Config, error) {
 	// Lists and the raw NIC fragment must not alias base's.
 	c.Traffic = cloneTraffic(base.Traffic)
 	c.NIC.Overrides = append(json.RawMessage(nil), base.NIC.Overrides...)
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	if err := strictjson.Decode(data, &c); err != nil {
 		return Config{}, fmt.Errorf("scenario: config: %w", err)
-	}
-	if dec.More() {
-		return Config{}, fmt.Errorf("scenario: config: trailing data after the JSON object")
 	}
 	if err := c.Validate(); err != nil {
 		return Config{}, err
@@ -324,9 +351,7 @@ func (c *Config) nicConfig(baseRTT uint32, gbps uint32, qps int) (nicmodel.Confi
 	n.Tx.AckReqLast = true
 	c.ccModuleConfig(&n, baseRTT, gbps)
 	if len(bytes.TrimSpace(c.NIC.Overrides)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(c.NIC.Overrides))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&n); err != nil {
+		if err := strictjson.Decode(c.NIC.Overrides, &n); err != nil {
 			return nicmodel.Config{}, fmt.Errorf("scenario: nic.overrides: %w", err)
 		}
 	}

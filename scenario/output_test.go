@@ -145,7 +145,7 @@ func TestRunErrors(t *testing.T) {
 		{func(c *Config) { c.Traffic.Incast[0].Receiver = 9 }, "traffic.incast[0].receiver=9"},
 		{func(c *Config) { c.Traffic.Incast = nil }, "traffic: no flows"},
 		{func(c *Config) { c.Topology.HostLink.Gbps = 30 }, "gbps=30"},
-		{func(c *Config) { c.NIC.Overrides = []byte(`{"qps_typo": 3}`) }, `nic.overrides: json: unknown field "qps_typo"`},
+		{func(c *Config) { c.NIC.Overrides = []byte(`{"qps_typo": 3}`) }, `nic.overrides: key qps_typo: unknown field "qps_typo"`},
 		{func(c *Config) { c.NIC.Overrides = []byte(`{"scheduler": {"gap_bits": 0}}`) }, "nic:"},
 		{func(c *Config) {
 			c.Traffic.Random = &network.RandomLoad{CDF: "no-such-cdf-file", Load: 0.3, DurationNs: 1000}

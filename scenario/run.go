@@ -13,6 +13,7 @@ import (
 	"github.com/hpccgold/hpccgold/nicmodel/network"
 	"github.com/hpccgold/hpccgold/pipeline"
 	"github.com/hpccgold/hpccgold/pipeline/wire"
+	"github.com/hpccgold/hpccgold/scheduler"
 )
 
 // ErrInterrupted is returned (wrapped) when the context is cancelled
@@ -135,6 +136,39 @@ type RunStats struct {
 	UnexpectedProgress  uint64
 	DataPackets, Frames uint64
 	Flows               int
+	// FlowsDone is the number of flows that completed; EndNs the run's
+	// horizon (run.duration_ns, else run.limit_ns). Stalled is true when
+	// the run stopped before its horizon with flows left because nothing
+	// in the network or the NICs could move any more.
+	FlowsDone int
+	EndNs     uint64
+	Stalled   bool
+}
+
+// ErrIncomplete is the verdict of a run that did not do what it was
+// asked (Result.Verdict): flows left incomplete by a run that was to run
+// until every flow completed, or a run that stalled.
+var ErrIncomplete = errors.New("scenario: the run did not complete its flows")
+
+// Verdict returns nil when the run did what it was asked, else an error
+// wrapping ErrIncomplete that says why: a run with run.duration_ns = 0
+// runs until every flow completes, so flows left at run.limit_ns are a
+// failure; any run that stalled (nothing could move any more) with flows
+// left is a failure. A fixed-duration run (run.duration_ns > 0) that
+// reached its end with long flows still running is not.
+func (r *Result) Verdict() error {
+	s := r.Stats
+	left := s.Flows - s.FlowsDone
+	switch {
+	case left == 0:
+		return nil
+	case s.Stalled:
+		return fmt.Errorf("%w: %d of %d flows incomplete when the network went idle at %d ns (nothing could move any more; the horizon was %d ns)",
+			ErrIncomplete, left, s.Flows, s.SimNs, s.EndNs)
+	case r.Config.Run.DurationNs == 0:
+		return fmt.Errorf("%w: %d of %d flows incomplete at run.limit_ns=%d", ErrIncomplete, left, s.Flows, r.Config.Run.LimitNs)
+	}
+	return nil
 }
 
 // PacketsPerSecond is data packets simulated per wall-clock second.
@@ -256,6 +290,9 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := cfg.windowHoldsPacket(&nc, h, T, gbps[h]); err != nil {
+			return nil, err
+		}
 		if h == gen[0].Src {
 			first = nc
 		}
@@ -345,11 +382,16 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 			opts.Progress(Progress{SimNs: cfg.Run.ClockHz.NS(e.Now()), EndNs: end, FlowsDone: s.done, Flows: len(s.flows), Wall: time.Since(wall)})
 		}
 	}
+	idle := false
 	for {
 		t := min(e.Now()+step, endC)
 		e.Run(t)
 		s.sample()
-		if s.done == len(s.flows) || e.Now() >= endC || e.Idle() {
+		if s.done == len(s.flows) || e.Now() >= endC {
+			break
+		}
+		if e.Idle() {
+			idle = true
 			break
 		}
 		if err := ctx.Err(); err != nil {
@@ -367,10 +409,32 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	r.port, _ = net.Switch(s.bSw).Port(s.bPt)
 	st := e.Stats()
 	r.Stats = RunStats{SimNs: cfg.Run.ClockHz.NS(e.Now()), Cycles: st.Cycles, BusyCycles: st.BusyCycles, Ticks: st.Ticks,
-		UnexpectedProgress: st.UnexpectedProgress, Flows: len(s.flows)}
+		UnexpectedProgress: st.UnexpectedProgress, Flows: len(s.flows), FlowsDone: s.done, EndNs: end, Stalled: idle}
 	r.summarize(net)
 	r.Stats.Wall, r.Stats.Setup = time.Since(wall), setup
 	return r, nil
+}
+
+// windowHoldsPacket refuses a run under HPCC++ whose initial window
+// (W_init = NIC speed x T, bytes) holds no full packet of nic.mtu payload
+// bytes: the strict window test (inflight + packet <= W) never sends a
+// partial packet, so no flow could ever start. It names the parameter that
+// set T and the smallest T that works.
+func (c *Config) windowHoldsPacket(n *nicmodel.Config, host int, T, gbps uint32) error {
+	if c.CC != nicmodel.CCHPCC && c.CC != nicmodel.CCHPCCRx || n.Scheduler.WindowMode != scheduler.WindowStrict ||
+		n.HPCC.WInitBytes >= float64(n.Scheduler.MTU) {
+		return nil
+	}
+	field := "hpcc.base_rtt_ns"
+	switch {
+	case c.CC == nicmodel.CCHPCCRx && c.HPCC.RxBaseRTTNs != 0:
+		field = "hpcc.rx_base_rtt_ns"
+	case c.HPCC.BaseRTTNs == 0:
+		field = "T (hpcc.base_rtt_ns 0: derived from the paths)"
+	}
+	minT := (uint64(n.Scheduler.MTU)*8 + uint64(gbps) - 1) / uint64(gbps)
+	return cerr(field, T, fmt.Sprintf("host %d's initial window W_init = %d Gbps x %d ns = %g bytes holds no full packet (nic.mtu=%d payload bytes) and the strict window never sends part of one: no flow could start; T must be at least %d ns",
+		host, gbps, T, n.HPCC.WInitBytes, n.Scheduler.MTU, minT))
 }
 
 // complete records a flow's completion (called inside the engine's cycle).

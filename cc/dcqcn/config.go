@@ -1,11 +1,12 @@
 package dcqcn
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/hpccgold/hpccgold/internal/strictjson"
 )
 
 // Variant selects the DCQCN algorithm variant.
@@ -173,7 +174,9 @@ func PaperConfig(lineGbps float64) Config {
 
 // LoadConfig reads a JSON configuration: the "variant" key picks the
 // defaults (DefaultConfig for mellanox, PaperConfig(100) for paper), other
-// keys override them; unknown keys are rejected. The result is validated.
+// keys override them; unknown keys are rejected, and keys are exact
+// (case-sensitive, each at most once; package internal/strictjson). The
+// result is validated.
 func LoadConfig(r io.Reader) (Config, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -186,13 +189,8 @@ func LoadConfig(r io.Reader) (Config, error) {
 	if err := json.Unmarshal(data, &probe); err == nil && probe.Variant == Paper {
 		c = PaperConfig(100)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	if err := strictjson.Decode(data, &c); err != nil {
 		return Config{}, fmt.Errorf("dcqcn: config: %w", err)
-	}
-	if dec.More() {
-		return Config{}, fmt.Errorf("dcqcn: config: trailing data after the JSON object")
 	}
 	return c, c.Validate()
 }

@@ -1,7 +1,6 @@
 package hpcc
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +9,8 @@ import (
 
 	"github.com/hpccgold/hpccgold/fixedpoint"
 	"github.com/hpccgold/hpccgold/telemetry"
+
+	"github.com/hpccgold/hpccgold/internal/strictjson"
 )
 
 // MaxHopsLimit is the largest MaxHops a configuration may ask for. State and
@@ -266,7 +267,9 @@ func DefaultConfigFor(e telemetry.Encoding) Config {
 	return c
 }
 
-// LoadConfig reads a JSON configuration. Keys not in Config are rejected;
+// LoadConfig reads a JSON configuration: one JSON object (null is refused)
+// whose keys are exactly Config's json keys (case-sensitive, each at most
+// once; package internal/strictjson). Keys not in Config are rejected;
 // keys absent from the file keep their DefaultConfig values (the encoding's
 // defaults when the file sets "encoding"). The result is validated.
 func LoadConfig(r io.Reader) (Config, error) {
@@ -282,14 +285,9 @@ func LoadConfig(r io.Reader) (Config, error) {
 	if err := json.Unmarshal(data, &probe); err == nil && probe.Encoding != 0 {
 		base = DefaultConfigFor(probe.Encoding)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	c := base
-	if err := dec.Decode(&c); err != nil {
+	if err := strictjson.Decode(data, &c); err != nil {
 		return Config{}, fmt.Errorf("hpcc: config: %w", err)
-	}
-	if dec.More() {
-		return Config{}, fmt.Errorf("hpcc: config: trailing data after the JSON object")
 	}
 	if err := c.Validate(); err != nil {
 		return Config{}, err
@@ -378,8 +376,12 @@ func (c Config) Validate() error {
 	if !(c.Eta > 0 && c.Eta < 1) {
 		return configErr("Eta", c.Eta, "must be in (0,1)")
 	}
-	if c.MaxStage < 0 || c.MaxStage > 255 {
-		return configErr("MaxStage", c.MaxStage, "must be in [0,255]")
+	if c.MaxStage < 1 || c.MaxStage > 255 {
+		// 0 would make every update multiplicative: the additive-increase
+		// stage (draft section 4, "incStage < maxStage") never runs, W_ai is
+		// dead and the golden vectors' additive-branch classes (and the W_min
+		// clamp they derive) cannot exist.
+		return configErr("MaxStage", c.MaxStage, "must be in [1,255] (0 leaves no additive-increase stage)")
 	}
 	if c.NICSpeedGbps == 0 {
 		return configErr("NICSpeedGbps", c.NICSpeedGbps, "must be positive")

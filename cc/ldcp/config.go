@@ -1,7 +1,6 @@
 package ldcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +8,8 @@ import (
 	"math/bits"
 
 	"github.com/hpccgold/hpccgold/fixedpoint"
+
+	"github.com/hpccgold/hpccgold/internal/strictjson"
 )
 
 // Fmt is a fixedpoint.Format that reads and writes its notation ("u32.12")
@@ -154,21 +155,18 @@ func DefaultConfig() Config {
 	}
 }
 
-// LoadConfig reads a JSON configuration. Keys not in Config are rejected;
+// LoadConfig reads a JSON configuration: one JSON object (null is refused)
+// whose keys are exactly Config's json keys (case-sensitive, each at most
+// once; package internal/strictjson). Keys not in Config are rejected;
 // absent keys keep their DefaultConfig values. The result is validated.
 func LoadConfig(r io.Reader) (Config, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return Config{}, fmt.Errorf("ldcp: read config: %w", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	c := DefaultConfig()
-	if err := dec.Decode(&c); err != nil {
+	if err := strictjson.Decode(data, &c); err != nil {
 		return Config{}, fmt.Errorf("ldcp: config: %w", err)
-	}
-	if dec.More() {
-		return Config{}, fmt.Errorf("ldcp: config: trailing data after the JSON object")
 	}
 	if err := c.Validate(); err != nil {
 		return Config{}, err

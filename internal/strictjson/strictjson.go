@@ -102,7 +102,10 @@ func selfDecoding(t reflect.Type) bool {
 
 // fields returns struct t's JSON keys and their types, embedded structs
 // flattened as encoding/json does.
+// A shallower field wins over one of an embedded struct, as in
+// encoding/json.
 func fields(t reflect.Type, into map[string]reflect.Type) {
+	var embedded []reflect.Type
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -117,7 +120,7 @@ func fields(t reflect.Type, into map[string]reflect.Type) {
 				et = et.Elem()
 			}
 			if et.Kind() == reflect.Struct {
-				fields(et, into)
+				embedded = append(embedded, et)
 				continue
 			}
 		}
@@ -127,8 +130,15 @@ func fields(t reflect.Type, into map[string]reflect.Type) {
 		if name == "" {
 			name = f.Name
 		}
-		if _, dup := into[name]; !dup {
-			into[name] = ft
+		into[name] = ft
+	}
+	for _, et := range embedded {
+		sub := map[string]reflect.Type{}
+		fields(et, sub)
+		for name, ft := range sub {
+			if _, shadowed := into[name]; !shadowed {
+				into[name] = ft
+			}
 		}
 	}
 }
@@ -220,10 +230,10 @@ func (c *checker) object(t reflect.Type, path string) error {
 func unknown(kp, k string, known map[string]reflect.Type) error {
 	for name := range known {
 		if strings.EqualFold(name, k) {
-			return fmt.Errorf("key %s: unknown (keys are case-sensitive: did you mean %q?)", kp, name)
+			return fmt.Errorf("key %s: unknown field %q (keys are case-sensitive: did you mean %q?)", kp, k, name)
 		}
 	}
-	return fmt.Errorf("key %s: unknown", kp)
+	return fmt.Errorf("key %s: unknown field %q", kp, k)
 }
 
 // skipRest skips the rest of a value that began with delimiter d.
