@@ -65,11 +65,24 @@ const (
 )
 
 // Main runs the CLI with args (without the program name) on the process's
-// standard input, with a context cancelled by SIGINT or SIGTERM, and
-// returns the process exit status.
+// standard input, with a context cancelled by the first SIGINT or SIGTERM
+// (commands stop and clean up; a second signal kills the process at once,
+// the default action), and returns the process exit status.
 func Main(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case sig := <-sigs:
+			signal.Stop(sigs) // the next signal takes its default action
+			fmt.Fprintf(stderr, "hpccgold: %v: stopping (send it again to kill)\n", sig)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	return Run(ctx, args, os.Stdin, stdout, stderr)
 }
 

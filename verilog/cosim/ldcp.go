@@ -42,8 +42,8 @@ func ldcpBench(cfg ldcp.Config, stages int) (verilog.Bench, *ldcpvec.Model, []rt
 // names one made with the same configuration): emit, optionally lint and
 // synthesize, build, run every vector, and report passes and failures.
 func RunLDCP(ctx context.Context, opts LDCPOptions) (*Report, error) {
-	if opts.WorkDir == "" {
-		return nil, fmt.Errorf("cosim: WorkDir is required")
+	if err := opts.Options.check(); err != nil {
+		return nil, err
 	}
 	tools, err := opts.tools()
 	if err != nil {
@@ -64,8 +64,8 @@ func RunLDCP(ctx context.Context, opts LDCPOptions) (*Report, error) {
 // transaction at a time and stops at the first divergence from the golden
 // outputs (as RunLockstep does for hpcc_update).
 func RunLDCPLockstep(ctx context.Context, opts LDCPOptions) (*LockstepReport, error) {
-	if opts.WorkDir == "" {
-		return nil, fmt.Errorf("cosim: WorkDir is required")
+	if err := opts.Options.check(); err != nil {
+		return nil, err
 	}
 	bench, model, _, err := ldcpBench(opts.LDCP, opts.Stages)
 	if err != nil {

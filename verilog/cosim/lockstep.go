@@ -27,8 +27,8 @@ type LockstepReport struct {
 // divergence, printing the state before, the event, and both next states
 // and outputs field by field.
 func RunLockstep(ctx context.Context, opts Options) (*LockstepReport, error) {
-	if opts.WorkDir == "" {
-		return nil, fmt.Errorf("cosim: WorkDir is required")
+	if err := opts.check(); err != nil {
+		return nil, err
 	}
 	m, _, err := hpccrtl.Update(opts.Config, opts.Stages)
 	if err != nil {

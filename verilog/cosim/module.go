@@ -42,8 +42,11 @@ func (r *ModuleReport) Err() error {
 // RunModule co-simulates hpcc_module on generated event streams (the
 // kinds one after the other, in one run) against the Go module model.
 func RunModule(ctx context.Context, opts ModuleOptions) (*ModuleReport, error) {
-	if opts.WorkDir == "" {
-		return nil, fmt.Errorf("cosim: WorkDir is required")
+	if err := opts.Options.check(); err != nil {
+		return nil, err
+	}
+	if opts.Events < 1 {
+		return nil, fmt.Errorf("cosim: Events=%d: must be at least 1 (events per stream kind)", opts.Events)
 	}
 	tools, err := opts.tools()
 	if err != nil {

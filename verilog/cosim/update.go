@@ -101,6 +101,22 @@ func mismatchLines(out string, n int) string {
 	return strings.Join(keep, "\n")
 }
 
+// check refuses options no run can use: no WorkDir, and negative
+// Count, Limit or Gap (the CLI's --count, --limit, --gap).
+func (o *Options) check() error {
+	switch {
+	case o.WorkDir == "":
+		return fmt.Errorf("cosim: WorkDir is required")
+	case o.Count < 0:
+		return fmt.Errorf("cosim: Count=%d: must be >= 0 (random vectors)", o.Count)
+	case o.Limit < 0:
+		return fmt.Errorf("cosim: Limit=%d: must be >= 0 (0: every vector)", o.Limit)
+	case o.Gap < 0:
+		return fmt.Errorf("cosim: Gap=%d: must be >= 0 (0: back to back)", o.Gap)
+	}
+	return nil
+}
+
 func (o *Options) logf(format string, args ...any) {
 	if o.Log != nil {
 		fmt.Fprintf(o.Log, format+"\n", args...)
@@ -190,8 +206,8 @@ func maxVec(n int) int {
 
 // RunUpdate co-simulates hpcc_update on a golden vector set.
 func RunUpdate(ctx context.Context, opts Options) (*Report, error) {
-	if opts.WorkDir == "" {
-		return nil, fmt.Errorf("cosim: WorkDir is required")
+	if err := opts.check(); err != nil {
+		return nil, err
 	}
 	tools, err := opts.tools()
 	if err != nil {
