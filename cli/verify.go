@@ -31,9 +31,9 @@ func runVerify(env *Env) error {
 		return err
 	}
 	problems := len(rep.Problems)
-	if err := rep.Write(env.Stdout); err != nil {
-		return err
-	}
+	// A failed write does not decide the verdict: problems are exit 1
+	// whether or not printing them worked (Run reports the write).
+	werr := rep.Write(env.Stdout)
 	if rep.OK() {
 		sets, err := vectorSets(dir)
 		if err != nil {
@@ -44,8 +44,8 @@ func runVerify(env *Env) error {
 			if err != nil {
 				return err
 			}
-			if err := vr.Write(env.Stdout); err != nil {
-				return err
+			if err := vr.Write(env.Stdout); err != nil && werr == nil {
+				werr = err
 			}
 			problems += len(vr.Problems)
 		}
@@ -53,7 +53,7 @@ func runVerify(env *Env) error {
 	if problems > 0 {
 		return fmt.Errorf("%w: %d problems", ErrFailed, problems)
 	}
-	return nil
+	return werr
 }
 
 // vectorSets returns dir and every directory under it whose manifest.json
