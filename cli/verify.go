@@ -26,6 +26,13 @@ func runVerify(env *Env) error {
 		return errors.New("want exactly one directory")
 	}
 	dir := fs.Arg(0)
+	// As for vectors verify: a directory with no manifest is not an output
+	// to check (exit 2); everything wrong inside one is a problem (exit 1).
+	if _, err := os.Stat(filepath.Join(dir, artefact.ManifestFile)); errors.Is(err, os.ErrNotExist) {
+		if st, serr := os.Stat(dir); serr == nil && st.IsDir() {
+			return fmt.Errorf("%s holds no %s: not an hpccgold output, or one whose run was interrupted", dir, artefact.ManifestFile)
+		}
+	}
 	rep, err := artefact.Verify(dir)
 	if err != nil {
 		return err

@@ -44,7 +44,7 @@ func TestVerifyCommand(t *testing.T) {
 		}, 1, "expected.hex: SHA-256"},
 		{"sim plot removed", sim, func() { os.Remove(filepath.Join(sim, "summary.txt")) }, 1, "summary.txt: listed in the manifest but missing"},
 		{"sim extra file", sim, func() { os.WriteFile(filepath.Join(sim, "old-plot.png"), nil, 0o644) }, 1, "old-plot.png: not listed"},
-		{"no manifest", sim, func() { os.Remove(filepath.Join(sim, "manifest.json")) }, 1, "manifest.json is missing"},
+		{"no manifest", sim, func() { os.Remove(filepath.Join(sim, "manifest.json")) }, 2, "holds no manifest.json"},
 		{"no such dir", filepath.Join(root, "nope"), func() {}, 2, "no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
