@@ -19,8 +19,8 @@ import (
 // reduced configuration through the same generator: Compact telemetry, one
 // hop slot, a two-entry flow table, one update stage.
 func TestEmittedRTLLintAndSynth(t *testing.T) {
-	tools, err := verilog.FindTools()
-	testtool.Require(t, err, verilog.ErrToolMissing, "verilator", "iverilog", "vvp", "yosys")
+	tools := verilog.LookupTools()
+	testtool.Require(t, tools.Need(verilog.FlowLint, verilog.FlowSynth), verilog.ErrToolMissing, "verilator", "yosys")
 	cfg := hpcc.DefaultConfigFor(telemetry.Compact)
 	cfg.MaxHops = 1
 	m, err := hpccrtl.Module(cfg, hpccrtl.ModuleOptions{Stages: 1, FlowBits: 1})

@@ -16,8 +16,8 @@ import (
 // undriven-net and loop checks on the 3-stage module (about 15 s; the
 // figures are in docs/rtl.md).
 func TestLDCPLintAndSynth(t *testing.T) {
-	tools, err := verilog.FindTools()
-	testtool.Require(t, err, verilog.ErrToolMissing, "verilator", "iverilog", "vvp", "yosys")
+	tools := verilog.LookupTools()
+	testtool.Require(t, tools.Need(verilog.FlowLint, verilog.FlowSynth), verilog.ErrToolMissing, "verilator", "yosys")
 	ctx := context.Background()
 	for _, stages := range []int{0, 3} {
 		m, _, err := ldcprtl.Update(ldcp.DefaultConfig(), stages)
