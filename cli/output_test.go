@@ -67,14 +67,48 @@ func TestStdoutDevFull(t *testing.T) {
 		t.Skipf("no /dev/full: %v", err)
 	}
 	defer full.Close()
-	cmd := cliCommand("version")
-	cmd.Stdout = full
+	for _, args := range [][]string{
+		{"version"},
+		{"sim", "--scenario", "demo-incast-4to1", "--quiet"}, // the summary of a completed run
+		{"sim", "--list"},
+	} {
+		cmd := cliCommand(args...)
+		cmd.Stdout = full
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != ExitUsage || !strings.Contains(errb.String(), "write stdout") {
+			t.Errorf("hpccgold %q > /dev/full: %v, stderr %q; want exit 2 naming write stdout", args, err, errb.String())
+		}
+	}
+}
+
+// TestSignalStopsRun: SIGTERM to a running `sim` cancels its context: the
+// process exits 2 at once saying it was interrupted, instead of finishing
+// the run or dying without a word (docs/cli.md, signals).
+func TestSignalStopsRun(t *testing.T) {
+	cmd := cliCommand("sim", "--scenario", "websearch-50", "--quiet") // seconds of run; stopped after 1.5 s
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
-	err = cmd.Run()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != ExitUsage || !strings.Contains(errb.String(), "write stdout") {
-		t.Errorf("hpccgold version > /dev/full: %v, stderr %q; want exit 2 naming write stdout", err, errb.String())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != ExitUsage || !strings.Contains(errb.String(), "interrupted") {
+			t.Errorf("sim after SIGTERM: %v, stderr %q; want exit 2 naming the interruption", err, errb.String())
+		}
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("sim did not stop within 60 s of SIGTERM; stderr %q", errb.String())
 	}
 }
 

@@ -3,6 +3,7 @@ package ldcp
 import (
 	"bytes"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -150,4 +151,33 @@ func TestFieldTables(t *testing.T) {
 	if err := d.PackInput(bad, ev, w); err == nil || !strings.Contains(err.Error(), "st_una") {
 		t.Errorf("PackInput with a 25-bit PSN: %v, want an error naming st_una", err)
 	}
+}
+
+// FuzzLoadConfig: LoadConfig never panics; a configuration it accepts
+// round-trips (its JSON loads back to the same Config) and builds a
+// datapath. Errors name the package ("ldcp: "). Seeds only in CI.
+func FuzzLoadConfig(f *testing.F) {
+	for _, s := range []string{`{}`, `null`, `{"GAMA":1}`, `{"seq_bits":8}`, `{"base_rtt_ns":0}`, `{"formats":{}}`, `{"a":1,"a":2}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := LoadConfig(bytes.NewReader(data))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "ldcp: ") {
+				t.Fatalf("LoadConfig error %q does not name its package", err)
+			}
+			return
+		}
+		b, err := c.JSON()
+		if err != nil {
+			t.Fatalf("accepted config does not marshal: %v", err)
+		}
+		c2, err := LoadConfig(bytes.NewReader(b))
+		if err != nil || !reflect.DeepEqual(c, c2) {
+			t.Fatalf("accepted config %s does not round-trip: %v\n%+v\n%+v", data, err, c, c2)
+		}
+		if _, err := NewDatapath(c); err != nil {
+			t.Fatalf("LoadConfig accepts %s but NewDatapath refuses it: %v", data, err)
+		}
+	})
 }
