@@ -181,3 +181,44 @@ func TestReplayStreams(t *testing.T) {
 		t.Fatal("FIFO replay hangs")
 	}
 }
+
+// TestStdoutFailureKeepsCheckVerdict: a check that failed stays exit 1 when
+// printing its report fails too (the write is still reported); a check
+// that passed becomes exit 2. Oracle: docs/cli.md, output.
+func TestStdoutFailureKeepsCheckVerdict(t *testing.T) {
+	dir := t.TempDir()
+	set := filepath.Join(dir, "set")
+	var o, e bytes.Buffer
+	if code := Run(context.Background(), []string{"vectors", "gen", "--out", set, "--count", "10", "--no-jsonl"}, nil, &o, &e); code != 0 {
+		t.Fatalf("vectors gen = %d: %s", code, e.String())
+	}
+	exp, err := os.ReadFile(filepath.Join(set, "expected.hex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good.hex")
+	bad := filepath.Join(dir, "bad.hex")
+	flipped := append([]byte(nil), exp...)
+	if flipped[0] == '0' {
+		flipped[0] = '1'
+	} else {
+		flipped[0] = '0'
+	}
+	if err := os.WriteFile(good, exp, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, flipped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		dut  string
+		code int
+	}{{good, ExitUsage}, {bad, ExitFailed}} {
+		w := &failWriter{ok: 0}
+		e.Reset()
+		code := Run(context.Background(), []string{"vectors", "check", "--golden", set, "--dut", c.dut}, nil, w, &e)
+		if code != c.code || !strings.Contains(e.String(), "write stdout") {
+			t.Errorf("vectors check --dut %s with stdout failing = %d, stderr %q; want %d naming write stdout", filepath.Base(c.dut), code, e.String(), c.code)
+		}
+	}
+}

@@ -45,7 +45,7 @@ func Parameters() []Param {
 		{"hpcc.base_rtt_ns", "T, ns (0: the largest path RTT, rounded up to 100 ns)"},
 		{"hpcc.rx_base_rtt_ns", "T under cc=hpcc-rx, also the notification period, ns (0: base_rtt_ns)"},
 		{"hpcc.eta", "target utilization eta"},
-		{"hpcc.max_stage", "maxStage"},
+		{"hpcc.max_stage", "maxStage, 1..255 (additive-increase stages before a multiplicative one)"},
 		{"hpcc.w_ai_bytes", "W_ai, bytes (0: W_init*(1-eta)/w_ai_flows)"},
 		{"hpcc.w_ai_flows", "N of the W_ai rule of thumb"},
 		{"hpcc.rx_dynamic_w_ai", "cc=hpcc-rx: W_ai from the receiver's concurrent-flow count"},

@@ -148,7 +148,8 @@ type Config struct {
 	// Eta is the target link utilization (draft Figure 3: 95%).
 	Eta float64 `json:"eta"`
 	// MaxStage is the number of additive-increase stages before a
-	// multiplicative step (draft Figure 3: 5).
+	// multiplicative step (draft Figure 3: 5), 1..255: with 0 every update
+	// would be multiplicative and W_ai never applied.
 	MaxStage int `json:"max_stage"`
 	// NICSpeedGbps is the NIC line rate; it sets the defaults W_init =
 	// NICSpeed * T (flows start at line rate, draft section 5) and W_max =
