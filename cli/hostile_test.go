@@ -130,6 +130,8 @@ func TestHostileCLI(t *testing.T) {
 			map[string]string{"c": `{"traffic":{"flows":[{"src":0,"dst":4,"bytes":1000,"start_ns":18446744073709551615}]}}`}, 2, "traffic.flows[0].start_ns=18446744073709551615"},
 		{"sim flows incomplete at the limit", []string{"sim", "--scenario", "demo-incast-4to1", "--config", "@c"}, "",
 			map[string]string{"c": `{"run":{"limit_ns":20000,"sample_ns":1000}}`}, 1, "4 of 4 flows incomplete at run.limit_ns=20000"},
+		{"compare flows incomplete at the limit", []string{"compare", "--scenario", "demo-incast-4to1", "--ccs", "hpcc,dcqcn", "--quiet", "--config", "@c"}, "",
+			map[string]string{"c": `{"run":{"limit_ns":20000,"sample_ns":1000}}`}, 1, "cc=hpcc: scenario: the run did not complete its flows"},
 		// Usage.
 		{"no command", nil, "", nil, 2, ""},
 		{"unknown command", []string{"nosuch"}, "", nil, 2, `unknown command "nosuch"`},

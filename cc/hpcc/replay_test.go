@@ -3,6 +3,7 @@ package hpcc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -186,6 +187,23 @@ func FuzzParseTraceLine(f *testing.F) {
 		}
 		if ev2 != ev {
 			t.Fatalf("re-encoded event %+v, want %+v", ev2, ev)
+		}
+	})
+}
+
+// FuzzScanTrace: a whole trace either replays or stops with an error that
+// names a line, says the trace is empty, or says it could not be read;
+// never a panic. Seeds only in CI.
+func FuzzScanTrace(f *testing.F) {
+	ok := `{"flow":1,"seq":0,"snd_nxt":5000,"hops":[{"switch":1,"port":2,"speed_gbps":100,"ts_ns":5000000,"tx_bytes":1000000,"qlen_bytes":8000}]}`
+	for _, s := range []string{ok, ok + "\n" + ok, "", "\n\n", ok + "\n{", strings.Replace(ok, "5000000", "4", 1) + "\n" + ok + "\n" + strings.Replace(ok, "1000000", "3", 1)} {
+		f.Add([]byte(s))
+	}
+	c := DefaultConfig()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := ScanTrace(c, bytes.NewReader(data), func(TraceEvent) error { return nil })
+		if err != nil && !strings.HasPrefix(err.Error(), "line ") && !errors.Is(err, ErrEmptyTrace) && !strings.HasPrefix(err.Error(), "reading trace") {
+			t.Fatalf("ScanTrace error %q names no line", err)
 		}
 	})
 }
