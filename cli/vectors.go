@@ -18,7 +18,7 @@ import (
 const vectorsUsage = `vectors <gen|check|verify|cover|show> [flags]
 
   gen     generate golden HPCC++ vectors, or LDCP ones with --cc ldcp (stimulus.hex,
-          expected.hex, vectors.jsonl, fields.vh, layout.json, manifest.json) and print
+          expected.hex, fields.vh, layout.json, manifest.json; vectors.jsonl with --jsonl) and print
           their coverage; with --from-sim SCENARIO, capture them from a closed-loop run
           on the NIC model
   check   compare a DUT output file (expected.hex layout or JSON Lines) with a golden set
@@ -54,8 +54,8 @@ func runVectors(env *Env) error {
 }
 
 func runVectorsGen(env *Env) error {
-	fs := newFlagSet(env, "vectors gen", "vectors gen [--cc hpcc|ldcp] [--config FILE] [--seed N] [--count N] [--level 1|2] [--out DIR] [--shard i/n] [--class A,B] [--no-jsonl] [--workers N]\n"+
-		"       vectors gen --from-sim SCENARIO [--config FILE] [--cc hpcc|hpcc-rx] [--seed N] [--count N] [--out DIR] [--shard i/n] [--no-jsonl] [--workers N]")
+	fs := newFlagSet(env, "vectors gen", "vectors gen [--cc hpcc|ldcp] [--config FILE] [--seed N] [--count N] [--level 1|2] [--out DIR] [--shard i/n] [--class A,B] [--jsonl] [--workers N]\n"+
+		"       vectors gen --from-sim SCENARIO [--config FILE] [--cc hpcc|hpcc-rx] [--seed N] [--count N] [--out DIR] [--shard i/n] [--jsonl] [--workers N]")
 	configFile := fs.String("config", "", "HPCC++ configuration JSON (hpcc.LoadConfig form), or LDCP (ldcp.LoadConfig form) with --cc ldcp; default: the default configuration. With --from-sim: a JSON file overlaying the scenario (as hpccgold sim --config)")
 	seed := fs.Uint64("seed", 1, "seed of the constrained-random vectors. With --from-sim, if given: replaces the scenario's network.seed and traffic.random.seed")
 	count := fs.Int64("count", 10000, "number of constrained-random vectors after the directed ones. With --from-sim: the largest number of transactions captured (the first in cycle order); 0 = every transaction of the run")
@@ -66,7 +66,8 @@ func runVectorsGen(env *Env) error {
 	out := fs.String("out", "vectors", "output directory")
 	shard := fs.String("shard", "", "generate only shard i/n (0 <= i < n) of the set")
 	classes := fs.String("class", "", "comma-separated directed classes to generate (default: all up to --level)")
-	noJSONL := fs.Bool("no-jsonl", false, "do not write vectors.jsonl")
+	jsonl := fs.Bool("jsonl", false, "also write vectors.jsonl: every vector with named fields, raw and real values (about 5.5 KB a vector for HPCC++, 30x the hex files; check, verify, show and the testbenches need only the hex files)")
+	noJSONL := fs.Bool("no-jsonl", false, "do not write vectors.jsonl (the default; kept for scripts)")
 	workers := fs.Int("workers", 0, fmt.Sprintf("evaluating goroutines, 0..%d (0: one per CPU; at most 4 per CPU: more only cost memory); the output does not depend on it", vectors.MaxWorkers()))
 	if err := fs.Parse(env.Args); err != nil {
 		return err
@@ -74,6 +75,10 @@ func runVectorsGen(env *Env) error {
 	if err := noPositional(fs); err != nil {
 		return err
 	}
+	if *jsonl && *noJSONL {
+		return errors.New("--jsonl and --no-jsonl: choose one")
+	}
+	*noJSONL = !*jsonl
 	if err := inRange("count", *count, 0, vectors.MaxCount); err != nil {
 		return err
 	}

@@ -122,7 +122,7 @@ func TestVectorsFromSim(t *testing.T) {
 func TestVectorsShow(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "set")
 	var out, errb bytes.Buffer
-	if code := Main([]string{"vectors", "gen", "--out", dir, "--count", "5", "--class", "first_ack", "--seed", "3"}, &out, &errb); code != 0 {
+	if code := Main([]string{"vectors", "gen", "--out", dir, "--count", "5", "--class", "first_ack", "--seed", "3", "--jsonl"}, &out, &errb); code != 0 {
 		t.Fatalf("gen: %d %s", code, errb.String())
 	}
 	jl, err := os.ReadFile(filepath.Join(dir, "vectors.jsonl"))
@@ -173,6 +173,32 @@ func TestVectorsShow(t *testing.T) {
 		errb.Reset()
 		if code := Main(tc.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), tc.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, errb.String(), tc.want)
+		}
+	}
+}
+
+// TestVectorsGenJSONLOptIn checks that vectors.jsonl is written only with
+// --jsonl, and that --jsonl with --no-jsonl is refused.
+func TestVectorsGenJSONLOptIn(t *testing.T) {
+	for _, tc := range []struct {
+		flags []string
+		code  int
+		jsonl bool
+	}{
+		{nil, 0, false},
+		{[]string{"--no-jsonl"}, 0, false},
+		{[]string{"--jsonl"}, 0, true},
+		{[]string{"--jsonl", "--no-jsonl"}, 2, false},
+	} {
+		dir := filepath.Join(t.TempDir(), "set")
+		var out, errb bytes.Buffer
+		args := append([]string{"vectors", "gen", "--out", dir, "--count", "3", "--class", "first_ack"}, tc.flags...)
+		if code := Main(args, &out, &errb); code != tc.code {
+			t.Fatalf("%v: exit %d, want %d: %s", tc.flags, code, tc.code, errb.String())
+		}
+		_, err := os.Stat(filepath.Join(dir, "vectors.jsonl"))
+		if got := err == nil; got != tc.jsonl {
+			t.Errorf("%v: vectors.jsonl written %v, want %v", tc.flags, got, tc.jsonl)
 		}
 	}
 }
