@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/engine"
@@ -517,6 +518,11 @@ func LoadConfig(r io.Reader) (Config, error) {
 	raw := aux.HPCC
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		raw = []byte("{}")
+	}
+	// The hpcc section's keys are checked before the map below would merge
+	// a key given twice.
+	if err := strictjson.CheckKeys(raw, reflect.TypeFor[hpcc.Config]()); err != nil {
+		return Config{}, fmt.Errorf("nicmodel: config: hpcc: %w", err)
 	}
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &keys); err != nil {

@@ -72,6 +72,9 @@ func TestConfigRejects(t *testing.T) {
 		{`{"tx": {"ack_evry": 2}}`, `unknown field "ack_evry"`},
 		{`{"fifos": {"event": 2}}`, `unknown field "event"`},
 		{`{"hpcc": {"etaa": 0.9}}`, `unknown field "etaa"`},
+		{`{"hpcc": {"eta": 0.9, "eta": 0.8}}`, "key eta: given twice"},
+		{`{"Tx": {}}`, `did you mean "tx"?`},
+		{`null`, "the input is null"},
 		{`{"cc": "timely"}`, `cc="timely"`}, // dcqcn and ldcp are modes now (altconfig.go)
 		{`{"model": "double"}`, `model="double"`},
 		{`{"cc": "hpcc-rx", "hpcc": {"mode": "sender"}}`, `hpcc.mode=sender: must be receiver with cc=hpcc-rx`},
