@@ -11,6 +11,9 @@ import (
 // testbench (tb_<dut>.v) into dir and returns the file names in compile
 // order, the testbench last.
 func Emit(dir string, b Bench) ([]string, error) {
+	if b.DUT == nil {
+		return nil, errorf("emit %s: no rtl module to print (Bench.DUT is nil)", b.Name())
+	}
 	files, err := PrintAll(b.DUT)
 	if err != nil {
 		return nil, err

@@ -60,6 +60,9 @@ func (b Bench) Evaluate(stim, exp [][]uint64, gap int) (EvalResult, error) {
 	if err := b.check(); err != nil {
 		return r, err
 	}
+	if b.DUT == nil {
+		return r, errorf("evaluate %s: no rtl module to evaluate (Bench.DUT is nil)", b.Name())
+	}
 	sim, err := rtl.NewSim(b.DUT)
 	if err != nil {
 		return r, err

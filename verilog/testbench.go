@@ -14,9 +14,15 @@ import (
 // is a DUT input port of the same name and width (driven from the stimulus
 // line); every field of Out is a DUT output port (compared with the expected
 // line). The DUT's remaining ports must be the valid/ready handshake named
-// here (and clk/rst).
+// here and, optionally, clk and rst (or rst_n).
+//
+// The DUT is either an rtl module hpccgold prints (DUT) or RTL it did not
+// write (DUT nil, Ports its interface read from the user's files, Files the
+// file names printed in the testbench's build commands).
 type Bench struct {
 	DUT      *rtl.Module
+	Ports    *Interface // the DUT's interface when DUT is nil
+	Files    []string   // with Ports: the DUT's source files, for the build commands in the header
 	In, Out  fieldtable.Table
 	ValidIn  string // DUT input: a transaction is offered
 	ValidOut string // DUT output: Out fields hold the next result
@@ -26,67 +32,139 @@ type Bench struct {
 	MaxVectors int
 }
 
+// Interface returns the DUT's ports: ModuleInterface(DUT), or *Ports.
+func (b Bench) Interface() Interface {
+	if b.DUT != nil {
+		return ModuleInterface(b.DUT)
+	}
+	if b.Ports != nil {
+		return *b.Ports
+	}
+	return Interface{}
+}
+
 // Name returns the testbench module name, "tb_" + the DUT's name.
-func (b Bench) Name() string { return "tb_" + b.DUT.Name }
+func (b Bench) Name() string { return "tb_" + b.Interface().Name }
 
 // Timeout is the number of consecutive cycles without a DUT output, once
 // reset is over, after which the testbench gives up (every transaction not
 // yet compared counts as failed).
 const Timeout = 100000
 
-func (b Bench) check() error {
-	d := b.DUT
-	if err := d.Check(); err != nil {
-		return err
+// Contract compares the DUT's ports with the bench's field tables and
+// handshake, by name: every In field must be an input and every Out field
+// an output of the field's width, ValidIn a 1-bit input, ValidOut and Ready
+// 1-bit outputs; clk, rst and rst_n are optional 1-bit inputs (rst and
+// rst_n not both). It returns one line per problem, naming the port: a
+// missing port, an extra one, one of the wrong width or direction. nil
+// means the DUT fits.
+func (b Bench) Contract() []string {
+	it := b.Interface()
+	var probs []string
+	want := map[string]Port{}
+	var order []string
+	add := func(p Port) {
+		want[p.Name] = p
+		order = append(order, p.Name)
 	}
-	inPorts := map[string]bool{}
 	for _, f := range b.In.Fields {
-		n := d.Input(f.Name)
-		if n == nil || n.Width != f.Width {
-			return fmt.Errorf("verilog: bench %s: stimulus field %s (%d bits) has no DUT input of that name and width", b.Name(), f.Name, f.Width)
-		}
-		inPorts[f.Name] = true
+		add(Port{Name: f.Name, Width: f.Width})
 	}
-	for _, n := range d.Inputs {
-		if !inPorts[n.Name] && n.Name != b.ValidIn {
-			return fmt.Errorf("verilog: bench %s: DUT input %s is not a stimulus field", b.Name(), n.Name)
-		}
-	}
-	if d.Input(b.ValidIn) == nil || d.Input(b.ValidIn).Width != 1 {
-		return fmt.Errorf("verilog: bench %s: ValidIn=%q: no 1-bit DUT input", b.Name(), b.ValidIn)
-	}
-	outPorts := map[string]bool{}
+	add(Port{Name: b.ValidIn, Width: 1})
 	for _, f := range b.Out.Fields {
-		n := d.Output(f.Name)
-		if n == nil || n.Width != f.Width {
-			return fmt.Errorf("verilog: bench %s: expected field %s (%d bits) has no DUT output of that name and width", b.Name(), f.Name, f.Width)
-		}
-		outPorts[f.Name] = true
+		add(Port{Name: f.Name, Width: f.Width, Output: true})
 	}
-	for _, o := range d.Outputs {
-		if !outPorts[o.Name] && o.Name != b.ValidOut && o.Name != b.Ready {
-			return fmt.Errorf("verilog: bench %s: DUT output %s is not an expected field (every output is compared)", b.Name(), o.Name)
+	add(Port{Name: b.ValidOut, Width: 1, Output: true})
+	if b.Ready != "" {
+		add(Port{Name: b.Ready, Width: 1, Output: true})
+	}
+	optional := map[string]bool{ClockPort: true, ResetPort: true, ResetNPort: true}
+	seen := map[string]bool{}
+	for _, p := range it.Ports {
+		if seen[p.Name] {
+			probs = append(probs, fmt.Sprintf("port %s: declared twice", p.Name))
+			continue
+		}
+		seen[p.Name] = true
+		w, ok := want[p.Name]
+		switch {
+		case !ok && optional[p.Name]:
+			if p.Output || p.Width != 1 {
+				probs = append(probs, fmt.Sprintf("port %s: is %s, want input %s (1 bit)", p.Name, p, p.Name))
+			}
+		case !ok:
+			probs = append(probs, fmt.Sprintf("extra port %s: not a field of %s or %s, nor %s, %s, %s/%s", p, b.In.Name, b.Out.Name, b.ValidIn, b.ValidOut, ClockPort, ResetPort))
+		case w.Output != p.Output:
+			probs = append(probs, fmt.Sprintf("port %s: is %s, want %s", p.Name, p, w))
+		case w.Width != p.Width:
+			probs = append(probs, fmt.Sprintf("port %s: %d bits, want %d (%s)", p.Name, p.Width, w.Width, w))
 		}
 	}
-	for _, s := range []string{b.ValidOut, b.Ready} {
-		if s != "" && (d.Output(s) == nil || d.Output(s).Width != 1) {
-			return fmt.Errorf("verilog: bench %s: handshake port %q: no 1-bit DUT output", b.Name(), s)
+	if seen[ResetPort] && seen[ResetNPort] {
+		probs = append(probs, fmt.Sprintf("ports %s and %s: at most one reset", ResetPort, ResetNPort))
+	}
+	for _, n := range order {
+		if !seen[n] {
+			probs = append(probs, fmt.Sprintf("missing port %s", want[n]))
+		}
+	}
+	return probs
+}
+
+func (b Bench) check() error {
+	if b.DUT == nil && b.Ports == nil {
+		return fmt.Errorf("verilog: bench: no DUT")
+	}
+	if b.DUT != nil {
+		if err := b.DUT.Check(); err != nil {
+			return err
 		}
 	}
 	if b.ValidOut == "" {
 		return fmt.Errorf("verilog: bench %s: ValidOut is required", b.Name())
 	}
+	if p := b.Contract(); len(p) > 0 {
+		return fmt.Errorf("verilog: bench %s: the DUT's ports do not fit the field tables:\n  %s", b.Name(), strings.Join(p, "\n  "))
+	}
 	return nil
 }
 
+// BuildCommands returns the shell commands that build and run the
+// testbench under Icarus Verilog and under Verilator, from the directory
+// holding the files (the emitted modules, or Files, and tb_<dut>.v).
+func (b Bench) BuildCommands() (icarus, verilator []string) {
+	var files []string
+	if b.DUT != nil {
+		files = ModuleFiles(b.DUT)
+	} else {
+		files = append(files, b.Files...)
+	}
+	files = append(files, b.Name()+".v")
+	src := strings.Join(files, " ")
+	run := "+stim=stimulus.hex +exp=expected.hex"
+	icarus = []string{
+		fmt.Sprintf("iverilog -g2005 -s %s -o %s.vvp %s", b.Name(), b.Name(), src),
+		fmt.Sprintf("vvp -n %s.vvp %s", b.Name(), run),
+	}
+	verilator = []string{
+		fmt.Sprintf("verilator --binary -Wno-fatal -Wno-lint -Wno-style -Wno-TIMESCALEMOD --top-module %s -o V%s %s", b.Name(), b.Name(), src),
+		fmt.Sprintf("obj_dir/V%s %s", b.Name(), run),
+	}
+	return icarus, verilator
+}
+
 // Testbench returns the Verilog testbench. It reads +stim=FILE and
-// +exp=FILE (default stimulus.hex, expected.hex) with $readmemh, takes the
-// vector count from +n=COUNT, resets the DUT for three cycles, then offers
-// one transaction per cycle (holding it while Ready is low; +gap=K inserts
-// one idle cycle after every K transactions). Each cycle with ValidOut high
-// compares every Out field of the next expected line; it prints the first
-// +maxrep=M (default 10) mismatching vectors field by field, then
-// "N passed, M failed" and the number of stall cycles, and finishes.
+// +exp=FILE (default stimulus.hex, expected.hex) with $readmemh; the vector
+// count is +n=COUNT, or, without it, the number of lines of the stimulus
+// file (which must equal the expected file's). It resets the DUT for three
+// cycles, then offers one transaction per cycle (holding it while Ready is
+// low; +gap=K inserts one idle cycle after every K transactions). Each
+// cycle with ValidOut high compares every Out field of the next expected
+// line; it prints the first +maxrep=M (default 10) mismatching vectors
+// field by field, then "N passed, M failed" and the number of stall
+// cycles, and finishes: with $finish (exit status 0) when every vector
+// passed, else with $fatal (non-zero exit status under Icarus and
+// Verilator). Its header comment gives the build commands.
 func (b Bench) Testbench() ([]byte, error) {
 	if err := b.check(); err != nil {
 		return nil, err
@@ -97,11 +175,23 @@ func (b Bench) Testbench() ([]byte, error) {
 	}
 	var s bytes.Buffer
 	f := func(format string, args ...any) { fmt.Fprintf(&s, format, args...) }
-	d := b.DUT
+	it := b.Interface()
 	f("// Code generated by %s (package verilog); DO NOT EDIT.\n//\n", buildinfo.String())
-	f("// Testbench for %s: stimulus lines are %s (%d bits), expected lines %s (%d bits),\n", d.Name, b.In.Name, b.In.Width, b.Out.Name, b.Out.Width)
+	f("// Testbench for %s: stimulus lines are %s (%d bits), expected lines %s (%d bits),\n", it.Name, b.In.Name, b.In.Width, b.Out.Name, b.Out.Width)
 	f("// both as $readmemh hex, fields LSB first (see the field tables).\n")
-	f("// Plusargs: +stim=FILE +exp=FILE +n=COUNT [+gap=K] [+maxrep=M]\n\n")
+	f("// Plusargs: [+stim=FILE] [+exp=FILE] [+n=COUNT] [+gap=K] [+maxrep=M]; +n defaults to the\n")
+	f("// stimulus file's line count, MAXVEC (parameter, default %d) bounds it.\n//\n", maxv)
+	icarus, verilator := b.BuildCommands()
+	f("// Build and run under Icarus Verilog (11 or later):\n")
+	for _, c := range icarus {
+		f("//   $ %s\n", c)
+	}
+	f("// Build and run under Verilator (5.006 or later):\n")
+	for _, c := range verilator {
+		f("//   $ %s\n", c) // "$ ": a comment starting "verilator" is a Verilator metacomment
+	}
+	f("//\n// Exit status: 0 when every vector passed; non-zero ($fatal) on any mismatch, a\n")
+	f("// missing result (TIMEOUT after %d idle cycles) or a bad vector count.\n\n", Timeout)
 	f("`timescale 1ns/1ps\n`default_nettype none\n\n")
 	f("module %s;\n", b.Name())
 	f("  parameter MAXVEC = %d;\n", maxv)
@@ -109,26 +199,56 @@ func (b Bench) Testbench() ([]byte, error) {
 	f("  reg clk = 1'b0;\n  reg rst = 1'b1;\n")
 	f("  reg [IW-1:0] stim [0:MAXVEC-1];\n  reg [OW-1:0] expv [0:MAXVEC-1];\n")
 	f("  reg [8*1024-1:0] stim_file;\n  reg [8*1024-1:0] exp_file;\n")
-	f("  integer nvec, gap, maxrep, sent, recv, passed, failed, idle, stalls, cycle, since_gap;\n")
+	f("  integer nvec, gap, maxrep, sent, recv, passed, failed, idle, stalls, cycle, since_gap, nexp;\n")
 	f("  reg [IW-1:0] cur = {IW{1'b0}};\n  reg cur_valid = 1'b0;\n  reg done = 1'b0;\n")
 	f("  wire [OW-1:0] got;\n  wire out_valid;\n  wire in_ready;\n\n")
 	if b.Ready == "" {
 		f("  assign in_ready = 1'b1;\n\n")
 	}
 	conns := b.connections()
-	f("  %s dut (\n    %s\n  );\n\n", d.Name, strings.Join(conns, ",\n    "))
+	f("  %s dut (\n    %s\n  );\n\n", it.Name, strings.Join(conns, ",\n    "))
 	f("  always #5 clk = ~clk;\n\n")
+	f(`  // lines returns the number of hex words in a $readmemh file (0 if it
+  // cannot be opened).
+  function integer lines;
+    input [8*1024-1:0] name;
+    integer fd, r, k;
+    reg [IW+OW-1:0] word;
+    begin
+      k = 0;
+      fd = $fopen(name, "r");
+      if (fd != 0) begin
+        r = $fscanf(fd, "%%h", word);
+        while (r == 1) begin
+          k = k + 1;
+          r = $fscanf(fd, "%%h", word);
+        end
+        $fclose(fd);
+      end
+      lines = k;
+    end
+  endfunction
+
+`)
 	f(`  initial begin
     if (!$value$plusargs("stim=%%s", stim_file)) stim_file = "stimulus.hex";
     if (!$value$plusargs("exp=%%s", exp_file)) exp_file = "expected.hex";
-    if (!$value$plusargs("n=%%d", nvec)) nvec = 0;
     if (!$value$plusargs("gap=%%d", gap)) gap = 0;
     if (!$value$plusargs("maxrep=%%d", maxrep)) maxrep = 10;
     sent = 0; recv = 0; passed = 0; failed = 0; idle = 0; stalls = 0; cycle = 0; since_gap = 0;
+    if (!$value$plusargs("n=%%d", nvec)) begin
+      nvec = lines(stim_file);
+      nexp = lines(exp_file);
+      if (nvec != nexp) begin
+        $display("ERROR: %%0s has %%0d lines, %%0s has %%0d: give +n=COUNT", stim_file, nvec, exp_file, nexp);
+        $display("0 passed, 1 failed");
+        $fatal(1, "vector files of different lengths");
+      end
+    end
     if (nvec < 1 || nvec > MAXVEC) begin
       $display("ERROR: +n=%%0d: must be in [1,%%0d] (rebuild with a larger MAXVEC)", nvec, MAXVEC);
       $display("0 passed, 1 failed");
-      $finish;
+      $fatal(1, "bad vector count");
     end
     $readmemh(stim_file, stim, 0, nvec - 1);
     $readmemh(exp_file, expv, 0, nvec - 1);
@@ -182,7 +302,9 @@ func (b Bench) Testbench() ([]byte, error) {
         end
         $display("stall cycles: %%0d", stalls);
         $display("%%0d passed, %%0d failed", passed, failed);
+        $fflush;
         done <= 1'b1;
+        if (failed > 0) $fatal(1, "%%0d of %%0d vectors failed", failed, nvec);
         $finish;
       end
     end

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -302,6 +304,28 @@ func run(ctx context.Context, opts *Options, tools verilog.Tools, bench verilog.
 		return nil, err
 	}
 	rep.Passed, rep.Failed, rep.Stalls, rep.RunTime, rep.Output = res.Passed, res.Failed, res.Stalls, res.Duration, res.Output
+	if man, err := vectors.ReadManifest(dir); err == nil {
+		rep.Output = annotateClasses(rep.Output, man)
+	}
 	rep.SimTime, rep.SimRate = res.SimTime, res.VectorsPerSecond()
 	return rep, nil
+}
+
+var reMismatch = regexp.MustCompile(`(?m)^MISMATCH vector (\d+):$`)
+
+// annotateClasses names the class of each failing vector in the
+// testbench's "MISMATCH vector K:" lines, from the set's class ranges (K
+// counts from the first vector of the directory, a shard's included).
+func annotateClasses(out string, man *vectors.Manifest) string {
+	return reMismatch.ReplaceAllStringFunc(out, func(l string) string {
+		k, err := strconv.ParseInt(reMismatch.FindStringSubmatch(l)[1], 10, 64)
+		if err != nil {
+			return l
+		}
+		c := man.ClassAt(man.Shard.First + k)
+		if c == "" {
+			return l
+		}
+		return fmt.Sprintf("MISMATCH vector %d (class %s):", k, c)
+	})
 }
