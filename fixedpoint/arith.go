@@ -89,14 +89,13 @@ func b2i(b bool) int {
 // (which has no format); it never fails otherwise. Allocation-free for
 // every width.
 func Cast(x Value, to Format, q Quantization, o Overflow) (Value, error) {
-	if uint8(x.p) == 0 || !q.Valid() || !o.Valid() {
+	if uint8(x.p) == 0 || !to.valid() || !q.Valid() || !o.Valid() {
 		return Value{}, opErr("Cast", to, q, o, x)
 	}
+	// Everything is checked up front, so that nothing stays live across
+	// the quantizer's call for an error afterwards.
 	neg, hi, lo := x.negMag()
-	if v := cast64(neg, hi, lo, x.p.frac(), to, q, o); v.p != 0 {
-		return v, nil
-	}
-	return Value{}, opErr("Cast", to, q, o, x) // only an invalid `to` gives the zero Value
+	return cast64(neg, hi, lo, x.p.frac(), to, q, o), nil
 }
 
 // MulCast returns the exact product x*y quantized once into `to` (no
@@ -105,13 +104,17 @@ func Cast(x Value, to Format, q Quantization, o Overflow) (Value, error) {
 // W <= 64); wider operands take an exact big.Int path with the same
 // result.
 func MulCast(x, y Value, to Format, q Quantization, o Overflow) (Value, error) {
-	if uint8(x.p) == 0 || uint8(y.p) == 0 || !q.Valid() || !o.Valid() {
+	if uint8(x.p) == 0 || uint8(y.p) == 0 || !to.valid() || !q.Valid() || !o.Valid() {
 		return Value{}, opErr("MulCast", to, q, o, x, y)
 	}
-	if v := mulCast(x, y, to, q, o); v.p != 0 {
-		return v, nil
+	// mulCast written out (one call less), everything checked up front.
+	xn, xh, xl := x.negMag()
+	yn, yh, yl := y.negMag()
+	if xh|yh == 0 {
+		hi, lo := bits.Mul64(xl, yl)
+		return cast64(xn^yn, hi, lo, x.p.frac()+y.p.frac(), to, q, o), nil
 	}
-	return Value{}, opErr("MulCast", to, q, o, x, y)
+	return mulCastBig(x, y, to, q, o), nil
 }
 
 // mulCast is MulCast for valid operands and modes; an invalid `to` gives
@@ -136,25 +139,33 @@ func mulCastBig(x, y Value, to Format, q Quantization, o Overflow) Value {
 // Cast does, for either operand. Allocation-free when both raw magnitudes
 // fit in 64 bits and the fraction bit counts differ by at most 63.
 func AddCast(x, y Value, to Format, q Quantization, o Overflow) (Value, error) {
-	if uint8(x.p) == 0 || uint8(y.p) == 0 || !q.Valid() || !o.Valid() {
-		return Value{}, opErr("AddCast", to, q, o, x, y)
-	}
-	if v := addSubCast(x, y, 0, to, q, o); v.p != 0 {
-		return v, nil
-	}
-	return Value{}, opErr("AddCast", to, q, o, x, y)
+	return addSubCastChecked(x, y, 0, to, q, o) // inlined: one call, as addSubCast
 }
 
 // SubCast returns the exact difference x-y quantized once into `to`. It
 // fails as Cast does, for either operand.
 func SubCast(x, y Value, to Format, q Quantization, o Overflow) (Value, error) {
-	if uint8(x.p) == 0 || uint8(y.p) == 0 || !q.Valid() || !o.Valid() {
-		return Value{}, opErr("SubCast", to, q, o, x, y)
+	return addSubCastChecked(x, y, 1, to, q, o) // inlined: one call, as addSubCast
+}
+
+// addSubCastChecked is AddCast (sub = 0) or SubCast (sub = 1): addSubCast
+// with everything checked up front.
+func addSubCastChecked(x, y Value, sub uint64, to Format, q Quantization, o Overflow) (Value, error) {
+	if uint8(x.p) == 0 || uint8(y.p) == 0 || !to.valid() || !q.Valid() || !o.Valid() {
+		return Value{}, opErr([2]string{"AddCast", "SubCast"}[sub&1], to, q, o, x, y)
 	}
-	if v := addSubCast(x, y, 1, to, q, o); v.p != 0 {
-		return v, nil
+	ex, ey := x.p.frac(), y.p.frac()
+	e := max(ex, ey)
+	if int(uint8(x.p))+e-ex <= 62 && int(uint8(y.p))+e-ey <= 62 { // addSubCast's int64 path
+		a := int64(x.lo) << uint(e-ex)
+		b := int64(y.lo) << uint(e-ey)
+		r := uint64(a + (b ^ -int64(sub) + int64(sub)))
+		neg := r >> 63
+		return cast64(neg, 0, (r^-neg)+neg, e, to, q, o), nil
 	}
-	return Value{}, opErr("SubCast", to, q, o, x, y)
+	xn, xh, xl := x.negMag()
+	yn, yh, yl := y.negMag()
+	return addCast(xn, xh, xl, ex, yn^sub, yh, yl, ey, to, q, o), nil
 }
 
 // addSubCast returns x+y (sub = 0) or x-y (sub = 1) quantized into `to`.
@@ -336,14 +347,11 @@ func Abs(x Value) (Value, error) {
 // NegCast returns -x quantized into `to` (the SystemC expression
 // `to_type t = -x`): e.g. -MIN saturates under Sat. It fails as Cast does.
 func NegCast(x Value, to Format, q Quantization, o Overflow) (Value, error) {
-	if uint8(x.p) == 0 || !q.Valid() || !o.Valid() {
+	if uint8(x.p) == 0 || !to.valid() || !q.Valid() || !o.Valid() {
 		return Value{}, opErr("NegCast", to, q, o, x)
 	}
 	neg, hi, lo := x.negMag()
-	if v := cast64(neg^1, hi, lo, x.p.frac(), to, q, o); v.p != 0 { // -0 is 0 under every mode
-		return v, nil
-	}
-	return Value{}, opErr("NegCast", to, q, o, x)
+	return cast64(neg^1, hi, lo, x.p.frac(), to, q, o), nil // -0 is 0 under every mode
 }
 
 // Cmp compares the real values of x and y exactly, across any formats: -1 if
