@@ -1,7 +1,6 @@
 package nicmodel
 
 import (
-	"fmt"
 	"math"
 	"math/bits"
 
@@ -22,11 +21,9 @@ type ccCore struct {
 	fR    fixedpoint.Format
 	wMax  uint64 // largest raw W
 	rMax  uint64 // largest raw R
-	// R = W * invT, rounded half up and saturated into Formats.Rate: the
-	// datapath's line 27 multiplier, with its 1/T ROM constant (Tables()
-	// "inv_t"); invShift = F(W) + F(invT) - F(Rate).
-	invT     uint64
-	invShift int
+	// dp is the golden datapath of cfg in both models: its line 27
+	// multiplier (Rate) turns the W of an Rx-HPCC notification into R.
+	dp *hpcc.Datapath
 }
 
 func newCCCore(model Model, cfg hpcc.Config) (*ccCore, error) {
@@ -37,17 +34,7 @@ func newCCCore(model Model, cfg hpcc.Config) (*ccCore, error) {
 	if err != nil {
 		return nil, err
 	}
-	found := false
-	for _, t := range d.Tables() {
-		if t.Name == "inv_t" && len(t.Entries) == 1 {
-			c.invT = t.Entries[0]
-			c.invShift = c.fW.F() + t.Format.F() - c.fR.F()
-			found = true
-		}
-	}
-	if !found {
-		return nil, fmt.Errorf("nicmodel: hpcc datapath has no inv_t table")
-	}
+	c.dp = d
 	if model == Fixed {
 		c.d = d
 	} else {
@@ -96,55 +83,10 @@ func quantize(x float64, f int, max uint64) uint64 {
 	return uint64(v)
 }
 
-// rate returns R = W/T for a raw W as the datapath's line 27 computes it:
-// W * invT rounded half up into Formats.Rate, saturated.
-func (c *ccCore) rate(w uint64) uint64 {
-	hi, lo := bits.Mul64(w, c.invT)
-	return castRnd(hi, lo, c.invShift, c.rMax)
-}
-
-// castRnd returns (hi:lo) * 2^-s rounded half up (fixedpoint.Rnd on a
-// non-negative value), saturated at max (fixedpoint.Sat).
-func castRnd(hi, lo uint64, s int, max uint64) uint64 {
-	switch {
-	case s <= 0:
-		t := uint(-s)
-		switch {
-		case hi != 0:
-			return max
-		case t >= 64:
-			if lo != 0 {
-				return max
-			}
-			return 0
-		case lo > max>>t:
-			return max
-		}
-		return lo << t
-	case s < 64:
-		var c uint64
-		lo, c = bits.Add64(lo, 1<<uint(s-1), 0)
-		hi += c
-		if hi>>uint(s) != 0 {
-			return max
-		}
-		return min(lo>>uint(s)|hi<<uint(64-s), max)
-	case s == 64:
-		_, c := bits.Add64(lo, 1<<63, 0)
-		h, c2 := bits.Add64(hi, c, 0)
-		if c2 != 0 {
-			return max
-		}
-		return min(h, max)
-	case s < 128:
-		h, c := bits.Add64(hi, 1<<uint(s-65), 0)
-		if c != 0 {
-			return max
-		}
-		return min(h>>uint(s-64), max)
-	}
-	return 0
-}
+// rate returns R = W/T for a raw W as the datapath's line 27 computes it
+// (hpcc.Datapath.Rate: W * inv_t rounded half up into Formats.Rate,
+// saturated).
+func (c *ccCore) rate(w uint64) uint64 { return c.dp.Rate(w) }
 
 // windowFromBytes converts a window in whole bytes (an Rx-HPCC
 // notification's W field) into a raw Formats.W register, saturating.

@@ -2,10 +2,11 @@ package nicmodel
 
 import (
 	"math"
-	"math/big"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/fixedpoint"
 	"github.com/hpccgold/hpccgold/telemetry"
 )
 
@@ -35,29 +36,41 @@ func TestRateMatchesDatapath(t *testing.T) {
 	}
 }
 
-// TestCastRnd checks castRnd against exact rational arithmetic (math/big):
-// round half up of x * 2^-s, saturated at max, for shifts on both sides of
-// 0 and 64.
-func TestCastRnd(t *testing.T) {
-	vals := [][2]uint64{{0, 0}, {0, 1}, {0, 3}, {0, 1 << 63}, {1, 0}, {5, 12345}, {1 << 62, ^uint64(0)}, {0, ^uint64(0)}}
-	maxes := []uint64{^uint64(0), 1<<40 - 1, 1000}
-	for _, v := range vals {
-		for _, s := range []int{-70, -64, -3, 0, 1, 7, 63, 64, 65, 100, 127} {
-			for _, mx := range maxes {
-				x := new(big.Int).Lsh(new(big.Int).SetUint64(v[0]), 64)
-				x.Or(x, new(big.Int).SetUint64(v[1]))
-				var want *big.Int
-				if s <= 0 {
-					want = new(big.Int).Lsh(x, uint(-s))
-				} else {
-					half := new(big.Int).Lsh(big.NewInt(1), uint(s-1))
-					want = new(big.Int).Rsh(new(big.Int).Add(x, half), uint(s))
+// TestRateMatchesMulCast checks the module's R = W/T multiplier on W
+// registers Update never produces (notifications carry any W): for W = 0,
+// 1, powers of two and their neighbours, the format's maximum and 2000
+// random registers, rate(W) must equal fixedpoint.MulCast(W, inv_t,
+// Formats.Rate, Rnd, Sat) (the oracle) with inv_t from the datapath's
+// table, for both encodings and two T.
+func TestRateMatchesMulCast(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for _, enc := range telemetry.Encodings() {
+		for _, rtt := range []uint32{5000, 8700} {
+			cfg := hpcc.DefaultConfigFor(enc)
+			cfg.BaseRTTNs = rtt
+			core := must(newCCCore(Fixed, cfg))(t)
+			var invT fixedpoint.Value
+			for _, tb := range core.d.Tables() {
+				if tb.Name == "inv_t" {
+					invT = must(fixedpoint.FromUint(tb.Format, tb.Entries[0]))(t)
 				}
-				if want.Cmp(new(big.Int).SetUint64(mx)) > 0 {
-					want.SetUint64(mx)
-				}
-				if got := castRnd(v[0], v[1], s, mx); got != want.Uint64() {
-					t.Errorf("castRnd(%#x:%#x, %d, %d) = %d, want %s", v[0], v[1], s, mx, got, want)
+			}
+			if invT == (fixedpoint.Value{}) {
+				t.Fatal("no inv_t table")
+			}
+			ws := []uint64{0, 1, core.wMax, core.wMax - 1}
+			for b := 0; b < core.fW.W; b++ {
+				ws = append(ws, 1<<uint(b), 1<<uint(b)-1, 1<<uint(b)+1)
+			}
+			for k := 0; k < 2000; k++ {
+				ws = append(ws, rng.Uint64()>>uint(rng.IntN(64)))
+			}
+			for _, w := range ws {
+				w &= core.wMax
+				wv := must(fixedpoint.FromUint(core.fW, w))(t)
+				want := must(fixedpoint.MulCast(wv, invT, core.fR, fixedpoint.Rnd, fixedpoint.Sat))(t)
+				if got := core.rate(w); got != want.RawUint() {
+					t.Fatalf("%v T=%d: rate(W=%#x) = %#x, want %#x", enc, rtt, w, got, want.RawUint())
 				}
 			}
 		}

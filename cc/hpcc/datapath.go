@@ -301,7 +301,9 @@ func NewDatapath(cfg Config) (*Datapath, error) {
 	if fu, fe := d.fU.F(), d.fEta.F(); d.fU.W+max(fe-fu, 0) > 64 || d.fEta.W+max(fu-fe, 0) > 64 {
 		return nil, fmt.Errorf("hpcc: Formats.U=%s and Formats.Eta=%s: aligning them for U >= eta needs more than 64 bits", d.fU, d.fEta)
 	}
-	d.compileFast()
+	if err := d.compileFast(); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 

@@ -8,7 +8,8 @@ import (
 	"github.com/hpccgold/hpccgold/telemetry"
 )
 
-// TestRawRecipMatchesUnit: the compiled reciprocal equals
+// TestRawRecipMatchesUnit: the compiled reciprocal units (fixedpoint
+// raw plans built from the datapath's units) equal
 // fixedpoint.Reciprocal.Recip bit for bit on every input of the small units
 // and on 200k random inputs plus all powers of two and their neighbours of
 // the wide ones. Oracle: package fixedpoint.
@@ -19,7 +20,7 @@ func TestRawRecipMatchesUnit(t *testing.T) {
 		for _, u := range []struct {
 			name string
 			r    *fixedpoint.Reciprocal
-			raw  *rawRecip
+			raw  *fixedpoint.RawReciprocal
 		}{{"recip_dts", d.recipDts, &d.fast.rDts}, {"recip_u", d.recipU, &d.fast.rU}, {"recip_n", d.recipN, &d.fast.rN}} {
 			if u.r == nil {
 				continue
@@ -31,7 +32,7 @@ func TestRawRecipMatchesUnit(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := u.raw.recip(x & mask64(in.W)); got != want.RawUint() {
+				if got := u.raw.Recip(x & mask64(in.W)); got != want.RawUint() {
 					t.Fatalf("%s %s: recip(%d) = %d, want %d", nc.name(), u.name, x, got, want.RawUint())
 				}
 			}
@@ -92,55 +93,6 @@ func TestFastMatchesSpec(t *testing.T) {
 				t.Fatalf("%s trace ack %d: Update and UpdateSpec differ\nfast %+v %+v\nspec %+v %+v", nc.name(), k, n1, o1, n2, o2)
 			}
 			st = n1
-		}
-	}
-}
-
-// TestRcastMatchesMulCast: the compiled cast (rcast) of every shift it
-// covers, -63..63, under Rnd and Trn with saturation, equals
-// fixedpoint.MulCast on the same raw operands and formats (the oracle),
-// for operands biased to 0, 1, the format maxima and random widths.
-func TestRcastMatchesMulCast(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	n := 100000
-	if testing.Short() {
-		n = 20000
-	}
-	draw := func(f fixedpoint.Format) uint64 {
-		m := mask64(f.W)
-		switch rng.IntN(6) {
-		case 0:
-			return 0
-		case 1:
-			return 1
-		case 2:
-			return m
-		case 3:
-			return m - uint64(rng.IntN(2))
-		}
-		return rng.Uint64() >> uint(rng.IntN(64)) & m
-	}
-	for k := 0; k < n; k++ {
-		fx := fixedpoint.Format{W: 1 + rng.IntN(64), I: rng.IntN(80) - 8}
-		fy := fixedpoint.Format{W: 1 + rng.IntN(64), I: rng.IntN(80) - 8}
-		s := rng.IntN(127) - 63
-		w := 1 + rng.IntN(64)
-		to := fixedpoint.Format{W: w, I: w - (fx.F() + fy.F() - s)} // F(to) = F(x) + F(y) - s
-		q := fixedpoint.Trn
-		if rng.IntN(2) == 0 {
-			q = fixedpoint.Rnd
-		}
-		c := newRcast(s, q == fixedpoint.Rnd, maxRaw(to))
-		xr, yr := draw(fx), draw(fy)
-		x, _ := fixedpoint.FromBits64(fx, xr)
-		y, _ := fixedpoint.FromBits64(fy, yr)
-		wantV, err := fixedpoint.MulCast(x, y, to, q, fixedpoint.Sat)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := wantV.RawUint()
-		if got := c.mul(xr, yr); c.slow || got != want {
-			t.Fatalf("rcast(s=%d, %v, max %#x).mul(%#x, %#x) = %#x (slow %v); MulCast(%s, %s, %s) = %#x", s, q, maxRaw(to), xr, yr, got, c.slow, fx, fy, to, want)
 		}
 	}
 }

@@ -193,7 +193,9 @@ func NewDatapath(cfg Config) (*Datapath, error) {
 	if err := d.buildSpecPlans(); err != nil {
 		return nil, err
 	}
-	d.compileFast()
+	if err := d.compileFast(); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 
@@ -226,12 +228,20 @@ func (d *Datapath) recipCw(cw fixedpoint.Value) fixedpoint.Value {
 // n >= 1 packets (n above NMax is applied as NMax): WindowSpec's bits,
 // computed with compiled integer operations (about 10x faster).
 func (d *Datapath) Window(cwRaw uint64, ece bool, n uint64) (uint64, Rule) {
+	if d.fast.slow {
+		return d.WindowSpec(cwRaw, ece, n)
+	}
 	return d.window(cwRaw, ece, n)
 }
 
 // Interval is the sub-packet timer interval RTT/cw in whole ns:
 // IntervalSpec's bits, computed with compiled integer operations.
-func (d *Datapath) Interval(cwRaw uint64) uint64 { return d.interval(cwRaw) }
+func (d *Datapath) Interval(cwRaw uint64) uint64 {
+	if d.fast.slow {
+		return d.IntervalSpec(cwRaw)
+	}
+	return d.interval(cwRaw)
+}
 
 // WindowSpec is the per-ACK window adjustment written op for op with
 // fixedpoint Values, the readable specification Window is tested against.
@@ -300,7 +310,7 @@ func (d *Datapath) isSub(cwRaw uint64) bool { return cwRaw&mask64(d.fCw.W) < d.o
 // pattern of state and event has a defined result. The arithmetic runs as
 // compiled integer operations; UpdateSpec runs the same state machine with
 // the fixedpoint specification of every operation and gives the same bits.
-func (d *Datapath) Update(st State, ev Event) (State, Output) { return d.update(st, ev, false) }
+func (d *Datapath) Update(st State, ev Event) (State, Output) { return d.update(st, ev, d.fast.slow) }
 
 // UpdateSpec is Update with every arithmetic operation written with
 // fixedpoint Values (WindowSpec, IntervalSpec, the window check as an exact

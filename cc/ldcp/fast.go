@@ -1,6 +1,8 @@
 package ldcp
 
 import (
+	"errors"
+	"fmt"
 	"math/bits"
 
 	"github.com/hpccgold/hpccgold/fixedpoint"
@@ -9,131 +11,74 @@ import (
 // This file is the production form of the golden arithmetic: the operations
 // of WindowSpec, IntervalSpec and lossCwSpec (written with fixedpoint
 // Values, op for op as docs/ldcp.md lists them) compiled at construction
-// into raw unsigned integer operations with precomputed shifts and
-// saturation limits. Every signal is unsigned and at most 63 bits wide;
-// products are formed exactly in 128 bits (math/bits.Mul64); each cast is
-// the round-half-up (Rnd) or floor (Trn) with saturation that fixedpoint
-// applies. TestFastMatchesSpec checks the two bit for bit.
-
-// castRnd returns (hi:lo) * 2^-s rounded half up and saturated at max, for
-// s in [-127, 127] (fixedpoint.Rnd, fixedpoint.Sat on a non-negative value).
-func castRnd(hi, lo uint64, s int, max uint64) uint64 {
-	if s > 0 {
-		var c uint64
-		if s <= 64 {
-			lo, c = bits.Add64(lo, 1<<uint(s-1), 0)
-			hi += c
-		} else {
-			hi += 1 << uint(s-65)
-		}
-	}
-	return castTrn(hi, lo, s, max)
-}
-
-// castTrn returns floor((hi:lo) * 2^-s) saturated at max.
-func castTrn(hi, lo uint64, s int, max uint64) uint64 {
-	switch {
-	case s >= 64:
-		lo, hi = hi>>uint(s-64), 0
-	case s > 0:
-		lo = lo>>uint(s) | hi<<uint(64-s)
-		hi >>= uint(s)
-	case s < 0:
-		t := uint(-s)
-		if hi != 0 || t >= 64 && lo != 0 || t < 64 && lo > max>>t {
-			return max
-		}
-		lo <<= t
-	}
-	if hi != 0 || lo > max {
-		return max
-	}
-	return lo
-}
-
-// rawRecip is a fixedpoint.Reciprocal with its configuration compiled to
-// shifts: normalize, look up, Newton-Raphson in Work (Trn, Sat), scale and
-// round into Out (docs/fixedpoint.md, "Reciprocal model").
-type rawRecip struct {
-	w, k         int // In.W, TableBits
-	inF          int // In.F()
-	entF, workF  int // Entry.F(), Work.F()
-	nr           int
-	workMax, two uint64
-	outF         int
-	outMax       uint64
-	rnd          bool
-	table        []uint64
-	kMask        uint64
-}
-
-func newRawRecip(r *fixedpoint.Reciprocal) rawRecip {
-	c := r.Config()
-	rr := rawRecip{w: c.In.W, k: c.TableBits, inF: c.In.F(), entF: c.Entry.F(), workF: c.Work.F(), nr: c.NRSteps,
-		outF: c.Out.F(), rnd: c.Q == fixedpoint.Rnd, table: r.Table()}
-	rr.outMax, _ = c.Out.MaxRawUint()
-	if c.NRSteps > 0 {
-		rr.workMax, _ = c.Work.MaxRawUint()
-		rr.two = 2 << uint(rr.workF)
-	}
-	rr.kMask = 1<<uint(rr.k) - 1
-	return rr
-}
-
-// recip returns the raw Out value of about 1/x for the raw input x (In).
-func (r *rawRecip) recip(x uint64) uint64 {
-	if x == 0 {
-		return r.outMax
-	}
-	p := bits.Len64(x) - 1
-	m := x << uint(r.w-1-p) // mantissa u(w).1
-	idx := m >> uint(r.w-1-r.k) & r.kMask
-	y, yF := r.table[idx], r.entF
-	for s := 0; s < r.nr; s++ {
-		hi, lo := bits.Mul64(m, y)
-		e := castTrn(hi, lo, r.w-1+yF-r.workF, r.workMax)
-		t := uint64(0)
-		if e < r.two {
-			t = r.two - e
-		}
-		hi, lo = bits.Mul64(y, t)
-		y = castTrn(hi, lo, yF, r.workMax)
-		yF = r.workF
-	}
-	s := yF - (r.inF - p) - r.outF
-	if r.rnd {
-		return castRnd(0, y, s, r.outMax)
-	}
-	return castTrn(0, y, s, r.outMax)
-}
+// into operations on raw unsigned registers. Every signal is unsigned and
+// at most 64 bits wide, so each rounding cast and the 1/cw unit are
+// fixedpoint raw-integer plans (RawCaster, RawMulCaster, RawReciprocal)
+// built from the signals' formats and modes; the exact sums and compares
+// are integer arithmetic. TestFastMatchesSpec checks the two bit for bit;
+// TestUpdateDigest pins the outputs.
 
 // fastPlan holds the arithmetic compiled to raw operations.
 type fastPlan struct {
-	r                       rawRecip
-	cwMaskW, cwFmtMax       uint64 // Formats.Cw mask and largest raw
-	one, cwMax, gammaCw, iw uint64 // Formats.Cw raws
-	alpha, beta, gamma, eta uint64 // Formats.Param raws
-	align                   uint   // F(Cw) - F(Param)
+	r                       fixedpoint.RawReciprocal
+	inc                     fixedpoint.RawCaster    // Rnd,Sat(n*alpha*recip_cw) into Cw, from the exact product
+	incNarrow               bool                    // the product n*alpha*recip_cw has at most 63 bits: formed and cast in 64
+	subMD                   fixedpoint.RawMulCaster // Rnd,Sat(cw * eta) into Cw
+	iv                      fixedpoint.RawMulCaster // Rnd,Sat(T * recip_cw) into u(TimeBits).(TimeBits)
+	cwMaskW, cwFmtMax       uint64                  // Formats.Cw mask and largest raw
+	one, cwMax, gammaCw, iw uint64                  // Formats.Cw raws
+	alpha, beta, gamma, eta uint64                  // Formats.Param raws
+	align                   uint                    // F(Cw) - F(Param)
 	cwF                     uint
-	sInc, sEta, sIv         int // shifts of the rounded products
-	ivMax                   uint64
 	rtt                     uint64
+	// slow: a cast of the configuration shifts by more than 63 bits,
+	// beyond the raw plans (fixedpoint.ErrNoRawPlan); Update, Window and
+	// Interval then run their specification forms, which they equal.
+	slow bool
 }
 
-func (d *Datapath) compileFast() {
+// compileFast builds d.fast: the rounding casts of WindowSpec and
+// IntervalSpec as raw plans with the same formats and modes, and the
+// constants as raw registers. A cast beyond the raw plans' shift range
+// marks the plan slow.
+func (d *Datapath) compileFast() error {
+	if err := d.compileRaw(); err != nil {
+		if !errors.Is(err, fixedpoint.ErrNoRawPlan) {
+			return err
+		}
+		d.fast = fastPlan{slow: true}
+	}
+	return nil
+}
+
+func (d *Datapath) compileRaw() error {
 	p := &d.fast
-	p.r = newRawRecip(d.recip)
+	var err error
+	if p.r, err = fixedpoint.NewRawReciprocal(d.recip); err != nil {
+		return fmt.Errorf("ldcp: compiled recip_cw unit: %w", err)
+	}
+	prod, err := fixedpoint.MulFormat(d.fNP, d.fRecip) // n*alpha*recip_cw, exact (Validate: at most 128 bits)
+	if err != nil {
+		return fmt.Errorf("ldcp: n*alpha*recip_cw format: %w", err)
+	}
+	if p.inc, err = fixedpoint.NewRawCaster(prod, d.fCw, fixedpoint.Rnd, fixedpoint.Sat); err != nil {
+		return fmt.Errorf("ldcp: compiled AI increment: %w", err)
+	}
+	p.incNarrow = prod.W <= 63
+	if p.subMD, err = fixedpoint.NewRawMulCaster(d.fCw, d.fParam, d.fCw, fixedpoint.Rnd, fixedpoint.Sat); err != nil {
+		return fmt.Errorf("ldcp: compiled sub-packet MD multiplier: %w", err)
+	}
+	if p.iv, err = fixedpoint.NewRawMulCaster(d.fRTT, d.fRecip, d.fIv, fixedpoint.Rnd, fixedpoint.Sat); err != nil {
+		return fmt.Errorf("ldcp: compiled interval multiplier: %w", err)
+	}
 	p.cwMaskW = mask64(d.fCw.W)
 	p.cwFmtMax, _ = d.fCw.MaxRawUint()
 	p.one, p.cwMax, p.gammaCw, p.iw = d.one.RawUint(), d.cwMax.RawUint(), d.gammaCw.RawUint(), d.iw.RawUint()
 	p.alpha, p.beta, p.gamma, p.eta = d.alpha.RawUint(), d.beta.RawUint(), d.gamma.RawUint(), d.eta.RawUint()
 	p.align = uint(d.fCw.F() - d.fParam.F())
 	p.cwF = uint(d.fCw.F())
-	p.sInc = d.fParam.F() + d.fRecip.F() - d.fCw.F()
-	p.sEta = d.fParam.F()
-	p.sIv = d.fRecip.F()
-	p.ivMax, _ = d.fIv.MaxRawUint()
 	p.rtt = d.rtt.RawUint()
+	return nil
 }
 
 // window is WindowSpec on raw integers.
@@ -145,13 +90,18 @@ func (d *Datapath) window(cw uint64, ece bool, n uint64) (uint64, Rule) {
 	switch {
 	case !sub && !ece:
 		// n*alpha*recip_cw < 2^128 (Validate bounds the three widths).
-		r := p.r.recip(cw)
-		nh, nl := bits.Mul64(n, p.alpha)
-		hi, lo := bits.Mul64(nl, r)
-		if nh != 0 {
-			hi += nh * r
+		r := p.r.Recip(cw)
+		var inc uint64
+		if p.incNarrow { // n, alpha and recip_cw are registers whose widths add up to at most 63 bits
+			inc = p.inc.Cast63(n * p.alpha * r)
+		} else {
+			nh, nl := bits.Mul64(n, p.alpha)
+			hi, lo := bits.Mul64(nl, r)
+			if nh != 0 {
+				hi += nh * r
+			}
+			inc = p.inc.Cast128(hi, lo)
 		}
-		inc := castRnd(hi, lo, p.sInc, p.cwFmtMax)
 		sum, c := bits.Add64(cw, inc, 0)
 		if c != 0 || sum > p.cwFmtMax {
 			sum = p.cwFmtMax
@@ -174,8 +124,7 @@ func (d *Datapath) window(cw uint64, ece bool, n uint64) (uint64, Rule) {
 		}
 		return min(sum, p.cwMax), RuleSubAI
 	}
-	hi, lo := bits.Mul64(cw, p.eta)
-	return max(castRnd(hi, lo, p.sEta, p.cwFmtMax), p.gammaCw), RuleSubMD
+	return max(p.subMD.MulCast(cw, p.eta), p.gammaCw), RuleSubMD
 }
 
 // shl128 shifts (hi:lo) left by s < 64; ok is false when bits are lost.
@@ -189,8 +138,7 @@ func shl128(hi, lo uint64, s uint) (uint64, uint64, bool) {
 // interval is IntervalSpec on raw integers.
 func (d *Datapath) interval(cw uint64) uint64 {
 	p := &d.fast
-	hi, lo := bits.Mul64(p.rtt, p.r.recip(cw&p.cwMaskW))
-	return castRnd(hi, lo, p.sIv, p.ivMax)
+	return p.iv.MulCast(p.rtt, p.r.Recip(cw&p.cwMaskW))
 }
 
 // lossCw is lossCwSpec on raw integers: min(max(acked, 1), CwMax).

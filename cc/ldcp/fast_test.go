@@ -28,7 +28,7 @@ func TestRawRecipMatchesUnit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := d.fast.r.recip(x); got != want.RawUint() {
+			if got := d.fast.r.Recip(x); got != want.RawUint() {
 				t.Fatalf("%s: recip(%d) = %d, want %d", nc.name, x, got, want.RawUint())
 			}
 		}
@@ -104,6 +104,40 @@ func TestFastMatchesSpec(t *testing.T) {
 			if n1 != n2 || o1 != o2 {
 				t.Fatalf("%s: Update(%+v, %+v)\n = %+v %+v\nspec %+v %+v", nc.name, st, ev, n1, o1, n2, o2)
 			}
+		}
+	}
+}
+
+// TestFastMatchesSpecWide: with n*alpha*recip_cw wider than 63 bits (16-bit
+// n, 24-bit parameters, 32-bit reciprocal) the AI increment takes the
+// 128-bit product and RawCaster.Cast128; Window and Interval must still
+// equal WindowSpec and IntervalSpec (the oracle) on cw values around the
+// constants and random ones, for n up to NMax and both ECE values.
+func TestFastMatchesSpecWide(t *testing.T) {
+	c := DefaultConfig()
+	c.AckPktsBits, c.Formats.Param = 16, F("u24.4")
+	d := mustDP(t, c)
+	if d.fast.incNarrow {
+		t.Fatalf("AckPktsBits + W(Param) + W(RecipCw) = %d: want the wide path", c.AckPktsBits+c.Formats.Param.W+c.Formats.RecipCw.W)
+	}
+	rng := rand.New(rand.NewPCG(13, 17))
+	p := &d.fast
+	cws := []uint64{p.one, p.one + 1, p.cwMax, p.cwFmtMax, p.iw, p.gammaCw}
+	for k := 0; k < 3000; k++ {
+		cws = append(cws, rng.Uint64()>>uint(rng.IntN(64))&p.cwMaskW)
+	}
+	for _, cw := range cws {
+		for _, n := range []uint64{1, 2, 255, d.nMax - 1, d.nMax, uint64(rng.IntN(int(d.nMax)) + 1)} {
+			for _, ece := range []bool{false, true} {
+				w1, r1 := d.Window(cw, ece, n)
+				w2, r2 := d.WindowSpec(cw, ece, n)
+				if w1 != w2 || r1 != r2 {
+					t.Fatalf("Window(%d, %v, %d) = %d %s, spec %d %s", cw, ece, n, w1, r1, w2, r2)
+				}
+			}
+		}
+		if a, b := d.Interval(cw), d.IntervalSpec(cw); a != b {
+			t.Fatalf("Interval(%d) = %d, spec %d", cw, a, b)
 		}
 	}
 }
