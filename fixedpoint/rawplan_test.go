@@ -315,3 +315,82 @@ func TestRawReciprocalMatchesUnit(t *testing.T) {
 		t.Errorf("NewRawReciprocal(Q RndConv): err %v, want ErrNoRawPlan naming RndConv", err)
 	}
 }
+
+// Raw plan benchmarks (run: go test -run XXX -bench Raw -benchmem -cpu 1):
+// unsigned registers of the formats of BenchmarkMulCaster64 and
+// BenchmarkCaster, 256 pseudo-random raws (so many products saturate), Rnd
+// and Sat.
+
+var rawSink uint64
+
+func benchRaws(w int) []uint64 {
+	rs := make([]uint64, 256)
+	x := uint64(0x9e3779b97f4a7c15)
+	for i := range rs {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		rs[i] = x >> uint(64-w)
+	}
+	return rs
+}
+
+func BenchmarkRawMulCaster(b *testing.B) {
+	c, err := NewRawMulCaster(MustFormat("u64.32"), MustFormat("u64.48"), MustFormat("u64.40"), Rnd, Sat)
+	if err != nil {
+		b.Fatal(err)
+	}
+	xs, ys := benchRaws(64), benchRaws(64)
+	b.ReportAllocs()
+	var s uint64
+	for i := 0; i < b.N; i++ {
+		s += c.MulCast(xs[i&255], ys[(i+7)&255])
+	}
+	rawSink = s
+}
+
+func BenchmarkRawMulCasterNarrow(b *testing.B) {
+	c, err := NewRawMulCaster(MustFormat("u32.16"), MustFormat("u31.8"), MustFormat("u32.20"), Rnd, Sat)
+	if err != nil || !c.Narrow() {
+		b.Fatal(err, c.Narrow())
+	}
+	xs, ys := benchRaws(32), benchRaws(31)
+	b.ReportAllocs()
+	var s uint64
+	for i := 0; i < b.N; i++ {
+		s += c.MulCastNarrow(xs[i&255], ys[(i+7)&255])
+	}
+	rawSink = s
+}
+
+func BenchmarkRawCaster(b *testing.B) {
+	c, err := NewRawCaster(MustFormat("u48.20"), MustFormat("u24.12"), Rnd, Sat)
+	if err != nil {
+		b.Fatal(err)
+	}
+	xs := benchRaws(48)
+	b.ReportAllocs()
+	var s uint64
+	for i := 0; i < b.N; i++ {
+		s += c.Cast(xs[i&255])
+	}
+	rawSink = s
+}
+
+func BenchmarkRawReciprocal(b *testing.B) {
+	r, err := NewReciprocal(ReciprocalConfig{In: MustFormat("u32.16"), TableBits: 8, Entry: MustFormat("u12.1"), NRSteps: 1, Out: MustFormat("u32.17"), Q: Rnd, O: Sat})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rr, err := NewRawReciprocal(r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	xs := benchRaws(32)
+	b.ReportAllocs()
+	var s uint64
+	for i := 0; i < b.N; i++ {
+		s += rr.Recip(xs[i&255])
+	}
+	rawSink = s
+}
