@@ -20,7 +20,8 @@ import (
 //
 // An operand is read as the non-negative integer it is: x stands for the
 // real number x * 2^-F of its format, and bits above the format's width
-// are not masked off (a register of that width has none).
+// are not masked off (a register of that width has none); a RawAddCaster,
+// whose 63-bit sum must not carry out, ignores them instead.
 
 // ErrNoRawPlan is wrapped by the error of a raw plan constructor asked for
 // a cast that raw plans do not offer: a shift by more than 63 bits (left or
