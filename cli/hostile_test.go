@@ -128,6 +128,8 @@ func TestHostileCLI(t *testing.T) {
 		{"sim window below one packet", []string{"sim", "--scenario", "demo-incast-4to1", "--config", "@c"}, "", map[string]string{"c": `{"hpcc":{"base_rtt_ns":50}}`}, 2, "hpcc.base_rtt_ns=50"},
 		{"sim flow after the horizon", []string{"sim", "--scenario", "demo-incast-4to1", "--config", "@c"}, "",
 			map[string]string{"c": `{"traffic":{"flows":[{"src":0,"dst":4,"bytes":1000,"start_ns":18446744073709551615}]}}`}, 2, "traffic.flows[0].start_ns=18446744073709551615"},
+		{"sim incast burst after the horizon", []string{"sim", "--scenario", "demo-incast-4to1", "--config", "@c"}, "",
+			map[string]string{"c": `{"traffic":{"incast":[{"senders":[0,1],"receiver":4,"bytes":1000,"start_ns":0,"repeat":3,"period_ns":9223372036854775808}]}}`}, 2, "traffic.incast[0].period_ns=9223372036854775808"},
 		{"sim flows incomplete at the limit", []string{"sim", "--scenario", "demo-incast-4to1", "--config", "@c"}, "",
 			map[string]string{"c": `{"run":{"limit_ns":20000,"sample_ns":1000}}`}, 1, "4 of 4 flows incomplete at run.limit_ns=20000"},
 		{"compare flows incomplete at the limit", []string{"compare", "--scenario", "demo-incast-4to1", "--ccs", "hpcc,dcqcn", "--quiet", "--config", "@c"}, "",

@@ -241,6 +241,12 @@ func (c *Config) trafficWithin(span uint64) error {
 		if in.StartNs >= span {
 			return cerr(fmt.Sprintf("traffic.incast[%d].start_ns", i), in.StartNs, rule)
 		}
+		// The last burst starts at start_ns + (repeat-1)*period_ns; checked
+		// without overflow (a wrapped sum would start it early).
+		if rep := uint64(max(in.Repeat, 1)); rep > 1 && in.PeriodNs > (span-1-in.StartNs)/(rep-1) {
+			return cerr(fmt.Sprintf("traffic.incast[%d].period_ns", i), in.PeriodNs,
+				fmt.Sprintf("the last of repeat=%d bursts from start_ns=%d would start at or after the run's end (%s=%d)", in.Repeat, in.StartNs, horizon, span))
+		}
 	}
 	if r := c.Traffic.Random; r != nil && r.StartNs >= span {
 		return cerr("traffic.random.start_ns", r.StartNs, rule)
