@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 
 	"github.com/hpccgold/hpccgold/artefact"
+	"github.com/hpccgold/hpccgold/fieldtable"
 	"github.com/hpccgold/hpccgold/llvmir"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
+	"github.com/hpccgold/hpccgold/vectors"
 )
 
 // runEmitLLVM implements `hpccgold emit llvm [--config FILE] --out DIR`:
@@ -36,7 +38,12 @@ func runEmitLLVM(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	md, err := llvmir.Lower(m, llvmir.Options{Groups: llvmir.FlowUpdateGroups()})
+	fields, err := vectors.NewHPCC(cfg)
+	if err != nil {
+		return err
+	}
+	md, err := llvmir.Lower(m, llvmir.Options{Groups: llvmir.FlowUpdateGroups(),
+		Fields: []fieldtable.Table{fields.Input(), fields.Output()}, Enums: fields.Enums()})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hpccgold/hpccgold/artefact"
 	"github.com/hpccgold/hpccgold/buildinfo"
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/fieldtable"
 	"github.com/hpccgold/hpccgold/internal/exttool"
 	"github.com/hpccgold/hpccgold/llvmir"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
@@ -384,7 +385,12 @@ func llvmEmit(dir string, cfg hpcc.Config) (*emittedModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	md, err := llvmir.Lower(m, llvmir.Options{Groups: llvmir.FlowUpdateGroups()})
+	fields, err := vectors.NewHPCC(cfg)
+	if err != nil {
+		return nil, err
+	}
+	md, err := llvmir.Lower(m, llvmir.Options{Groups: llvmir.FlowUpdateGroups(),
+		Fields: []fieldtable.Table{fields.Input(), fields.Output()}, Enums: fields.Enums()})
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/hpccgold/hpccgold/fixedpoint"
 )
 
 // Field is one named slice of a transaction word.
@@ -197,18 +199,81 @@ func (t Table) JSON() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// Fixed returns the field's fixed-point format when Format is fixedpoint
+// notation ("u32.24": W bits, I integer bits, F = W-I fraction bits, raw r
+// means r * 2^-F; F may be negative or exceed W). ok is false for "uint",
+// "bool" and any other format: the raw bits are an integer, a flag or a
+// code.
+func (f Field) Fixed() (fx fixedpoint.Format, ok bool) {
+	fx, err := fixedpoint.ParseFormat(f.Format)
+	if err != nil || fx.W != f.Width {
+		return fixedpoint.Format{}, false
+	}
+	return fx, true
+}
+
 // VerilogHeader returns a Verilog include (fields.vh) that defines, for each
-// field, `define <PREFIX>_<NAME>_LSB, _MSB and _W, and <PREFIX>_WIDTH for the
-// whole word. prefix is upper-cased.
+// field F of the table, `define <PREFIX>_F_LSB, _F_MSB and _F_W (a comment
+// after _W gives the format and the meaning with its unit), and for
+// fixed-point fields also _F_FRAC (fraction bits), _F_SIGNED, _F_TO_REAL(raw)
+// (the real value of raw bits) and _F_FROM_REAL(x) (x scaled to raw units:
+// assigned to a reg of the field's width, Verilog rounds it to the nearest
+// integer, ties away from zero; values outside the format's range are not
+// saturated); and <PREFIX>_WIDTH for the whole word. prefix is upper-cased.
 func (t Table) VerilogHeader(prefix string) string {
 	p := strings.ToUpper(prefix)
 	var b strings.Builder
-	fmt.Fprintf(&b, "// Field layout of %s: %d bits, LSB first.\n", t.Name, t.Width)
+	fmt.Fprintf(&b, "// Field layout of %s: %d bits, LSB first. Per field: _LSB, _MSB, _W (bits; the comment gives\n", t.Name, t.Width)
+	fmt.Fprintf(&b, "// the format and the meaning: uint and bool are integers, s|u<W>.<I> is fixed point with I integer\n")
+	fmt.Fprintf(&b, "// and W-I fraction bits), and for fixed-point fields _FRAC (fraction bits), _SIGNED,\n")
+	fmt.Fprintf(&b, "// _TO_REAL(raw) (raw * 2^-FRAC, a real) and _FROM_REAL(x) (x * 2^FRAC: assign it to a reg of\n")
+	fmt.Fprintf(&b, "// the field's width, which rounds to nearest; not saturated).\n")
 	fmt.Fprintf(&b, "`define %s_WIDTH %d\n", p, t.Width)
 	for _, f := range t.Fields {
 		n := p + "_" + strings.ToUpper(f.Name)
 		fmt.Fprintf(&b, "`define %s_LSB %d\n`define %s_MSB %d\n`define %s_W %d // %s %s\n",
 			n, f.Offset, n, f.Offset+f.Width-1, n, f.Width, f.Format, f.Doc)
+		fx, ok := f.Fixed()
+		if !ok {
+			continue
+		}
+		signed, raw := 0, "(raw)"
+		if fx.Signed {
+			signed, raw = 1, "$signed(raw)"
+		}
+		fmt.Fprintf(&b, "`define %s_FRAC %d\n`define %s_SIGNED %d\n", n, fx.F(), n, signed)
+		fmt.Fprintf(&b, "`define %s_TO_REAL(raw) (%s * 2.0**(%d))\n", n, raw, -fx.F())
+		fmt.Fprintf(&b, "`define %s_FROM_REAL(x) ((x) * 2.0**(%d))\n", n, fx.F())
+	}
+	return b.String()
+}
+
+// Enum is a named set of codes that fields carry (the telemetry speed codes
+// of in_hop*_speed, say), printed as Verilog defines, C and SystemVerilog
+// enums next to the field layouts.
+type Enum struct {
+	Name   string      // identifier, e.g. "speed"
+	Doc    string      // one line: what the codes mean and which fields carry them
+	Width  int         // bits of a field carrying a code, 1..64
+	Values []EnumValue // in code order; codes not listed are reserved
+}
+
+// EnumValue is one code of an Enum.
+type EnumValue struct {
+	Name string // identifier suffix, e.g. "100G"
+	Code uint64
+	Doc  string // one line, e.g. "100 Gbps"
+}
+
+// VerilogDefines returns `define <PREFIX>_<NAME>_<VALUE> W'dCODE lines, one
+// per value, each commented, under a comment line with the enum's doc.
+// prefix is upper-cased.
+func (e Enum) VerilogDefines(prefix string) string {
+	p := strings.ToUpper(prefix + "_" + e.Name)
+	var b strings.Builder
+	fmt.Fprintf(&b, "// %s codes (%d bits): %s\n", e.Name, e.Width, e.Doc)
+	for _, v := range e.Values {
+		fmt.Fprintf(&b, "`define %s_%s %d'd%d // %s\n", p, strings.ToUpper(v.Name), e.Width, v.Code, v.Doc)
 	}
 	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hpccgold/hpccgold/buildinfo"
+	"github.com/hpccgold/hpccgold/fieldtable"
 )
 
 // cType returns the C type of a port's struct field (without array
@@ -157,6 +158,8 @@ extern "C" {
 		}
 		fmt.Fprintf(&b, "} %s;\n", md.structType(g))
 	}
+	md.conversions(&b)
+	md.cEnums(&b)
 	fmt.Fprintf(&b, "\n/* Return of %s_abi: one uint64_t per output port (per 64-bit word above 64\n", M)
 	fmt.Fprintf(&b, " * bits), in port order; _pad keeps the C and LLVM return conventions equal. */\n")
 	fmt.Fprintf(&b, "typedef struct %s_abi_ret {\n", M)
@@ -192,6 +195,84 @@ extern "C" {
 	fmt.Fprintf(&b, "void %s_dpi(const uint32_t *in_bits, uint32_t *out_bits);\n", M)
 	fmt.Fprintf(&b, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s_H_ */\n", U)
 	return []byte(b.String())
+}
+
+// conversions writes, for every fixed-point field of each struct type, its
+// fraction-bit count and inline raw<->real conversions.
+func (md *Model) conversions(b *strings.Builder) {
+	M, U := md.Name, upper(md.Name)
+	head := false
+	for g := range md.Groups {
+		if !md.firstOfType(g) {
+			continue
+		}
+		typ := md.Groups[g].Type
+		for _, p := range md.groupPorts(g) {
+			fx, ok := p.Fixed()
+			if !ok || p.Width > 64 {
+				continue
+			}
+			if !head {
+				head = true
+				fmt.Fprintf(b, "\n/* Fixed-point fields (format s|u<W>.<I>: W bits, I integer bits, FRAC = W-I fraction\n")
+				fmt.Fprintf(b, " * bits; the real value of raw r is r * 2^-FRAC). For field F of struct type T:\n")
+				fmt.Fprintf(b, " * %s_T_F_FRAC, %s_T_F_to_real(raw) (exact below 2^53) and %s_T_F_from_real(x)\n", U, M, M)
+				fmt.Fprintf(b, " * (the nearest raw value, ties away from zero, saturated to the format's range;\n")
+				fmt.Fprintf(b, " * NaN gives 0). Example: %s = %s_%s_%s_from_real(1.0) stores 1.0 (raw 2^%d);\n", p.Field, M, typ, p.Field, fx.F())
+				fmt.Fprintf(b, " * storing the integer 1 would mean 2^%d. */\n", -fx.F())
+			}
+			var users []string
+			for g2, grp := range md.Groups {
+				if grp.Type == typ {
+					for _, q := range md.groupPorts(g2) {
+						if q.Field == p.Field {
+							users = append(users, q.Name)
+						}
+					}
+				}
+			}
+			t, _ := cType(p)
+			fn := fmt.Sprintf("%s_%s_%s", M, typ, p.Field)
+			fmt.Fprintf(b, "#define %s_%s_%s_FRAC %d /* %s: %s */\n", U, upper(typ), upper(p.Field), fx.F(), fx, strings.Join(users, ", "))
+			fmt.Fprintf(b, "static inline double %s_to_real(%s raw) { return (double)raw * 0x1p%d; }\n", fn, t, -fx.F())
+			fmt.Fprintf(b, "static inline %s %s_from_real(double x)\n{\n", t, fn)
+			if fx.Signed {
+				fmt.Fprintf(b, "\tdouble v = x * 0x1p%d;\n\tif (v != v)\n\t\treturn 0;\n\tv = v < 0 ? v - 0.5 : v + 0.5;\n", fx.F())
+				minLit := fmt.Sprintf("(-INT64_C(%d))", uint64(1)<<uint(p.Width-1))
+				if p.Width == 64 {
+					minLit = "INT64_MIN"
+				}
+				fmt.Fprintf(b, "\tif (v <= -0x1p%d)\n\t\treturn (%s)%s;\n", p.Width-1, t, minLit)
+				fmt.Fprintf(b, "\tif (v >= 0x1p%d)\n\t\treturn (%s)INT64_C(0x%x);\n", p.Width-1, t, fieldtable.Mask(p.Width-1))
+			} else {
+				fmt.Fprintf(b, "\tdouble v = x * 0x1p%d + 0.5;\n\tif (!(v >= 1.0))\n\t\treturn 0;\n", fx.F())
+				fmt.Fprintf(b, "\tif (v >= 0x1p%d)\n\t\treturn (%s)UINT64_C(0x%x);\n", p.Width, t, fieldtable.Mask(p.Width))
+			}
+			fmt.Fprintf(b, "\treturn (%s)v;\n}\n", t)
+		}
+	}
+}
+
+// cEnums writes each enum as a C enum M_<name> with constants
+// M_<NAME>_<VALUE>.
+func (md *Model) cEnums(b *strings.Builder) {
+	for _, e := range md.Enums {
+		fmt.Fprintf(b, "\n/* %s codes (%d bits): %s */\nenum %s_%s {\n", e.Name, e.Width, cComment(e.Doc), md.Name, e.Name)
+		for _, v := range e.Values {
+			fmt.Fprintf(b, "\t%s_%s_%s = %d, /* %s */\n", upper(md.Name), upper(e.Name), upper(v.Name), v.Code, cComment(v.Doc))
+		}
+		b.WriteString("};\n")
+	}
+}
+
+// portTable returns the packed layout of ports as a field table (formats
+// from Options.Fields, else the raw integer u<W>/s<W>).
+func portTable(name string, ports []Port) (fieldtable.Table, error) {
+	var specs []fieldtable.Spec
+	for _, p := range ports {
+		specs = append(specs, fieldtable.Spec{Name: p.Name, Width: p.Width, Format: typeName(p), Doc: p.Doc})
+	}
+	return fieldtable.New(name, specs)
 }
 
 // cComment makes a doc line safe inside /* */.
@@ -306,8 +387,40 @@ func (md *Model) SVHeader() []byte {
 `+"`"+`define %[2]s_DPI_OUT_BITS %[4]d
 import "DPI-C" function void %[1]s_dpi(input bit [`+"`"+`%[2]s_DPI_IN_BITS-1:0] in_bits,
                                        output bit [`+"`"+`%[2]s_DPI_OUT_BITS-1:0] out_bits);
-`+"`"+`endif
 `, M, U, md.InBits, md.OutBits)
+	// Field layouts of in_bits and out_bits (formats, meanings, real
+	// conversions) and the enums: ports over 64 bits are not fields.
+	var in, out []Port
+	for _, p := range md.Inputs {
+		if p.Width <= 64 {
+			in = append(in, p)
+		}
+	}
+	for _, p := range md.Outputs {
+		if p.Width <= 64 {
+			out = append(out, p)
+		}
+	}
+	if len(in) == len(md.Inputs) && len(out) == len(md.Outputs) {
+		ti, err1 := portTable(M+"_dpi_in", in)
+		to, err2 := portTable(M+"_dpi_out", out)
+		if err1 == nil && err2 == nil {
+			b.WriteString(ti.VerilogHeader(M + "_dpi_in"))
+			b.WriteString(to.VerilogHeader(M + "_dpi_out"))
+		}
+	}
+	for _, e := range md.Enums {
+		fmt.Fprintf(&b, "// %s codes (%d bits): %s\ntypedef enum bit [%d:0] {\n", e.Name, e.Width, e.Doc, e.Width-1)
+		for i, v := range e.Values {
+			sep := ","
+			if i == len(e.Values)-1 {
+				sep = ""
+			}
+			fmt.Fprintf(&b, "  %s_%s_%s = %d'd%d%s // %s\n", U, upper(e.Name), upper(v.Name), e.Width, v.Code, sep, v.Doc)
+		}
+		fmt.Fprintf(&b, "} %s_%s_e;\n", M, e.Name)
+	}
+	b.WriteString("`endif\n")
 	return []byte(b.String())
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/llir/llvm/ir"
 
+	"github.com/hpccgold/hpccgold/fieldtable"
+	"github.com/hpccgold/hpccgold/fixedpoint"
 	"github.com/hpccgold/hpccgold/rtl"
 )
 
@@ -69,6 +71,15 @@ type Options struct {
 	// of always (see package doc). 0 means DefaultGuardMin; a negative
 	// value lowers every mux to a select (straight-line code).
 	GuardMin int
+	// Fields gives the ports' formats: a port named like a field of one of
+	// these tables (cc/hpcc's InputTable and OutputTable, say) takes the
+	// field's Format ("u32.24") and, when the port has no doc, its Doc; the
+	// header then carries the format and raw<->real conversions of each
+	// fixed-point field. Other ports are raw integers, "u<W>" or "s<W>".
+	Fields []fieldtable.Table
+	// Enums are code tables the fields carry (the telemetry speed codes),
+	// printed as a C enum in M.h and a SystemVerilog enum in M_dpi.svh.
+	Enums []fieldtable.Enum
 }
 
 // Port is one module port as the emitted code sees it.
@@ -82,6 +93,12 @@ type Port struct {
 	Slot   int    // index of its first i64 argument (inputs) or return field (outputs) of M_abi
 	Group  int    // index into Model.Groups
 	Field  string // C field name: Name without the group's prefix
+	Format string // "u32.24", "uint", "bool" from Options.Fields; "" for a raw integer
+}
+
+// Fixed returns the port's fixed-point format, when it has one.
+func (p Port) Fixed() (fixedpoint.Format, bool) {
+	return fieldtable.Field{Width: p.Width, Format: p.Format}.Fixed()
 }
 
 // Slots returns the number of i64 argument or return slots of the port.
@@ -102,10 +119,11 @@ type Model struct {
 	// PackedRetSlots is the number of i64 fields of M_packed's return:
 	// the packed output's 64-bit words, padded like RetSlots.
 	PackedRetSlots int
-	Groups         []Group    // the groups in use, in parameter order
-	Ops            int        // rtl nodes lowered (live, non-input)
-	Guards         int        // mux arms computed under a branch (see Options.GuardMin)
-	IR             *ir.Module // the LLVM module (target triple and data layout set)
+	Enums          []fieldtable.Enum // Options.Enums
+	Groups         []Group           // the groups in use, in parameter order
+	Ops            int               // rtl nodes lowered (live, non-input)
+	Guards         int               // mux arms computed under a branch (see Options.GuardMin)
+	IR             *ir.Module        // the LLVM module (target triple and data layout set)
 }
 
 // cKeywords are C99/C11 and C++ keywords a generated C identifier must
@@ -165,6 +183,9 @@ func Lower(m *rtl.Module, opts Options) (*Model, error) {
 		groups = defaultGroups()
 	}
 	if err := md.layout(f, groups); err != nil {
+		return nil, err
+	}
+	if err := md.formats(opts); err != nil {
 		return nil, err
 	}
 	if err := md.lower(f, opts); err != nil {
@@ -275,7 +296,53 @@ func (md *Model) layout(f *rtl.Module, groups []Group) error {
 	return nil
 }
 
+// formats takes each port's format from the field of the same name in
+// opts.Fields (the field's width must be the port's) and keeps the enums.
+func (md *Model) formats(opts Options) error {
+	for _, e := range opts.Enums {
+		if !cIdent(e.Name) || e.Width < 1 || e.Width > 64 {
+			return errorf("enum %q (%d bits): want a C identifier of 1..64 bits", e.Name, e.Width)
+		}
+		for _, v := range e.Values {
+			if !cIdent("X" + v.Name) {
+				return errorf("enum %s: value %q: not usable in a C identifier", e.Name, v.Name)
+			}
+		}
+	}
+	md.Enums = append([]fieldtable.Enum(nil), opts.Enums...)
+	set := func(ports []Port) error {
+		for i := range ports {
+			p := &ports[i]
+			for _, t := range opts.Fields {
+				k := t.Index(p.Name)
+				if k < 0 {
+					continue
+				}
+				f := t.Fields[k]
+				if f.Width != p.Width {
+					return errorf("port %s: %d bits, but field %s of %s has %d", p.Name, p.Width, f.Name, t.Name, f.Width)
+				}
+				p.Format = f.Format
+				if p.Doc == "" {
+					p.Doc = f.Doc
+				}
+				break
+			}
+		}
+		return nil
+	}
+	if err := set(md.Inputs); err != nil {
+		return err
+	}
+	return set(md.Outputs)
+}
+
+// typeName returns the port's format: its field's ("u32.24", "uint",
+// "bool") or, without one, the raw integer "u<W>" / "s<W>".
 func typeName(p Port) string {
+	if p.Format != "" {
+		return p.Format
+	}
 	if p.Signed {
 		return fmt.Sprintf("s%d", p.Width)
 	}

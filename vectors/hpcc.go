@@ -72,6 +72,31 @@ type hpccBins struct {
 	branch, update, sel, valid, speed, clamp, rd, ru, rn int
 }
 
+// Enums returns the codes the HPCC++ fields carry: the telemetry speed
+// codes of in_hop<i>_speed (SpeedEnum).
+func (m *HPCC) Enums() []fieldtable.Enum { return []fieldtable.Enum{SpeedEnum(m.cfg)} }
+
+// SpeedEnum returns the speed codes of cfg's telemetry encoding (the
+// in_hop<i>_speed fields): one value per defined code, named by its link
+// speed ("100G"); codes of the encoding that are not listed are reserved,
+// and codes faster than cfg.MaxLinkSpeedGbps are defined on the wire but
+// make the hop invalid in the datapath (no table entry).
+func SpeedEnum(cfg hpcc.Config) fieldtable.Enum {
+	e := fieldtable.Enum{Name: "speed", Width: cfg.Encoding.SpeedBits(),
+		Doc: fmt.Sprintf("telemetry speed code of in_hop<i>_speed, %s encoding; link speed in Gbps; codes not listed are reserved", cfg.Encoding)}
+	for code, g := range cfg.Encoding.SpeedTable() {
+		if g == 0 {
+			continue
+		}
+		doc := fmt.Sprintf("%d Gbps", g)
+		if g > cfg.MaxLinkSpeedGbps {
+			doc += fmt.Sprintf(" (above max_link_speed_gbps=%d: the hop is invalid)", cfg.MaxLinkSpeedGbps)
+		}
+		e.Values = append(e.Values, fieldtable.EnumValue{Name: fmt.Sprintf("%dG", g), Code: uint64(code), Doc: doc})
+	}
+	return e
+}
+
 // NewHPCC builds the vector model for cfg (validated by hpcc.NewDatapath).
 func NewHPCC(cfg hpcc.Config) (*HPCC, error) {
 	d, err := hpcc.NewDatapath(cfg)

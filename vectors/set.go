@@ -215,7 +215,7 @@ func writeDir(ctx context.Context, outDir string, p *plan, feed func(emit func(*
 	if err != nil {
 		return fmt.Errorf("vectors: %w", err)
 	}
-	vhHash, err := writeSmall(dir, FieldsVHFile, fieldsVH(p.m.Name(), buildinfo.String(), p.lay))
+	vhHash, err := writeSmall(dir, FieldsVHFile, fieldsVH(p.m, buildinfo.String(), p.lay))
 	if err != nil {
 		return fmt.Errorf("vectors: %w", err)
 	}

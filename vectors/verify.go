@@ -156,7 +156,7 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 	for _, small := range []struct {
 		name string
 		want []byte
-	}{{LayoutFile, lf}, {FieldsVHFile, fieldsVH(p.m.Name(), buildinfo.String(), p.lay)}} {
+	}{{LayoutFile, lf}, {FieldsVHFile, fieldsVH(p.m, buildinfo.String(), p.lay)}} {
 		got, err := os.ReadFile(filepath.Join(dir, small.name))
 		if err == nil && !bytes.Equal(got, small.want) {
 			problem("%s: differs from the layout of model %s with the manifest's configuration", small.name, man.Model)
