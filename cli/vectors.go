@@ -11,8 +11,8 @@ import (
 
 	"github.com/hpccgold/hpccgold/cc/ldcp/ldcpvec"
 	"github.com/hpccgold/hpccgold/scenario"
+	"github.com/hpccgold/hpccgold/scenario/simvec"
 	"github.com/hpccgold/hpccgold/vectors"
-	"github.com/hpccgold/hpccgold/vectors/simvec"
 )
 
 const vectorsUsage = `vectors <gen|check|verify|cover|show> [flags]
@@ -135,7 +135,7 @@ func runVectorsGen(env *Env) error {
 }
 
 // runVectorsFromSim implements vectors gen --from-sim: it captures the
-// scenario's datapath transactions (package vectors/simvec) into out.
+// scenario's datapath transactions (package scenario/simvec) into out.
 func runVectorsFromSim(env *Env, fs *flag.FlagSet, name, configFile, cc, model string, seed uint64, count int64,
 	out, shard string, noJSONL bool, workers int) error {
 	set := map[string]bool{}

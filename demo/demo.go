@@ -17,8 +17,8 @@ import (
 	"github.com/hpccgold/hpccgold/llvmir"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/scenario"
+	"github.com/hpccgold/hpccgold/scenario/simvec"
 	"github.com/hpccgold/hpccgold/vectors"
-	"github.com/hpccgold/hpccgold/vectors/simvec"
 	"github.com/hpccgold/hpccgold/verilog"
 	"github.com/hpccgold/hpccgold/verilog/cosim"
 )

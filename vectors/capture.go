@@ -31,7 +31,7 @@ type CaptureInfo struct {
 }
 
 // Origin is where one captured transaction happened. For a scenario run
-// (package vectors/simvec) it is one HPCC++ datapath update of a NIC
+// (package scenario/simvec) it is one HPCC++ datapath update of a NIC
 // (nicmodel.HPCCUpdate).
 type Origin struct {
 	Host     int    // index of the host whose NIC ran the update

@@ -23,7 +23,7 @@
 //
 // Besides generated sets (Generate, GenerateDir), a set can be captured
 // from a run (Capture: transactions recorded from hardware or the NIC
-// model, re-evaluated by the model; package vectors/simvec captures
+// model, re-evaluated by the model; package scenario/simvec captures
 // closed-loop scenario runs, hpccgold vectors gen --from-sim). A captured
 // set has one class, a "capture" section in its manifest, and is checked
 // by Verify through its flows' state chains (Stateful) instead of by
