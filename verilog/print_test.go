@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hpccgold/hpccgold/fieldtable"
@@ -225,4 +227,61 @@ func combVectors(dir string, m *rtl.Module, in, out fieldtable.Table, n int, see
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "expected.hex"), eb, 0o644)
+}
+
+// TestConcurrentBuildsOfOneKey compiles one testbench under Icarus from
+// several goroutines into one fresh cache at once (as two processes sharing
+// the user cache would): every build must succeed and run, exactly one
+// build directory must be left for the key, and no temporary directory.
+func TestConcurrentBuildsOfOneKey(t *testing.T) {
+	tools := needTools(t, FlowIcarus)
+	m := opsFixture(false)
+	in, out, err := PortTables(m, "in_valid", "out_valid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := Bench{DUT: m, In: in, Out: out, ValidIn: "in_valid", ValidOut: "out_valid", MaxVectors: 64}
+	dir := t.TempDir()
+	const n = 50
+	if err := combVectors(dir, m, in, out, n, 3); err != nil {
+		t.Fatal(err)
+	}
+	files, err := Emit(filepath.Join(dir, "rtl"), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(dir, "cache")
+	ctx := context.Background()
+	const builders = 3
+	errs := make(chan error, builders)
+	for range builders {
+		go func() {
+			bl, err := tools.Compile(ctx, Icarus, filepath.Join(dir, "rtl"), cache, b.Name(), files, 64)
+			if err != nil {
+				errs <- err
+				return
+			}
+			res, err := bl.Run(ctx, filepath.Join(dir, "stimulus.hex"), filepath.Join(dir, "expected.hex"), n, 0)
+			if err == nil && (!res.OK() || res.Passed != n) {
+				err = fmt.Errorf("%d passed, %d failed", res.Passed, res.Failed)
+			}
+			errs <- err
+		}()
+	}
+	for range builders {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	ents, err := os.ReadDir(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 || strings.Contains(ents[0].Name(), ".tmp-") {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("cache holds %v, want one build directory", names)
+	}
 }

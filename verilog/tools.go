@@ -335,8 +335,28 @@ func (t Tools) Compile(ctx context.Context, sim Simulator, srcDir, cacheDir, top
 		b.Cached = true
 		return b, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// Build in a private directory and rename it into place when complete,
+	// so that concurrent builds of one key (two processes sharing the user
+	// cache) never write into one directory, and a killed build leaves only
+	// a ".tmp-" directory that no later run reads (and that the next build
+	// of the key removes).
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return nil, fmt.Errorf("verilog: compile: %w", err)
+	}
+	final := dir
+	if err := removeStaleBuilds(cacheDir, filepath.Base(final)); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(cacheDir, filepath.Base(final)+".tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("verilog: compile: %w", err)
+	}
+	defer os.RemoveAll(tmp) // a no-op once renamed
+	dir = tmp
+	if sim == Icarus {
+		exe = filepath.Join(dir, top+".vvp")
+	} else {
+		exe = filepath.Join(dir, "V"+top)
 	}
 	start := time.Now()
 	switch sim {
@@ -362,7 +382,32 @@ func (t Tools) Compile(ctx context.Context, sim Simulator, srcDir, cacheDir, top
 	if err := atomicfile.WriteBytes(filepath.Join(dir, "built.ok"), 0o644, []byte(top+"\n")); err != nil {
 		return nil, fmt.Errorf("verilog: compile: %w", err)
 	}
+	if err := os.Rename(dir, final); err != nil {
+		// Another process finished the same build first: use its.
+		if _, serr := os.Stat(filepath.Join(final, "built.ok")); serr != nil {
+			return nil, fmt.Errorf("verilog: compile: move the build into the cache: %w", err)
+		}
+		b.Cached = true
+	}
 	return b, nil
+}
+
+// removeStaleBuilds removes the temporary directories of builds of key that
+// were killed (older than an hour: a live build of the same key in another
+// process is younger) from cacheDir.
+func removeStaleBuilds(cacheDir, key string) error {
+	old, err := filepath.Glob(filepath.Join(cacheDir, key+".tmp-*"))
+	if err != nil {
+		return fmt.Errorf("verilog: compile: %w", err)
+	}
+	for _, d := range old {
+		if fi, err := os.Stat(d); err == nil && time.Since(fi.ModTime()) > time.Hour {
+			if err := os.RemoveAll(d); err != nil {
+				return fmt.Errorf("verilog: compile: remove a killed build: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // Result is the outcome of one testbench run.
