@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/hpccgold/hpccgold/internal/enumtext"
 	"io"
 	"reflect"
 
@@ -65,13 +66,20 @@ func (m CCMode) MarshalText() ([]byte, error) {
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (m *CCMode) UnmarshalText(b []byte) error {
-	for v := CCMode(0); v < numCCModes; v++ {
-		if v.String() == string(b) {
-			*m = v
-			return nil
-		}
+	v, err := enumtext.Parse("nicmodel: cc", b, allCCModes()...)
+	if err == nil {
+		*m = v
 	}
-	return fmt.Errorf("nicmodel: cc=%q: must be %s", b, ccList)
+	return err
+}
+
+// allCCModes lists every CC mode in declaration order.
+func allCCModes() []CCMode {
+	modes := make([]CCMode, numCCModes)
+	for i := range modes {
+		modes[i] = CCMode(i)
+	}
+	return modes
 }
 
 // hpccMode is the mode of the cc/hpcc configuration a CC mode implies: the
@@ -118,15 +126,11 @@ func (m Model) MarshalText() ([]byte, error) {
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (m *Model) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "fixed":
-		*m = Fixed
-	case "float":
-		*m = Float
-	default:
-		return fmt.Errorf("nicmodel: model=%q: must be fixed or float", b)
+	v, err := enumtext.Parse("nicmodel: model", b, Fixed, Float)
+	if err == nil {
+		*m = v
 	}
-	return nil
+	return err
 }
 
 // TxConfig is the Tx pipeline's part of the NIC configuration: every

@@ -81,7 +81,7 @@ func TestConfigRejects(t *testing.T) {
 		{`{"module": {"stages": 17}}`, `module.stages=17`},
 		{`{"module": {"latency_cycles": 4}}`, `unknown field "latency_cycles"`},
 		{`{} {}`, `trailing data`},
-		{`{"rx": {"output_full": "spill"}}`, `policy "spill"`},
+		{`{"rx": {"output_full": "spill"}}`, `policy="spill": must be backpressure or drop`},
 	} {
 		_, err := LoadConfig(strings.NewReader(tc.json))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

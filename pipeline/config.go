@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"github.com/hpccgold/hpccgold/internal/enumtext"
 
 	"github.com/hpccgold/hpccgold/pipeline/wire"
 	"github.com/hpccgold/hpccgold/telemetry"
@@ -41,15 +42,11 @@ func (p Policy) MarshalText() ([]byte, error) {
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (p *Policy) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "backpressure":
-		*p = BackPressure
-	case "drop":
-		*p = Drop
-	default:
-		return fmt.Errorf("pipeline: policy %q: must be backpressure or drop", b)
+	v, err := enumtext.Parse("pipeline: policy", b, BackPressure, Drop)
+	if err == nil {
+		*p = v
 	}
-	return nil
+	return err
 }
 
 // StageConfig is one pipeline stage: Latency cycles from entry to the

@@ -91,7 +91,7 @@ func TestOverlay(t *testing.T) {
 		{`{"cc": "ldcp", "ldcp": {"p_max": 0}}`, "ldcp.p_max=0"},
 		{`{"cc": "ldcp", "ldcp": {"k_bytes": 0}}`, "ldcp.k_bytes=0"},
 		{`{"cc": "ldcp", "ldcp": {"buf_max_bytes": 10}}`, "ldcp.buf_max_bytes=10"},
-		{`{"cc": "dcqcn", "dcqcn": {"variant": "qcn"}}`, `variant "qcn"`},
+		{`{"cc": "dcqcn", "dcqcn": {"variant": "qcn"}}`, `variant="qcn": must be paper or mellanox`},
 		{`{"cc": "dcqcn", "dcqcn": {"k_min_bytes": 5000}}`, "dcqcn.k_max_bytes=0"},
 		{`{"nic": {"rto_ns": 10}}`, "nic.rto_ns=10"},
 		{`{"run": {"sample_ns": 1}}`, "run.sample_ns=1"},

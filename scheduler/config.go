@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"github.com/hpccgold/hpccgold/internal/enumtext"
 	"math"
 	"math/bits"
 
@@ -54,13 +55,11 @@ func (u RateUnit) MarshalText() ([]byte, error) { return []byte(u.String()), nil
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (u *RateUnit) UnmarshalText(b []byte) error {
-	for v := RateUnit(0); v < numRateUnits; v++ {
-		if v.String() == string(b) {
-			*u = v
-			return nil
-		}
+	v, err := enumtext.Parse("scheduler: RateUnit", b, allOf[RateUnit](numRateUnits)...)
+	if err == nil {
+		*u = v
 	}
-	return fmt.Errorf("scheduler: RateUnit=%q: must be bytes_per_ns or bytes_per_cycle", b)
+	return err
 }
 
 // WindowMode selects the window test of a flow's next packet.
@@ -95,13 +94,11 @@ func (m WindowMode) MarshalText() ([]byte, error) { return []byte(m.String()), n
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (m *WindowMode) UnmarshalText(b []byte) error {
-	for v := WindowMode(0); v < numWindowModes; v++ {
-		if v.String() == string(b) {
-			*m = v
-			return nil
-		}
+	v, err := enumtext.Parse("scheduler: WindowMode", b, allOf[WindowMode](numWindowModes)...)
+	if err == nil {
+		*m = v
 	}
-	return fmt.Errorf("scheduler: WindowMode=%q: must be strict or overshoot", b)
+	return err
 }
 
 // Arbiter selects the arbitration among eligible flows.
@@ -135,13 +132,11 @@ func (a Arbiter) MarshalText() ([]byte, error) { return []byte(a.String()), nil 
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (a *Arbiter) UnmarshalText(b []byte) error {
-	for v := Arbiter(0); v < numArbiters; v++ {
-		if v.String() == string(b) {
-			*a = v
-			return nil
-		}
+	v, err := enumtext.Parse("scheduler: Arbiter", b, allOf[Arbiter](numArbiters)...)
+	if err == nil {
+		*a = v
 	}
-	return fmt.Errorf("scheduler: Arbiter=%q: must be rr or dwrr", b)
+	return err
 }
 
 // Limits of the configuration.
@@ -403,4 +398,13 @@ func gcd(a, b uint64) uint64 {
 		a, b = b, a%b
 	}
 	return a
+}
+
+// allOf lists the n values of an enumeration declared from 0 by iota.
+func allOf[T ~uint8](n T) []T {
+	vals := make([]T, n)
+	for i := range vals {
+		vals[i] = T(i)
+	}
+	return vals
 }

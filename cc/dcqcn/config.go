@@ -3,6 +3,7 @@ package dcqcn
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hpccgold/hpccgold/internal/enumtext"
 	"io"
 	"math"
 
@@ -55,15 +56,11 @@ func (v Variant) MarshalText() ([]byte, error) {
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (v *Variant) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "paper":
-		*v = Paper
-	case "mellanox":
-		*v = Mellanox
-	default:
-		return fmt.Errorf("dcqcn: variant %q: must be paper or mellanox", b)
+	x, err := enumtext.Parse("dcqcn: variant", b, Paper, Mellanox)
+	if err == nil {
+		*v = x
 	}
-	return nil
+	return err
 }
 
 // ECNParams are the congestion point's marking parameters on a switch

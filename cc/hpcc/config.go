@@ -3,6 +3,7 @@ package hpcc
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hpccgold/hpccgold/internal/enumtext"
 	"io"
 	"math"
 	"math/bits"
@@ -53,15 +54,11 @@ func (m Mode) MarshalText() ([]byte, error) {
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (m *Mode) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "sender":
-		*m = Sender
-	case "receiver":
-		*m = Receiver
-	default:
-		return fmt.Errorf("hpcc: mode %q: must be sender or receiver", b)
+	v, err := enumtext.Parse("hpcc: mode", b, Sender, Receiver)
+	if err == nil {
+		*m = v
 	}
-	return nil
+	return err
 }
 
 // Fmt is a fixedpoint.Format that reads and writes its notation ("u32.8")
