@@ -44,6 +44,9 @@ func runCosim(env *Env) error {
 	if err := noPositional(fs); err != nil {
 		return err
 	}
+	if *level != 1 && *level != 2 {
+		return fmt.Errorf("--level=%d: must be 1 or 2", *level)
+	}
 	sim, err := verilog.ParseSimulator(*simName)
 	if err != nil {
 		return err

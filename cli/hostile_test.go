@@ -90,6 +90,7 @@ func TestHostileCLI(t *testing.T) {
 		// Flags of every command: negative, zero, out of range, duplicates.
 		{"vectors gen --level 0", []string{"vectors", "gen", "--out", "@o", "--level", "0"}, "", nil, 2, "--level=0: must be 1 or 2"},
 		{"vectors gen --level 3", []string{"vectors", "gen", "--out", "@o", "--level", "3"}, "", nil, 2, "--level=3"},
+		{"cosim --level 0", []string{"cosim", "--level", "0"}, "", nil, 2, "--level=0: must be 1 or 2"},
 		{"vectors gen --count -1", []string{"vectors", "gen", "--out", "@o", "--count", "-1"}, "", nil, 2, "--count=-1"},
 		{"vectors gen --count 10^12", []string{"vectors", "gen", "--out", "@o", "--count", "1000000000000"}, "", nil, 2, "the set needs about"},
 		{"vectors gen --workers -3", []string{"vectors", "gen", "--out", "@o", "--workers", "-3"}, "", nil, 2, "--workers=-3"},
