@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/hpccgold/hpccgold/vectors/registry"
 	"math"
 	"os"
 	"strings"
@@ -234,7 +234,7 @@ func runVectorsVerify(env *Env) error {
 	if fs.NArg() != 1 {
 		return errors.New("want exactly one directory")
 	}
-	rep, err := vectors.VerifyWith(fs.Arg(0), openVectorModel)
+	rep, err := registry.Verify(fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -304,16 +304,6 @@ func vectorModel(cc, configFile string) (vectors.Model, error) {
 		return ldcpvec.New(cfg)
 	}
 	return nil, fmt.Errorf("--cc=%q: want hpcc or ldcp (hpcc-rx only with --from-sim)", cc)
-}
-
-// openVectorModel opens the model of any vector set hpccgold writes: the
-// models package vectors knows (HPCC++) and LDCP's (cc/ldcp/ldcpvec, which
-// package vectors cannot import).
-func openVectorModel(name string, config json.RawMessage) (vectors.Model, error) {
-	if name == ldcpvec.Name {
-		return ldcpvec.Open(name, config)
-	}
-	return vectors.OpenModel(name, config)
 }
 
 func runVectorsShow(env *Env) error {

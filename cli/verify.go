@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hpccgold/hpccgold/vectors/registry"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/hpccgold/hpccgold/artefact"
-	"github.com/hpccgold/hpccgold/vectors"
 )
 
 // runVerify checks any output directory hpccgold wrote (vector set, sim,
@@ -47,7 +47,7 @@ func runVerify(env *Env) error {
 			return err
 		}
 		for _, set := range sets {
-			vr, err := vectors.VerifyWith(set, openVectorModel)
+			vr, err := registry.Verify(set)
 			if err != nil {
 				return err
 			}

@@ -7,7 +7,7 @@
 //
 // It is a separate package so that cc/ldcp itself does not depend on
 // vectors. Generate with vectors.Generate(m, opts) or
-// vectors.GenerateDir(dir, m, opts); verify a directory with
-// vectors.VerifyWith(dir, ldcpvec.Open) (or an OpenFunc that tries
-// vectors.OpenModel first and Open for the model name "ldcp_update").
+// vectors.GenerateDir(dir, m, opts); verify a directory of any model with
+// registry.Verify(dir) (package vectors/registry, which lists this model
+// beside HPCC++'s).
 package ldcpvec
