@@ -11,6 +11,7 @@ import (
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/cc/ldcp"
+	"github.com/hpccgold/hpccgold/cc/ldcp/ldcpvec"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/rtl/ldcprtl"
 	"github.com/hpccgold/hpccgold/vectors"
@@ -19,7 +20,11 @@ import (
 )
 
 func runCosim(env *Env) error {
-	fs := newFlagSet(env, "cosim", "cosim [--cc hpcc|ldcp] [--simulator verilator|icarus] [--design update|module] [--vectors DIR] [--config FILE] [--stages N] [--lockstep] [flags]")
+	fs := newFlagSet(env, "cosim", "cosim [--cc hpcc|ldcp] [--simulator verilator|icarus] [--design update|module] [--vectors DIR] [--config FILE] [--stages N] [--lockstep] [flags]\n"+
+		"       hpccgold cosim --rtl FILE [--rtl FILE...] --top NAME [--simulator verilator|icarus] [--vectors DIR] [--limit N] [--gap N]")
+	var rtlFiles fileList
+	fs.Var(&rtlFiles, "rtl", "your RTL: a Verilog/SystemVerilog file (repeat the flag for each file); co-simulate --top against a golden set instead of hpccgold's RTL")
+	top := fs.String("top", "", "with --rtl: the top module, its ports named after the set's fields (layout.json) plus in_valid, out_valid, optional clk, rst or rst_n, in_ready")
 	cc := fs.String("cc", "", "datapath: hpcc (hpcc_update, hpcc_module) or ldcp (ldcp_update); default: the vector set's model, else hpcc")
 	simName := fs.String("simulator", "verilator", "verilator or icarus")
 	design := fs.String("design", "update", "update: the per-event update on a golden vector set; module: hpcc_module on generated event streams (--cc hpcc)")
@@ -46,6 +51,14 @@ func runCosim(env *Env) error {
 	}
 	if *level != 1 && *level != 2 {
 		return fmt.Errorf("--level=%d: must be 1 or 2", *level)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := cosimFlagsUsed(set, *design); err != nil {
+		return err
+	}
+	if len(rtlFiles) > 0 && *lint && !set["lint"] {
+		*lint = false // lint is for hpccgold's RTL; a user's RTL is not held to its waivers
 	}
 	sim, err := verilog.ParseSimulator(*simName)
 	if err != nil {
@@ -87,9 +100,7 @@ func runCosim(env *Env) error {
 	// --lint is on by default; left at its default it runs only when
 	// Verilator is installed (an Icarus run does not need it), and says so
 	// when it cannot. Asked for explicitly, a missing Verilator is an error.
-	lintSet := false
-	fs.Visit(func(f *flag.Flag) { lintSet = lintSet || f.Name == "lint" })
-	if *lint && !lintSet {
+	if *lint && !set["lint"] {
 		if err := verilog.LookupTools().Need(verilog.FlowLint); err != nil {
 			fmt.Fprintf(env.Stderr, "lint skipped: %v\n", err)
 			*lint = false
@@ -130,6 +141,21 @@ func runCosim(env *Env) error {
 		var rep *cosim.Report
 		var repErr error
 		lopts := cosim.LDCPOptions{Options: opts, LDCP: lcfg}
+		if len(rtlFiles) > 0 {
+			ropts := cosim.RTLOptions{Files: rtlFiles, Top: *top, Options: opts}
+			if *vecDir == "" {
+				m, err := goldenModel(*cc, cfg, lcfg)
+				if err != nil {
+					return err
+				}
+				ropts.Model = m
+			}
+			rep, err := cosim.RunRTL(ctx, ropts)
+			if err != nil {
+				return err
+			}
+			return printCosim(env, rep, rep.Err(), "latency from the handshake")
+		}
 		if *lockstep {
 			if *design != "update" {
 				return fmt.Errorf("--lockstep: only with --design=update")
@@ -173,6 +199,20 @@ func runCosim(env *Env) error {
 		default:
 			return fmt.Errorf("--design=%q: want update or module", *design)
 		}
+		return printCosim(env, rep, repErr, fmt.Sprintf("%d stages", rep.Stages))
+	}()
+	if aw != nil && ctx.Err() == nil && (err == nil || errors.Is(err, ErrFailed)) {
+		if cerr := aw.Commit(ctx); cerr != nil {
+			return cerr
+		}
+	}
+	return err
+}
+
+// printCosim prints a co-simulation report (directed classes, build and
+// run times, counts) and turns a mismatch into ErrFailed.
+func printCosim(env *Env, rep *cosim.Report, repErr error, timing string) error {
+	{
 		if rep.Synth != nil {
 			fmt.Fprintf(env.Stdout, "synth %s: %d cells (%d flip-flops), longest path %d cells\n", rep.Design, rep.Synth.Cells, rep.Synth.FlipFlops, rep.Synth.LongestPath)
 		}
@@ -189,8 +229,11 @@ func runCosim(env *Env) error {
 		if rep.Cached {
 			build = "build cached"
 		}
-		fmt.Fprintf(env.Stdout, "%s under %s (%d stages): %s, run %.2fs, %.0f vectors/s simulated\n",
-			rep.Design, rep.Simulator, rep.Stages, build, rep.RunTime.Seconds(), rep.SimRate)
+		fmt.Fprintf(env.Stdout, "%s under %s (%s): %s, run %.2fs, %.0f vectors/s simulated\n",
+			rep.Design, rep.Simulator, timing, build, rep.RunTime.Seconds(), rep.SimRate)
+		if rep.Stalls > 0 {
+			fmt.Fprintf(env.Stdout, "stall cycles (ready low): %d\n", rep.Stalls)
+		}
 		fmt.Fprintf(env.Stdout, "%d passed, %d failed\n", rep.Passed, rep.Failed)
 		if repErr != nil {
 			if errors.Is(repErr, cosim.ErrMismatch) {
@@ -199,13 +242,93 @@ func runCosim(env *Env) error {
 			return repErr
 		}
 		return nil
-	}()
-	if aw != nil && ctx.Err() == nil && (err == nil || errors.Is(err, ErrFailed)) {
-		if cerr := aw.Commit(ctx); cerr != nil {
-			return cerr
+	}
+}
+
+// fileList is a repeatable flag of file names.
+type fileList []string
+
+func (l *fileList) String() string { return strings.Join(*l, ",") }
+
+// Set adds one file; an empty name is an error.
+func (l *fileList) Set(s string) error {
+	if s == "" {
+		return errors.New("empty file name")
+	}
+	*l = append(*l, s)
+	return nil
+}
+
+// cosimFlags says which cosim flags each kind of run uses; a flag given to
+// a run that does not use it is refused, never ignored.
+var cosimFlags = map[string][]string{
+	// hpccgold's hpcc_update / ldcp_update on a golden set
+	"update": {"cc", "simulator", "design", "vectors", "config", "stages", "level", "count", "seed", "limit", "gap", "work", "cache", "lint", "synth", "lockstep"},
+	// hpccgold's hpcc_module on generated event streams
+	"module": {"cc", "simulator", "design", "config", "stages", "seed", "gap", "flow-bits", "events", "work", "cache", "lint", "synth"},
+	// the user's RTL (--rtl) on a golden set
+	"rtl": {"rtl", "top", "cc", "simulator", "design", "vectors", "config", "level", "count", "seed", "limit", "gap", "work", "cache"},
+}
+
+// cosimFlagsUsed refuses flags the run does not use: those outside the
+// run's list, the generation flags (--count, --level, --seed) next to
+// --vectors (the set exists), and with --rtl and --vectors also --config
+// and --cc (the set carries its configuration and model).
+func cosimFlagsUsed(set map[string]bool, design string) error {
+	kind := design
+	switch {
+	case set["rtl"]:
+		kind = "rtl"
+		if design != "update" {
+			return fmt.Errorf("--design=%s: with --rtl the design is the user's top module (--top); --design applies to hpccgold's RTL", design)
+		}
+		if !set["top"] {
+			return errors.New("--rtl: --top NAME (the module to verify) is required")
+		}
+	case set["top"]:
+		return errors.New("--top: only with --rtl (the user's RTL files)")
+	}
+	uses, ok := cosimFlags[kind]
+	if !ok {
+		return fmt.Errorf("--design=%q: want update or module", design)
+	}
+	what := map[string]string{"update": "--design=update", "module": "--design=module", "rtl": "--rtl"}[kind]
+	var bad []string
+	byVectors := false
+	for _, name := range []string{"cc", "simulator", "design", "vectors", "config", "stages", "level", "count", "seed", "limit", "gap",
+		"flow-bits", "events", "work", "cache", "lint", "synth", "lockstep", "rtl", "top"} {
+		if !set[name] {
+			continue
+		}
+		used := false
+		for _, u := range uses {
+			used = used || u == name
+		}
+		if used && set["vectors"] && (name == "count" || name == "level" || name == "seed" ||
+			kind == "rtl" && (name == "config" || name == "cc")) {
+			used, byVectors = false, true
+		}
+		if !used {
+			bad = append(bad, "--"+name)
 		}
 	}
-	return err
+	if len(bad) > 0 {
+		why := ""
+		if byVectors {
+			why = " with --vectors (the set's manifest fixes its model, configuration and vectors)"
+		}
+		return fmt.Errorf("%s: not used by a %s run%s; remove %s", strings.Join(bad, ", "), what, why, map[bool]string{true: "them", false: "it"}[len(bad) > 1])
+	}
+	return nil
+}
+
+// goldenModel returns the vector model a generated golden set for --rtl
+// is made with: HPCC++ (cfg) or LDCP (lcfg).
+func goldenModel(cc string, cfg hpcc.Config, lcfg ldcp.Config) (vectors.Model, error) {
+	if cc == "ldcp" {
+		return ldcpvec.New(lcfg)
+	}
+	return vectors.NewHPCC(cfg)
 }
 
 // checkGoldenSet verifies a golden set's files against its manifest (sizes

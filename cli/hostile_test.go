@@ -116,6 +116,14 @@ func TestHostileCLI(t *testing.T) {
 		{"replay --max-stage -1", []string{"replay", "--trace", "-", "--max-stage", "-1"}, good, nil, 2, "MaxStage=-1"},
 		{"replay --eta 0", []string{"replay", "--trace", "-", "--eta", "0"}, good, nil, 2, "Eta=0"},
 		{"replay missing trace file", []string{"replay", "--trace", "@nosuch"}, "", nil, 2, "--trace"},
+		// cosim: a flag the run does not use is refused, never ignored.
+		{"cosim --design module --vectors", []string{"cosim", "--design", "module", "--vectors", "@o"}, "", nil, 2, "--vectors: not used by a --design=module run"},
+		{"cosim --vectors --count", []string{"cosim", "--vectors", "@o", "--count", "5"}, "", nil, 2, "--count: not used by a --design=update run with --vectors"},
+		{"cosim --design update --events", []string{"cosim", "--events", "5"}, "", nil, 2, "--events: not used by a --design=update run"},
+		{"cosim --rtl without --top", []string{"cosim", "--rtl", "@x.v"}, "", nil, 2, "--top NAME"},
+		{"cosim --top without --rtl", []string{"cosim", "--top", "x"}, "", nil, 2, "--top: only with --rtl"},
+		{"cosim --rtl --stages --lint", []string{"cosim", "--rtl", "@x.v", "--top", "x", "--stages", "2", "--lint"}, "", nil, 2, "--stages, --lint: not used by a --rtl run"},
+		{"cosim --rtl --vectors --config", []string{"cosim", "--rtl", "@x.v", "--top", "x", "--vectors", "@o", "--config", "@c"}, "", nil, 2, "--config: not used by a --rtl run with --vectors"},
 		// Traces: empty, case-insensitive keys, going backwards.
 		{"replay empty stdin", []string{"replay", "--trace", "-"}, "", nil, 2, "no event"},
 		{"replay empty file", []string{"replay", "--trace", "@t"}, "", map[string]string{"t": "\n \n"}, 2, "no event"},

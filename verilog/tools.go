@@ -46,6 +46,7 @@ const (
 	FlowSynth     Flow = "synth"     // Yosys checks: yosys
 	FlowVerilator Flow = "verilator" // build and run a testbench under Verilator: verilator, make, g++
 	FlowIcarus    Flow = "icarus"    // build and run a testbench under Icarus: iverilog, vvp
+	FlowPorts     Flow = "ports"     // read the port list of RTL hpccgold did not write (ReadInterface): yosys
 )
 
 // Flow returns the flow that builds and runs testbenches under s.
@@ -97,7 +98,7 @@ func (t Tools) Need(flows ...Flow) error {
 		switch f {
 		case FlowLint:
 			add("verilator", t.Verilator)
-		case FlowSynth:
+		case FlowSynth, FlowPorts:
 			add("yosys", t.Yosys)
 		case FlowVerilator:
 			add("verilator", t.Verilator)
@@ -107,7 +108,7 @@ func (t Tools) Need(flows ...Flow) error {
 			add("iverilog", t.Iverilog)
 			add("vvp", t.Vvp)
 		default:
-			return fmt.Errorf("verilog: flow %q: want lint, synth, verilator or icarus", f)
+			return fmt.Errorf("verilog: flow %q: want lint, synth, verilator, icarus or ports", f)
 		}
 	}
 	return exttool.Need("verilog: "+strings.Join(names, ", "), progs...)

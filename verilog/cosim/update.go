@@ -93,7 +93,8 @@ func (r *Report) Err() error {
 func mismatchLines(out string, n int) string {
 	var keep []string
 	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "MISMATCH") || strings.HasPrefix(l, "  ") || strings.HasPrefix(l, "TIMEOUT") {
+		field := strings.HasPrefix(l, "  ") && strings.Contains(l, ": got ")
+		if strings.HasPrefix(l, "MISMATCH") || field || strings.HasPrefix(l, "TIMEOUT") {
 			keep = append(keep, l)
 			if len(keep) == n {
 				break
@@ -280,6 +281,17 @@ func run(ctx context.Context, opts *Options, tools verilog.Tools, bench verilog.
 		}
 		rep.Synth = &sr
 	}
+	if err := buildRun(ctx, opts, tools, bench, src, files, dir, n, rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// buildRun compiles bench's testbench with files (relative to src or
+// absolute, the testbench last) and runs n vectors of the set in dir,
+// filling rep's counts, times and output (failing vectors annotated with
+// their class when dir has a manifest).
+func buildRun(ctx context.Context, opts *Options, tools verilog.Tools, bench verilog.Bench, src string, files []string, dir string, n int, rep *Report) error {
 	cache := opts.CacheDir
 	if cache == "" {
 		cache = filepath.Join(opts.WorkDir, "build")
@@ -287,28 +299,28 @@ func run(ctx context.Context, opts *Options, tools verilog.Tools, bench verilog.
 	opts.logf("build: %s", opts.Simulator)
 	b, err := tools.Compile(ctx, opts.Simulator, src, cache, bench.Name(), files, bench.MaxVectors)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rep.BuildTime, rep.Cached = b.Duration, b.Cached
 	stim, err := filepath.Abs(filepath.Join(dir, "stimulus.hex"))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	exp, err := filepath.Abs(filepath.Join(dir, "expected.hex"))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	opts.logf("run: %d vectors", n)
 	res, err := b.Run(ctx, stim, exp, n, opts.Gap)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rep.Passed, rep.Failed, rep.Stalls, rep.RunTime, rep.Output = res.Passed, res.Failed, res.Stalls, res.Duration, res.Output
+	rep.SimTime, rep.SimRate = res.SimTime, res.VectorsPerSecond()
 	if man, err := vectors.ReadManifest(dir); err == nil {
 		rep.Output = annotateClasses(rep.Output, man)
 	}
-	rep.SimTime, rep.SimRate = res.SimTime, res.VectorsPerSecond()
-	return rep, nil
+	return nil
 }
 
 var reMismatch = regexp.MustCompile(`(?m)^MISMATCH vector (\d+):$`)

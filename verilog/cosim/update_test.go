@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 	buildCache = dir
 	code := m.Run()
 	os.RemoveAll(dir)
+	if userRTL.dir != "" {
+		os.RemoveAll(userRTL.dir)
+	}
 	os.Exit(code)
 }
 
