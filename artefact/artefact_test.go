@@ -298,6 +298,9 @@ func TestKilledWriterLeavesNothingComplete(t *testing.T) {
 	if r := mustVerify(t, dir); !r.OK() {
 		t.Errorf("after the kill the earlier run does not verify: %v", r.Problems)
 	}
+	if r := mustVerify(t, dir); len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "left by a killed run (2 files, 7 bytes)") {
+		t.Errorf("Verify notes = %q, want one naming the staging leftover and its size", r.Notes)
+	}
 	var hidden int
 	for _, e := range tree(t, dir) {
 		if strings.HasPrefix(e, stagingPrefix) {

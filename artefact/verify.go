@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Report is the outcome of Verify.
@@ -17,6 +18,10 @@ type Report struct {
 	Kind     string   // the manifest's "kind" ("" for kinds whose manifest has none)
 	Files    int      // files the manifest lists
 	Problems []string // each a reason the directory is not what its manifest says; empty when OK
+	// Notes name hidden leftovers of a killed run (a staging directory, an
+	// earlier run moved aside): not part of the output, removed by the next
+	// run into the directory, but taking space until then.
+	Notes []string
 }
 
 // OK reports whether the directory verified.
@@ -24,6 +29,11 @@ func (r *Report) OK() bool { return len(r.Problems) == 0 }
 
 // Write prints the problems and a one-line verdict.
 func (r *Report) Write(w io.Writer) error {
+	for _, n := range r.Notes {
+		if _, err := fmt.Fprintf(w, "note: %s\n", n); err != nil {
+			return err
+		}
+	}
 	for _, p := range r.Problems {
 		if _, err := fmt.Fprintf(w, "problem: %s\n", p); err != nil {
 			return err
@@ -95,6 +105,18 @@ func Verify(dir string) (*Report, error) {
 			problem("%s: %d bytes, the manifest says %d", f.Name, n, f.Bytes)
 		case sum != f.SHA256:
 			problem("%s: SHA-256 %s, the manifest says %s", f.Name, sum, f.SHA256)
+		}
+	}
+	if des, err := os.ReadDir(dir); err == nil {
+		for _, de := range des {
+			if n := de.Name(); strings.HasPrefix(n, stagingPrefix) || strings.HasPrefix(n, oldPrefix) {
+				files, _ := List(filepath.Join(dir, n))
+				var size int64
+				for _, f := range files {
+					size += f.Bytes
+				}
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: left by a killed run (%d files, %d bytes); not part of the output, the next run into %s removes it", n, len(files), size, dir))
+			}
 		}
 	}
 	present, err := List(dir)
