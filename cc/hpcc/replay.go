@@ -323,6 +323,12 @@ func ScanTrace(c Config, r io.Reader, fn func(ev TraceEvent) error) error {
 // Replayer runs trace events through the float reference and/or the golden
 // datapath, one state per flow, and writes one JSON line per event.
 type Replayer struct {
+	// OnFixed, if set, is called after every golden-datapath update with
+	// the flow, its state before, the event's input, the state after and
+	// the outputs; an error stops Step with it. (replay --emit-vectors
+	// captures the transactions as a vector set through it.)
+	OnFixed func(flow uint64, st State, in Input, next State, o Output) error
+
 	model ReplayModel
 	dp    *Datapath
 	ref   *Reference
@@ -330,6 +336,10 @@ type Replayer struct {
 	float map[uint64]RefState
 	buf   []byte
 }
+
+// Datapath returns the golden datapath the replayer runs (nil for the
+// float model alone).
+func (rp *Replayer) Datapath() *Datapath { return rp.dp }
 
 // NewReplayer builds the model(s) m needs for c (MultiQ configurations
 // replay with the float model only).
@@ -387,6 +397,11 @@ func (rp *Replayer) Step(ev TraceEvent, w io.Writer) error {
 		}
 		next, o := rp.dp.Update(st, ev.In)
 		rp.fixed[ev.Flow] = next
+		if rp.OnFixed != nil {
+			if err := rp.OnFixed(ev.Flow, st, ev.In, next, o); err != nil {
+				return err
+			}
+		}
 		fx = replayVals{rp.dp.WBytes(o.W), rp.dp.WBytes(o.Wc), rp.dp.UValue(o.U), rp.dp.RateBytesPerNs(o.Rate) * 8, int(o.IncStage)}
 	}
 	if rp.model != ReplayFixed {
