@@ -12,6 +12,7 @@ func commandList() []command {
 		{"vectors", "generate, check and verify golden HPCC++ test vectors", runVectors},
 		{"emit", "write the HPCC++ RTL (Verilog) from a configuration", runEmit},
 		{"verify", "check any output directory against its manifest: hashes, unlisted files, vector sets re-run", runVerify},
+		{"grade", "mutation-grade a golden vector set: seeded single-point mutants of the RTL description, killed, equivalent or gap", runGrade},
 		{"cosim", "co-simulate the emitted RTL against golden vectors (Verilator or Icarus)", runCosim},
 	}
 }
