@@ -19,16 +19,16 @@ func topBit(b rtl.Bits) int { return rtl.MaxWidth - 1 - b.LeadingZeros(rtl.MaxWi
 // of its value that can affect an output port: a sound over-approximation
 // by a backward pass in reverse topological order (the reverse of node
 // IDs). Bits outside a node's mask can take any value without changing any
-// output for any input. Rules: outputs demand every bit; and/or with a
-// constant operand demand of the other operand only the bits the constant
-// does not force; xor, not and the data inputs of a mux pass the demand
+// output for any input. Rules: outputs demand every bit; and/or demand of
+// each operand only the bits the other operand does not force (its known
+// zeros for and, its known ones for or, see knownBits); xor, not and the data inputs of a mux pass the demand
 // through (a mux select is demanded whole); add and sub demand every bit up
 // to the highest demanded one (carries run upward only); slices,
 // constant shifts, extensions, reinterpretations and concatenations move
 // the demand to the operand bits that feed the demanded bits; every other
 // op (products, compares, variable shifts, ROM addresses) demands its
 // operands whole.
-func demanded(f *rtl.Module) []rtl.Bits {
+func demanded(f *rtl.Module, kb []known) []rtl.Bits {
 	d := make([]rtl.Bits, len(f.Nodes))
 	for _, p := range f.Outputs {
 		d[p.Node.ID] = d[p.Node.ID].Or(ones(p.Node.Width))
@@ -45,15 +45,12 @@ func demanded(f *rtl.Module) []rtl.Bits {
 		case rtl.OpInput, rtl.OpConst:
 		case rtl.OpAnd, rtl.OpOr:
 			for j, a := range n.Args {
-				m := dn
-				if o := n.Args[1-j]; o.Op == rtl.OpConst {
-					if n.Op == rtl.OpAnd {
-						m = dn.And(o.Value)
-					} else {
-						m = dn.And(o.Value.Not())
-					}
+				o := kb[n.Args[1-j].ID]
+				if n.Op == rtl.OpAnd {
+					put(a, dn.And(o.zero.Not()))
+				} else {
+					put(a, dn.And(o.one.Not()))
 				}
-				put(a, m)
 			}
 		case rtl.OpXor, rtl.OpNot:
 			for _, a := range n.Args {
@@ -107,11 +104,53 @@ func demanded(f *rtl.Module) []rtl.Bits {
 // prover decides whether surviving mutants are equivalent to the original
 // module.
 type prover struct {
-	f   *rtl.Module
-	dem []rtl.Bits
+	f     *rtl.Module
+	kb    []known
+	dem   []rtl.Bits
+	users [][]*rtl.Node // per node, the nodes that read it (each once)
+	outs  []bool        // per node, drives an output port
 }
 
-func newProver(f *rtl.Module) *prover { return &prover{f: f, dem: demanded(f)} }
+func newProver(f *rtl.Module) *prover {
+	kb := knownBits(f)
+	p := &prover{f: f, kb: kb, dem: demanded(f, kb), users: make([][]*rtl.Node, len(f.Nodes)), outs: make([]bool, len(f.Nodes))}
+	for _, n := range f.Nodes {
+		for i, a := range n.Args {
+			if i == 0 || a != n.Args[i-1] {
+				p.users[a.ID] = append(p.users[a.ID], n)
+			}
+		}
+	}
+	for _, o := range f.Outputs {
+		p.outs[o.Node.ID] = true
+	}
+	return p
+}
+
+// reaches returns the output ports whose value depends on node n (its
+// transitive readers), in port order.
+func (p *prover) reaches(n *rtl.Node) []string {
+	seen := make([]bool, len(p.f.Nodes))
+	stack := []*rtl.Node{n}
+	seen[n.ID] = true
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, u := range p.users[x.ID] {
+			if !seen[u.ID] {
+				seen[u.ID] = true
+				stack = append(stack, u)
+			}
+		}
+	}
+	var out []string
+	for _, o := range p.f.Outputs {
+		if seen[o.Node.ID] {
+			out = append(out, o.Name)
+		}
+	}
+	return out
+}
 
 // prove returns a proof that mu cannot change any output of the flat
 // module for any input, or "" when it finds none. The proof bounds the
@@ -121,6 +160,9 @@ func (p *prover) prove(mu Mutant) (string, error) {
 	n := p.f.Nodes[mu.NodeID]
 	w := n.Width
 	dem := p.dem[n.ID]
+	if proof := p.boundary(mu); proof != "" {
+		return proof, nil
+	}
 	var diff rtl.Bits
 	var how string
 	switch {
@@ -137,11 +179,11 @@ func (p *prover) prove(mu Mutant) (string, error) {
 		if diff.IsZero() {
 			return fmt.Sprintf("the mutated node equals the original for all %d operand values", k), nil
 		}
-	case mu.Operator == OpSwap && (n.Op == rtl.OpAdd || n.Op == rtl.OpSub):
-		// (a+b) - (a-b) = 2b: bit 0 never differs.
-		diff, how = ones(w).Xor(rtl.BitsOf(1)), "a+b and a-b differ at most"
 	default:
-		diff, how = ones(w), "the node may differ"
+		diff, how = p.knownDiff(n, mu)
+	}
+	if diff.IsZero() {
+		return "the mutated node equals the original for every input: " + how, nil
 	}
 	if !diff.And(dem).IsZero() {
 		return "", nil
@@ -196,4 +238,373 @@ func (p *prover) enumerate(n *rtl.Node, mu Mutant) (rtl.Bits, int, error) {
 		diff = diff.Or(sim.Out(0).Xor(sim.Out(1)))
 	}
 	return diff, int(total), nil
+}
+
+// known is what a forward analysis knows of a node's bits for every input:
+// bits certainly 0 (zero) and certainly 1 (one); never both.
+type known struct{ zero, one rtl.Bits }
+
+// leadZeros returns how many of the top bits of a w-bit node are known 0.
+func (k known) leadZeros(w int) int {
+	c := 0
+	for i := w - 1; i >= 0 && k.zero.Bit(i); i-- {
+		c++
+	}
+	return c
+}
+
+// trailZeros returns how many of the low bits are known 0.
+func (k known) trailZeros(w int) int {
+	c := 0
+	for i := 0; i < w && k.zero.Bit(i); i++ {
+		c++
+	}
+	return c
+}
+
+// top returns whether bit i is known, and its value.
+func (k known) bit(i int) (isKnown, v bool) {
+	switch {
+	case k.zero.Bit(i):
+		return true, false
+	case k.one.Bit(i):
+		return true, true
+	}
+	return false, false
+}
+
+// highZeros returns the mask of the top z bits of a w-bit value.
+func highZeros(w, z int) rtl.Bits { return ones(w).Xor(ones(w - min(z, w))) }
+
+// knownBits computes, per node of the flat combinational module f in
+// topological order, the bits known for every input: constants are known
+// whole; and, or, xor, not, mux, slices, constant shifts, extensions and
+// concatenations combine their operands' knowledge bit by bit; a sum of
+// operands with L leading zeros each has L-1; an unsigned product has the
+// sum of its operands' leading zeros; a ROM's bits that are 0 in every
+// entry are 0 (addresses past the table read 0); a logical variable right
+// shift keeps its operand's leading zeros and a left shift its trailing
+// zeros. Everything else is unknown. Sound: each rule holds for every
+// value of the unknown bits.
+func knownBits(f *rtl.Module) []known {
+	kb := make([]known, len(f.Nodes))
+	for _, n := range f.Nodes {
+		w := n.Width
+		var a, b known
+		if len(n.Args) > 0 {
+			a = kb[n.Args[0].ID]
+		}
+		if len(n.Args) > 1 {
+			b = kb[n.Args[1].ID]
+		}
+		var k known
+		switch n.Op {
+		case rtl.OpConst:
+			k = known{n.Value.Not().Trunc(w), n.Value}
+		case rtl.OpAnd:
+			k = known{a.zero.Or(b.zero), a.one.And(b.one)}
+		case rtl.OpOr:
+			k = known{a.zero.And(b.zero), a.one.Or(b.one)}
+		case rtl.OpXor:
+			k = known{a.zero.And(b.zero).Or(a.one.And(b.one)), a.zero.And(b.one).Or(a.one.And(b.zero))}
+		case rtl.OpNot:
+			k = known{a.one, a.zero}
+		case rtl.OpMux:
+			c := kb[n.Args[2].ID]
+			k = known{b.zero.And(c.zero), b.one.And(c.one)}
+		case rtl.OpSlice:
+			k = known{a.zero.Shr(uint(n.K)), a.one.Shr(uint(n.K))}
+		case rtl.OpShlC:
+			k = known{a.zero.Shl(uint(n.K)).Or(ones(n.K)), a.one.Shl(uint(n.K))}
+		case rtl.OpLShrC:
+			k = known{a.zero.Shr(uint(n.K)).Or(highZeros(w, n.K)), a.one.Shr(uint(n.K))}
+		case rtl.OpAShrC:
+			k = known{a.zero.Shr(uint(n.K)), a.one.Shr(uint(n.K))}
+			if is, v := a.bit(w - 1); is {
+				if v {
+					k.one = k.one.Or(highZeros(w, n.K))
+				} else {
+					k.zero = k.zero.Or(highZeros(w, n.K))
+				}
+			}
+		case rtl.OpZExt:
+			k = known{a.zero.Or(highZeros(w, w-n.Args[0].Width)), a.one}
+		case rtl.OpSExt:
+			aw := n.Args[0].Width
+			k = a
+			if is, v := a.bit(aw - 1); is {
+				if v {
+					k.one = k.one.Or(highZeros(w, w-aw))
+				} else {
+					k.zero = k.zero.Or(highZeros(w, w-aw))
+				}
+			}
+		case rtl.OpAs:
+			k = a
+		case rtl.OpConcat:
+			off := 0
+			for j := len(n.Args) - 1; j >= 0; j-- {
+				p := kb[n.Args[j].ID]
+				k.zero = k.zero.Or(p.zero.Shl(uint(off)))
+				k.one = k.one.Or(p.one.Shl(uint(off)))
+				off += n.Args[j].Width
+			}
+		case rtl.OpAdd:
+			if l := min(a.leadZeros(w), b.leadZeros(w)); l >= 2 {
+				k.zero = highZeros(w, l-1)
+			}
+		case rtl.OpMul:
+			if !n.Signed {
+				k.zero = highZeros(w, a.leadZeros(n.Args[0].Width)+b.leadZeros(n.Args[1].Width))
+			}
+		case rtl.OpLShr:
+			k.zero = highZeros(w, a.leadZeros(w))
+		case rtl.OpShl:
+			k.zero = ones(a.trailZeros(w))
+		case rtl.OpROM:
+			z := ones(w)
+			for _, e := range n.ROM {
+				z = z.And(e.Not())
+			}
+			k.zero = z
+			if len(n.ROM) == 1<<uint(n.Args[0].Width) {
+				o := ones(w)
+				for _, e := range n.ROM {
+					o = o.And(e)
+				}
+				k.one = o
+			}
+		}
+		k.zero, k.one = k.zero.Trunc(w), k.one.Trunc(w)
+		kb[n.ID] = k
+	}
+	return kb
+}
+
+// knownDiff bounds the bits in which mutant mu of node n (not a constant
+// or ROM entry, whose difference is exact) can differ from n, from the
+// operands' known bits, and says how.
+func (p *prover) knownDiff(n *rtl.Node, mu Mutant) (rtl.Bits, string) {
+	w := n.Width
+	all := ones(w)
+	ka := func(i int) known { return p.kb[n.Args[i].ID] }
+	topKnown := func(i int) (bool, bool) { return ka(i).bit(n.Args[i].Width - 1) }
+	switch mu.Operator {
+	case OpSwap:
+		a, b := ka(0), ka(1)
+		pair := map[[2]rtl.Op]rtl.Bits{
+			{rtl.OpOr, rtl.OpXor}:  a.zero.Or(b.zero),                      // differ where both are 1
+			{rtl.OpXor, rtl.OpOr}:  a.zero.Or(b.zero),                      //
+			{rtl.OpAnd, rtl.OpXor}: a.zero.And(b.zero),                     // differ unless both are 0
+			{rtl.OpXor, rtl.OpAnd}: a.zero.And(b.zero),                     //
+			{rtl.OpAnd, rtl.OpOr}:  a.zero.And(b.zero).Or(a.one.And(b.one)), // differ where a != b
+			{rtl.OpOr, rtl.OpAnd}:  a.zero.And(b.zero).Or(a.one.And(b.one)), //
+		}
+		if same, ok := pair[[2]rtl.Op{n.Op, mu.newOp}]; ok {
+			return all.And(same.Not()), "from the operands' known bits the results differ at most"
+		}
+		switch {
+		case n.Op == rtl.OpAdd || n.Op == rtl.OpSub:
+			// (a+b) - (a-b) = 2b: a multiple of 2^(t+1) when b's low t bits are 0.
+			return all.And(ones(b.trailZeros(w) + 1).Not()), "a+b and a-b differ by 2b, so at most"
+		case (n.Op == rtl.OpLShrC || n.Op == rtl.OpAShrC) || (n.Op == rtl.OpLShr || n.Op == rtl.OpAShr) && mu.newOp != rtl.OpShl:
+			if is, v := topKnown(0); is && !v {
+				return rtl.Bits{}, "the operand's top bit is always 0, so logical and arithmetic shifts agree"
+			}
+		}
+	case ExtSwap:
+		if is, v := topKnown(0); is && !v {
+			return rtl.Bits{}, "the operand's top bit is always 0, so zero and sign extension agree"
+		}
+	case MulSign, CmpSign:
+		s0, v0 := topKnown(0)
+		s1, v1 := topKnown(1)
+		if mu.Operator == MulSign && s0 && s1 && !v0 && !v1 {
+			return rtl.Bits{}, "both operands' top bits are always 0, so signed and unsigned products agree"
+		}
+		if mu.Operator == CmpSign && s0 && s1 && v0 == v1 {
+			return rtl.Bits{}, "both operands' top bits are always equal, so signed and unsigned compares agree"
+		}
+	case MuxSwap:
+		t, f := ka(1), ka(2)
+		return all.And(t.zero.And(f.zero).Or(t.one.And(f.one)).Not()), "the two data inputs differ at most"
+	}
+	return all, "the node may differ"
+}
+
+// boundary proves the mutants of an ordering compare c that change c only
+// where its operands meet: lt<->le and gt<->ge differ only at x == y; for
+// c = (x op K), K a constant read by nothing else, K +/- 1 (without
+// wrapping around) changes c only at x == K or x == K', whichever
+// evaluation shows. If every reader of c is a mux selected by c whose two
+// data inputs are equal there (the operands x and y themselves, as in
+// min/max; or, at a constant point, both evaluating to the same constant
+// from x and constants alone, by rtl's constant folding, as in
+// saturation), the mux outputs, and hence every output, are unchanged.
+func (p *prover) boundary(mu Mutant) string {
+	n := p.f.Nodes[mu.NodeID]
+	isOrder := func(op rtl.Op) bool { return op == rtl.OpLt || op == rtl.OpLe || op == rtl.OpGt || op == rtl.OpGe }
+	var c, x *rtl.Node
+	var points []rtl.Bits
+	switch {
+	case mu.Operator == CmpFlip && isOrder(mu.newOp) && isOrder(n.Op):
+		// lt<->le and gt<->ge only (not the negations lt<->ge, le<->gt).
+		if (n.Op == rtl.OpLt || n.Op == rtl.OpLe) != (mu.newOp == rtl.OpLt || mu.newOp == rtl.OpLe) {
+			return ""
+		}
+		c = n
+		a, b := n.Args[0], n.Args[1]
+		switch {
+		case b.Op == rtl.OpConst:
+			x, points = a, []rtl.Bits{b.Value}
+		case a.Op == rtl.OpConst:
+			x, points = b, []rtl.Bits{a.Value}
+		default:
+			return p.muxesAgreeOnEqual(c)
+		}
+	case (mu.Operator == ConstInc || mu.Operator == ConstDec) && len(p.users[n.ID]) == 1 && !p.outs[n.ID]:
+		c = p.users[n.ID][0]
+		if !isOrder(c.Op) || c.Args[0] == c.Args[1] {
+			return ""
+		}
+		// No wrap-around: K and K' adjacent in the compare's order.
+		lo, hi := n.Value, mu.value
+		if mu.Operator == ConstDec {
+			lo, hi = hi, lo
+		}
+		if n.Signed {
+			flip := rtl.BitsOf(1).Shl(uint(n.Width - 1))
+			lo, hi = lo.Xor(flip), hi.Xor(flip)
+		}
+		if hi.Cmp(lo) <= 0 {
+			return ""
+		}
+		x = c.Args[0]
+		if x == n {
+			x = c.Args[1]
+		}
+		for _, pt := range []rtl.Bits{n.Value, mu.value} {
+			at := func(k rtl.Bits) (bool, bool) {
+				f := rtl.NewModule("fold", "")
+				xs, ks := f.ConstBits(x.Width, x.Signed, pt), f.ConstBits(n.Width, n.Signed, k)
+				args := []*rtl.Node{xs, ks}
+				if c.Args[0] == n {
+					args = []*rtl.Node{ks, xs}
+				}
+				r := build(f, c, c.Op, args, 0, rtl.Bits{}, nil)
+				return r != nil && r.Op == rtl.OpConst && f.Err() == nil, r != nil && r.Value.Bit(0)
+			}
+			ok1, v1 := at(n.Value)
+			ok2, v2 := at(mu.value)
+			if !ok1 || !ok2 {
+				return ""
+			}
+			if v1 != v2 {
+				points = append(points, pt)
+			}
+		}
+	default:
+		return ""
+	}
+	if !p.onlyMuxSelect(c) {
+		return ""
+	}
+	for _, u := range p.users[c.ID] {
+		for _, pt := range points {
+			t, ok1 := p.evalAt(u.Args[1], x, pt)
+			f, ok2 := p.evalAt(u.Args[2], x, pt)
+			if !ok1 || !ok2 || t != f {
+				return ""
+			}
+		}
+	}
+	var ps string
+	for i, pt := range points {
+		if i > 0 {
+			ps += ", "
+		}
+		ps += "0x" + pt.Hex(x.Width)
+	}
+	if ps == "" {
+		return fmt.Sprintf("the compare %s gives the same result for every input", c.Name)
+	}
+	return fmt.Sprintf("the compare %s changes only where %s is %s, and there both inputs of every mux it selects are equal", c.Name, x.Name, ps)
+}
+
+// onlyMuxSelect reports whether c drives no output and every reader of c
+// is a mux using it only as its select.
+func (p *prover) onlyMuxSelect(c *rtl.Node) bool {
+	if p.outs[c.ID] || len(p.users[c.ID]) == 0 {
+		return false
+	}
+	for _, u := range p.users[c.ID] {
+		if u.Op != rtl.OpMux || u.Args[0] != c || u.Args[1] == c || u.Args[2] == c {
+			return false
+		}
+	}
+	return true
+}
+
+// muxesAgreeOnEqual proves an off-by-one flip of compare c = (x op y) when
+// every mux c selects chooses between x and y themselves (min, max): where
+// the flip matters, x == y and both mux inputs are equal.
+func (p *prover) muxesAgreeOnEqual(c *rtl.Node) string {
+	if !p.onlyMuxSelect(c) {
+		return ""
+	}
+	x, y := c.Args[0], c.Args[1]
+	for _, u := range p.users[c.ID] {
+		t, f := u.Args[1], u.Args[2]
+		if !(t == x && f == y || t == y && f == x) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("the compare %s changes only where %s == %s, and every mux it selects chooses between those two", c.Name, x.Name, y.Name)
+}
+
+// evalAt evaluates node n as a function of node x held at value v and of
+// constants only (a mux evaluates only the input its folded select
+// chooses); ok is false when n depends on anything else.
+func (p *prover) evalAt(n, x *rtl.Node, v rtl.Bits) (rtl.Bits, bool) {
+	memo := map[*rtl.Node]*rtl.Node{}
+	c := rtl.NewModule("fold", "")
+	var eval func(m *rtl.Node) *rtl.Node
+	eval = func(m *rtl.Node) *rtl.Node {
+		if r, ok := memo[m]; ok {
+			return r
+		}
+		var r *rtl.Node
+		switch {
+		case m == x:
+			r = c.ConstBits(m.Width, m.Signed, v)
+		case m.Op == rtl.OpConst:
+			r = c.ConstBits(m.Width, m.Signed, m.Value)
+		case m.Op.IsSource() || m.Op == rtl.OpInstOut:
+		case m.Op == rtl.OpMux:
+			if s := eval(m.Args[0]); s != nil {
+				r = eval(m.Args[1])
+				if !s.Value.Bit(0) {
+					r = eval(m.Args[2])
+				}
+			}
+		default:
+			args := make([]*rtl.Node, len(m.Args))
+			for i, a := range m.Args {
+				if args[i] = eval(a); args[i] == nil {
+					memo[m] = nil
+					return nil
+				}
+			}
+			if r = build(c, m, m.Op, args, m.K, m.Value, m.ROM); r != nil && r.Op != rtl.OpConst {
+				r = nil
+			}
+		}
+		memo[m] = r
+		return r
+	}
+	r := eval(n)
+	if r == nil || c.Err() != nil {
+		return rtl.Bits{}, false
+	}
+	return r.Value, true
 }

@@ -43,6 +43,7 @@ type Result struct {
 	Class   string   `json:"class,omitempty"`  // Killed: that vector's class
 	Fields  []string `json:"fields,omitempty"` // Killed: the output fields that differ there
 	Proof   string   `json:"proof,omitempty"`  // Equivalent: why no output can change
+	Reaches []string `json:"reaches,omitempty"` // survivors: the output ports the mutated node feeds
 }
 
 // OperatorCount is the tally of one mutation operator.
@@ -270,6 +271,7 @@ func gradeOne(ctx context.Context, f *rtl.Module, r *runner, pr *prover, mu Muta
 	if err != nil {
 		return res, err
 	}
+	res.Reaches = pr.reaches(f.Nodes[mu.NodeID])
 	if proof != "" {
 		res.Verdict, res.Proof = Equivalent, proof
 		return res, nil
@@ -328,7 +330,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 				fmt.Fprintf(&b, "\n%s survivors:\n", verdict)
 				first = false
 			}
-			fmt.Fprintf(&b, "  #%d %s\n", res.Index, res.Mutant)
+			fmt.Fprintf(&b, "  #%d %s\n      reaches: %s\n", res.Index, res.Mutant, strings.Join(res.Reaches, " "))
 			if res.Proof != "" {
 				fmt.Fprintf(&b, "      proof: %s\n", res.Proof)
 			}

@@ -35,6 +35,8 @@ func smallModule(t testing.TB) *rtl.Module {
 	m.Out("sh", m.LShrC(m.AsUnsigned(sx), 2), "sext(a) >> 2")
 	m.Out("rom", m.ROM(b, 3, []uint64{1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0}), "table")
 	m.Out("prod", m.Slice(m.Mul(a, b), 4, 4), "(a*b)[7:4]")
+	over := m.Gt(sum, m.Const(5, false, 15))
+	m.Out("sat", m.Mux(over, m.Const(4, false, 15), m.Slice(sum, 0, 4)), "min(a+b, 15)")
 	m.Out("x", m.Xor(m.ShlC(a, 1), m.Or(m.ZExt(b, 4), m.Const(4, false, 8))), "(a<<1) ^ (b|8)")
 	if err := m.Check(); err != nil {
 		t.Fatal(err)
@@ -108,10 +110,10 @@ func TestRebuildIdentity(t *testing.T) {
 // 512 inputs (the oracle: exhaustive simulation by rtl.Sim). A mutant
 // proved equivalent must survive them all; a killed one is not equivalent,
 // so no proof may exist for it; and each survivor the exhaustive set leaves
-// is truly equivalent, so it must not be killed. The masked constant's bit
-// 0 and the ROM-free narrow ops must be proved (the proof rules work at
-// all).
+// is truly equivalent. Proofs must exist (the masked constant's bit 0,
+// the saturation compare's gt -> ge whose mux inputs agree at a+b = 15).
 func TestProofsSound(t *testing.T) {
+	// Inputs: a, b (4 bits), s: 2^9 vectors.
 	m := smallModule(t)
 	v := exhaustive(t, m)
 	f, err := combinational(m)
@@ -152,8 +154,8 @@ func TestProofsSound(t *testing.T) {
 		}
 	}
 	t.Logf("%d sites: %d survive all 512 inputs, %d proved equivalent", len(all), survived, proved)
-	if proved == 0 {
-		t.Fatal("no mutant proved equivalent: the masked bit 0 of (a+b) & 0x1e should be")
+	if proved != survived {
+		t.Fatalf("%d of the %d truly equivalent mutants proved; the rules cover them all (masked constant bits, saturation and min compares)", proved, survived)
 	}
 	rep, err := Grade(context.Background(), m, v, Options{Seed: 3}, 0.5)
 	if err != nil {
@@ -255,17 +257,19 @@ func TestBadInput(t *testing.T) {
 func contains(s, sub string) bool { return bytes.Contains([]byte(s), []byte(sub)) }
 
 // pinned is the fixed sample CI grades: the counts were measured when the
-// grader landed (docs/vectors.md, "Mutation grading"). Any change of the
-// vector generator, the descriptions or the mutator that loses a kill fails
-// here; one that gains kills must update the pin (and the docs).
+// grader landed (docs/vectors.md, "Mutation grading"). A change of the
+// vector generator or the descriptions that loses a kill fails here; one
+// that gains kills passes and logs the new count (raise the pin and the
+// docs then). The proved-equivalent count does not depend on the vectors
+// (a proved mutant survives every vector), so it must match exactly.
 var pinned = []struct {
-	name                    string
-	mutants                 int
-	seed                    uint64
-	killed, equivalent, gap int
+	name               string
+	mutants            int
+	seed               uint64
+	killed, equivalent int
 }{
-	{"hpcc_update", 40, 14, 0, 0, 0},
-	{"ldcp_update", 40, 14, 0, 0, 0},
+	{"hpcc_update", 40, 14, 30, 1},
+	{"ldcp_update", 40, 14, 30, 3},
 }
 
 // TestPinnedSample grades the fixed sample of each datapath over its
@@ -278,11 +282,14 @@ func TestPinnedSample(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rep.Killed != p.killed || rep.Equivalent != p.equivalent || rep.Gaps != p.gap {
+			if rep.Killed < p.killed || rep.Equivalent != p.equivalent || rep.Killed+rep.Equivalent+rep.Gaps != p.mutants {
 				var b bytes.Buffer
 				rep.WriteText(&b)
-				t.Fatalf("killed %d, equivalent %d, gaps %d; pinned %d, %d, %d\n%s", rep.Killed, rep.Equivalent, rep.Gaps,
-					p.killed, p.equivalent, p.gap, b.String())
+				t.Fatalf("killed %d, equivalent %d, gaps %d; pinned: killed >= %d, equivalent %d, of %d\n%s", rep.Killed, rep.Equivalent, rep.Gaps,
+					p.killed, p.equivalent, p.mutants, b.String())
+			}
+			if rep.Killed > p.killed {
+				t.Logf("killed %d > pinned %d: the vectors improved; raise the pin and docs/vectors.md", rep.Killed, p.killed)
 			}
 		})
 	}
