@@ -15,6 +15,7 @@ import (
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/rtl/ldcprtl"
 	"github.com/hpccgold/hpccgold/vectors"
+	"github.com/hpccgold/hpccgold/vectors/registry"
 	"github.com/hpccgold/hpccgold/verilog/cosim"
 )
 
@@ -181,7 +182,7 @@ func gradeTarget(cc, vecDir, configFile string, opts vectors.Options) (*rtl.Modu
 		}
 		return nil, nil, fmt.Errorf("--cc=%s: the set %s holds model %s", cc, vecDir, man.Model)
 	}
-	model, err := openVectorModel(man.Model, man.Config)
+	model, err := registry.Open(man.Model, man.Config)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--vectors %s: %w", vecDir, err)
 	}

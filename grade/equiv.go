@@ -393,10 +393,10 @@ func (p *prover) knownDiff(n *rtl.Node, mu Mutant) (rtl.Bits, string) {
 	case OpSwap:
 		a, b := ka(0), ka(1)
 		pair := map[[2]rtl.Op]rtl.Bits{
-			{rtl.OpOr, rtl.OpXor}:  a.zero.Or(b.zero),                      // differ where both are 1
-			{rtl.OpXor, rtl.OpOr}:  a.zero.Or(b.zero),                      //
-			{rtl.OpAnd, rtl.OpXor}: a.zero.And(b.zero),                     // differ unless both are 0
-			{rtl.OpXor, rtl.OpAnd}: a.zero.And(b.zero),                     //
+			{rtl.OpOr, rtl.OpXor}:  a.zero.Or(b.zero),                       // differ where both are 1
+			{rtl.OpXor, rtl.OpOr}:  a.zero.Or(b.zero),                       //
+			{rtl.OpAnd, rtl.OpXor}: a.zero.And(b.zero),                      // differ unless both are 0
+			{rtl.OpXor, rtl.OpAnd}: a.zero.And(b.zero),                      //
 			{rtl.OpAnd, rtl.OpOr}:  a.zero.And(b.zero).Or(a.one.And(b.one)), // differ where a != b
 			{rtl.OpOr, rtl.OpAnd}:  a.zero.And(b.zero).Or(a.one.And(b.one)), //
 		}

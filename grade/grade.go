@@ -39,10 +39,10 @@ type Options struct {
 type Result struct {
 	Mutant
 	Verdict Verdict  `json:"verdict"`
-	Vector  int64    `json:"vector,omitempty"` // Killed: global index of the first vector that kills it
-	Class   string   `json:"class,omitempty"`  // Killed: that vector's class
-	Fields  []string `json:"fields,omitempty"` // Killed: the output fields that differ there
-	Proof   string   `json:"proof,omitempty"`  // Equivalent: why no output can change
+	Vector  *int64   `json:"vector,omitempty"`  // Killed: global index of the first vector that kills it
+	Class   string   `json:"class,omitempty"`   // Killed: that vector's class
+	Fields  []string `json:"fields,omitempty"`  // Killed: the output fields that differ there
+	Proof   string   `json:"proof,omitempty"`   // Equivalent: why no output can change
 	Reaches []string `json:"reaches,omitempty"` // survivors: the output ports the mutated node feeds
 }
 
@@ -264,7 +264,8 @@ func gradeOne(ctx context.Context, f *rtl.Module, r *runner, pr *prover, mu Muta
 		return res, err
 	}
 	if k >= 0 {
-		res.Verdict, res.Vector, res.Class, res.Fields = Killed, r.v.First+int64(k), r.v.Class(k), bad
+		idx := r.v.First + int64(k)
+		res.Verdict, res.Vector, res.Class, res.Fields = Killed, &idx, r.v.Class(k), bad
 		return res, nil
 	}
 	proof, err := pr.prove(mu)

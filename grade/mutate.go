@@ -14,22 +14,22 @@ type Operator string
 
 // The mutation operators. Each applies to one node of the description.
 const (
-	OpSwap      Operator = "op-swap"      // add<->sub, and/or/xor among themselves, shl/lshr/ashr, lshrc<->ashrc
-	CmpFlip     Operator = "cmp-flip"     // lt<->le, gt<->ge (off by one), lt<->ge, le<->gt, eq<->ne (negation)
-	CmpSign     Operator = "cmp-sign"     // a compare read with the other signedness
-	ConstInc    Operator = "const+1"      // constant + 1 (mod 2^W)
-	ConstDec    Operator = "const-1"      // constant - 1 (mod 2^W)
-	ConstMSB    Operator = "const-msb"    // constant with its top bit flipped (a 1-bit constant inverted)
-	ROMInc      Operator = "rom+1"        // one ROM entry + 1 (mod 2^W)
-	ROMDec      Operator = "rom-1"        // one ROM entry - 1 (mod 2^W)
-	ShiftInc    Operator = "shift+1"      // constant shift amount + 1
-	ShiftDec    Operator = "shift-1"      // constant shift amount - 1
-	MuxSwap     Operator = "mux-swap"     // sel ? t : f becomes sel ? f : t (select inversion)
-	ExtSwap     Operator = "ext-swap"     // sign extension <-> zero extension
-	MulSign     Operator = "mul-sign"     // a product computed with the other signedness
-	SliceInc    Operator = "slice+1"      // bit-slice low offset + 1
-	SliceDec    Operator = "slice-1"      // bit-slice low offset - 1
-	NotDrop     Operator = "not-drop"     // an inverter removed
+	OpSwap   Operator = "op-swap"   // add<->sub, and/or/xor among themselves, shl/lshr/ashr, lshrc<->ashrc
+	CmpFlip  Operator = "cmp-flip"  // lt<->le, gt<->ge (off by one), lt<->ge, le<->gt, eq<->ne (negation)
+	CmpSign  Operator = "cmp-sign"  // a compare read with the other signedness
+	ConstInc Operator = "const+1"   // constant + 1 (mod 2^W)
+	ConstDec Operator = "const-1"   // constant - 1 (mod 2^W)
+	ConstMSB Operator = "const-msb" // constant with its top bit flipped (a 1-bit constant inverted)
+	ROMInc   Operator = "rom+1"     // one ROM entry + 1 (mod 2^W)
+	ROMDec   Operator = "rom-1"     // one ROM entry - 1 (mod 2^W)
+	ShiftInc Operator = "shift+1"   // constant shift amount + 1
+	ShiftDec Operator = "shift-1"   // constant shift amount - 1
+	MuxSwap  Operator = "mux-swap"  // sel ? t : f becomes sel ? f : t (select inversion)
+	ExtSwap  Operator = "ext-swap"  // sign extension <-> zero extension
+	MulSign  Operator = "mul-sign"  // a product computed with the other signedness
+	SliceInc Operator = "slice+1"   // bit-slice low offset + 1
+	SliceDec Operator = "slice-1"   // bit-slice low offset - 1
+	NotDrop  Operator = "not-drop"  // an inverter removed
 )
 
 // romEntries is the number of ROM entries mutated per ROM node (each +1
@@ -44,8 +44,8 @@ type Mutant struct {
 	Index    int      `json:"index"`
 	NodeID   int      `json:"node_id"`
 	Node     string   `json:"node"`
-	Op       string   `json:"op"`    // the original node's op
-	Type     string   `json:"type"`  // the original node's type, u<W> or s<W>
+	Op       string   `json:"op"`   // the original node's op
+	Type     string   `json:"type"` // the original node's type, u<W> or s<W>
 	Operator Operator `json:"operator"`
 	Detail   string   `json:"detail"`
 
