@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/hpccgold/hpccgold/vectors/registry"
+	"io"
 	"math"
 	"os"
 	"strings"
@@ -23,7 +24,7 @@ const vectorsUsage = `vectors <gen|check|verify|cover|show> [flags]
           on the NIC model
   check   compare a DUT output file (expected.hex layout or JSON Lines) with a golden set
   verify  re-hash a set against its manifest and re-run the model on its stimulus
-  cover   print the coverage tables of a set's manifest
+  cover   print the coverage of a set (tables, JSON or CSV), or of a merge of its shards
   show    print one vector of a set field by field (DIR --index K)
 
 Run 'hpccgold vectors <sub> -h' for its flags. File formats: docs/vectors.md.`
@@ -246,18 +247,39 @@ func runVectorsVerify(env *Env) error {
 }
 
 func runVectorsCover(env *Env) error {
-	fs := newFlagSet(env, "vectors cover", "vectors cover DIR")
-	if err := fs.Parse(env.Args); err != nil {
+	fs := newFlagSet(env, "vectors cover", "vectors cover DIR [DIR...] [--merge] [--format text|json|csv]")
+	merge := fs.Bool("merge", false, "merge the coverage of the shards of one set (every shard i/n exactly once) into the whole set's")
+	format := fs.String("format", "text", "text (tables), json or csv (one row per bin)")
+	if err := fs.Parse(reorderFlags(env.Args, "format", "merge")); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return errors.New("want exactly one directory")
+	if fs.NArg() == 0 {
+		return errors.New("want a directory (several with --merge)")
 	}
-	man, err := vectors.ReadManifest(fs.Arg(0))
-	if err != nil {
-		return err
+	if fs.NArg() > 1 && !*merge {
+		return fmt.Errorf("%d directories: give --merge to combine the shards of one set", fs.NArg())
 	}
-	return vectors.WriteCoverage(env.Stdout, man)
+	write := map[string]func(io.Writer, *vectors.Manifest) error{
+		"text": vectors.WriteCoverage, "json": vectors.WriteCoverageJSON, "csv": vectors.WriteCoverageCSV}[*format]
+	if write == nil {
+		return fmt.Errorf("--format=%q: must be text, json or csv", *format)
+	}
+	var mans []*vectors.Manifest
+	for _, dir := range fs.Args() {
+		man, err := vectors.ReadManifest(dir)
+		if err != nil {
+			return err
+		}
+		mans = append(mans, man)
+	}
+	man := mans[0]
+	if *merge {
+		var err error
+		if man, err = vectors.MergeCoverage(mans); err != nil {
+			return err
+		}
+	}
+	return write(env.Stdout, man)
 }
 
 // checkSpace refuses a set whose estimated size est does not fit the free

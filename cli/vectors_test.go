@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"github.com/hpccgold/hpccgold/vectors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -200,5 +202,72 @@ func TestVectorsGenJSONLOptIn(t *testing.T) {
 		if got := err == nil; got != tc.jsonl {
 			t.Errorf("%v: vectors.jsonl written %v, want %v", tc.flags, got, tc.jsonl)
 		}
+	}
+}
+
+// TestVectorsCoverMerge generates one set whole and as three shards and
+// checks that `vectors cover --merge` of the shards gives the whole set's
+// class counts and hits and cover-point bin counts exactly (the oracle is
+// the unsharded set's manifest), toggles no more than the whole set's, and
+// refuses a missing or repeated shard.
+func TestVectorsCoverMerge(t *testing.T) {
+	root := t.TempDir()
+	gen := func(dir string, extra ...string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		args := append([]string{"vectors", "gen", "--out", filepath.Join(root, dir), "--count", "300", "--seed", "5"}, extra...)
+		if code := Main(args, &out, &errb); code != 0 {
+			t.Fatalf("%v: %d %s", args, code, errb.String())
+		}
+	}
+	gen("whole")
+	for i := 0; i < 3; i++ {
+		gen(fmt.Sprintf("s%d", i), "--shard", fmt.Sprintf("%d/3", i))
+	}
+	cover := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := Main(append([]string{"vectors", "cover"}, args...), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	code, merged, errs := cover("--merge", "--format", "json", filepath.Join(root, "s2"), filepath.Join(root, "s0"), filepath.Join(root, "s1"))
+	if code != 0 {
+		t.Fatalf("cover --merge: %d %s", code, errs)
+	}
+	_, whole, _ := cover("--format", "json", filepath.Join(root, "whole"))
+	var m, w vectors.CoverageJSON
+	if err := json.Unmarshal([]byte(merged), &m); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(whole), &w); err != nil {
+		t.Fatal(err)
+	}
+	if m.Count != w.Count || fmt.Sprint(m.Classes) != fmt.Sprint(w.Classes) {
+		t.Errorf("merged classes differ from the whole set's:\n%v\n%v", m.Classes, w.Classes)
+	}
+	if fmt.Sprint(m.Coverage.Points) != fmt.Sprint(w.Coverage.Points) {
+		t.Errorf("merged cover points differ from the whole set's")
+	}
+	for i, f := range m.Coverage.InputBits.Fields {
+		if f.Toggled > w.Coverage.InputBits.Fields[i].Toggled {
+			t.Errorf("merged input field %s toggled %d bits, the whole set %d", f.Field, f.Toggled, w.Coverage.InputBits.Fields[i].Toggled)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--merge", filepath.Join(root, "s0"), filepath.Join(root, "s1")}, "shard 2/3 is missing"},
+		{[]string{"--merge", filepath.Join(root, "s0"), filepath.Join(root, "s0"), filepath.Join(root, "s1")}, "given twice"},
+		{[]string{"--merge", filepath.Join(root, "whole"), filepath.Join(root, "s0")}, "of 1 shards"},
+		{[]string{filepath.Join(root, "s0"), filepath.Join(root, "s1")}, "give --merge"},
+		{[]string{"--format", "xml", filepath.Join(root, "s0")}, `--format="xml"`},
+	} {
+		if code, _, errs := cover(tc.args...); code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("cover %v: exit %d %q, want 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+	code, csvOut, _ := cover("--format", "csv", filepath.Join(root, "whole"))
+	if code != 0 || !strings.HasPrefix(csvOut, "kind,name,bin,count\n") || !strings.Contains(csvOut, "\nclass,first_ack,generated,") {
+		t.Errorf("cover --format csv: %d\n%.300s", code, csvOut)
 	}
 }
