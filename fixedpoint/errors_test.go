@@ -235,24 +235,28 @@ func TestDivACCast(t *testing.T) {
 	if _, err := DivAC(x, y); err == nil || !strings.Contains(err.Error(), "DivACCast(x, y, to, q, o)") {
 		t.Fatalf("DivAC(u100.50, u64.0) error = %v; want a refusal pointing at DivACCast", err)
 	}
-	to := MustFormat("u32.-10")
-	for _, q := range AllQuantizations() {
-		for _, o := range AllOverflows() {
-			got, err := DivACCast(x, y, to, q, o)
-			want := acDivCastOracle(x, y, to, q, o)
-			if err != nil || got.RawBig().Cmp(want) != 0 {
-				t.Errorf("DivACCast(%s, %s, %s, %v, %v) = %s, %v; want raw %s", x.Notation(), y.Notation(), to, q, o, got.Notation(), err, want)
+	// u40.50 holds the quotient (about 8.3e14 < 2^50) with LSB 2^10, so the
+	// cast rounds without saturating; u32.-10 saturates it.
+	for _, to := range []Format{MustFormat("u40.50"), MustFormat("s40.50"), MustFormat("u32.-10")} {
+		for _, q := range AllQuantizations() {
+			for _, o := range AllOverflows() {
+				got, err := DivACCast(x, y, to, q, o)
+				want := acDivCastOracle(x, y, to, q, o)
+				if err != nil || got.RawBig().Cmp(want) != 0 {
+					t.Errorf("DivACCast(%s, %s, %s, %v, %v) = %s, %v; want raw %s", x.Notation(), y.Notation(), to, q, o, got.Notation(), err, want)
+				}
+				// Div (SystemC: the exact quotient quantized once) computes
+				// this case too, against its own oracle.
+				sc, err := Div(x, y, to, q, o)
+				if want := oracleCast(new(big.Rat).Quo(x.Rat(), y.Rat()), to, q, o); err != nil || sc.RawBig().Cmp(want) != 0 {
+					t.Errorf("Div(%s, %s, %s, %v, %v) = %s, %v; want raw %s", x.Notation(), y.Notation(), to, q, o, sc.Notation(), err, want)
+				}
 			}
 		}
 	}
-	// The two semantics differ on this case (double vs single rounding):
-	// Div quantizes the exact quotient once.
-	sc, _ := Div(x, y, to, RndZero, Sat)
-	ac, _ := DivACCast(x, y, to, RndZero, Sat)
-	if want := oracleCast(new(big.Rat).Quo(x.Rat(), y.Rat()), to, RndZero, Sat); sc.RawBig().Cmp(want) != 0 {
-		t.Errorf("Div(...) = %s; want raw %s", sc.Notation(), want)
+	if v, _ := DivACCast(x, y, MustFormat("u40.50"), Rnd, Sat); v == MustFormat("u40.50").Max() || v.IsZero() {
+		t.Errorf("DivACCast into u40.50 = %s: the case must not saturate", v.Notation())
 	}
-	_ = ac
 	// Random cases, formats of up to 128 bits (natural types up to ~256
 	// bits): DivACCast against the rational oracle, and against
 	// Cast(DivAC) when DivAC works.
