@@ -23,7 +23,11 @@
 // formats and modes can resolve them once with NewCaster, NewMulCaster or
 // NewAddCaster: the plan's methods give the same bits at a fraction of the
 // cost, and return no error because the plan validated its formats and
-// modes when it was built. Library code never panics (except MustFormat on a
+// modes when it was built. A compiled datapath whose signals are unsigned
+// raw registers uses the raw-integer plans (NewRawCaster, NewRawMulCaster,
+// NewRawAddCaster, NewRawReciprocal): uint64 in and out, the same bits, and
+// small enough to be inlined; fixedpoint is the only arithmetic engine of
+// the golden datapaths. Library code never panics (except MustFormat on a
 // bad literal); errors name the operand and value.
 //
 // No silent zero: every cast into an invalid format or with an undeclared
