@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/cc/ldcp"
@@ -138,6 +139,26 @@ func runCosim(env *Env) error {
 		}
 		opts := cosim.Options{Config: cfg, Stages: *stages, Simulator: sim, Vectors: *vecDir, Level: *level, Seed: *seed,
 			Count: *count, Limit: *limit, WorkDir: dir, CacheDir: cache, Lint: *lint, Synth: *synth, Gap: *gap, Log: env.Stderr}
+		// Progress on a terminal for runs over 2 s: vectors/s and ETA.
+		var prog *vectors.Progress
+		if f, ok := env.Stderr.(*os.File); ok && vectors.IsTerminal(f) {
+			start := time.Now()
+			var first *vectors.Progress // rates count from the first results, after the build and file loading
+			opts.Progress = func(done, total int64) {
+				if first == nil {
+					first = vectors.NewProgress(env.Stderr, "cosim")
+				}
+				if time.Since(start) >= 2*time.Second || prog != nil {
+					prog = first
+					prog.Update(done, total)
+				}
+			}
+			defer func() {
+				if prog != nil {
+					prog.Done()
+				}
+			}()
+		}
 		var rep *cosim.Report
 		var repErr error
 		lopts := cosim.LDCPOptions{Options: opts, LDCP: lcfg}

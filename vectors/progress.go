@@ -45,7 +45,11 @@ func (p *Progress) Update(done, total int64) {
 		pct = 100 * float64(done) / float64(total)
 	}
 	rate := float64(done) / max(now.Sub(p.start).Seconds(), 1e-9)
-	fmt.Fprintf(p.w, "\r%s: %d/%d vectors (%5.1f%%), %.2f M/s   ", p.label, done, total, pct, rate/1e6)
+	eta := ""
+	if done < total && rate > 0 {
+		eta = fmt.Sprintf(", ETA %s", time.Duration(float64(total-done)/rate*float64(time.Second)).Round(time.Second))
+	}
+	fmt.Fprintf(p.w, "\r%s: %d/%d vectors (%5.1f%%), %s%s   ", p.label, done, total, pct, rateText(rate), eta)
 	p.shown = true
 }
 
@@ -54,4 +58,16 @@ func (p *Progress) Done() {
 	if p.shown {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// rateText is a rate in vectors per second, scaled: "850 /s", "12.3 k/s",
+// "1.05 M/s".
+func rateText(r float64) string {
+	switch {
+	case r >= 1e6:
+		return fmt.Sprintf("%.2f M/s", r/1e6)
+	case r >= 1e3:
+		return fmt.Sprintf("%.1f k/s", r/1e3)
+	}
+	return fmt.Sprintf("%.0f /s", r)
 }

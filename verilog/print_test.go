@@ -182,9 +182,21 @@ func TestOpsEvaluatorVsSimulators(t *testing.T) {
 		if !filepath.IsAbs(bl.Dir) || !filepath.IsAbs(bl.Cmd[0]) {
 			t.Errorf("%s: build dir %q, command %q: want absolute paths", sim, bl.Dir, bl.Cmd[0])
 		}
+		var calls, last int64
+		bl.Progress = func(done, total int64) {
+			if done <= last || done > total || total != n {
+				t.Errorf("%s: progress %d of %d after %d", sim, done, total, last)
+			}
+			calls, last = calls+1, done
+		}
 		res, err := bl.Run(ctx, "stimulus.hex", "expected.hex", n, 7)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// Progress every ProgressStep(n) results, and none of its lines
+		// left in the output.
+		if want := int64(n / ProgressStep(n)); calls != want || strings.Contains(res.Output, "progress ") {
+			t.Errorf("%s: %d progress calls (last %d), want %d; progress lines in the output: %v", sim, calls, last, want, strings.Contains(res.Output, "progress "))
 		}
 		if !res.OK() || res.Passed != n {
 			t.Fatalf("%s: %d passed, %d failed\n%s", sim, res.Passed, res.Failed, tail(res.Output, 3000))

@@ -264,7 +264,16 @@ type Build struct {
 	Cmd      []string      // program and fixed arguments
 	Duration time.Duration // compile time (0 when reused from the cache)
 	Cached   bool
+	// Progress, when set, is called from Run as results arrive (done of
+	// total vectors compared, at least every ProgressStep(total) vectors):
+	// the testbench prints "progress N" lines (+progress=K), which Run
+	// keeps out of Result.Output.
+	Progress func(done, total int64)
 }
+
+// ProgressStep is the number of results between two progress lines of a
+// run of n vectors: about a thousand lines per run, at least every 64.
+func ProgressStep(n int) int { return max(64, n/1000) }
 
 // Compile builds the testbench top from files (already written in srcDir)
 // with the given simulator, in a directory under cacheDir named after a hash
@@ -460,8 +469,22 @@ func (b *Build) Run(ctx context.Context, stim, exp string, n, gap int) (Result, 
 	}
 	args := append(append([]string(nil), b.Cmd[1:]...),
 		"+stim="+stim, "+exp="+exp, "+n="+strconv.Itoa(n), "+gap="+strconv.Itoa(gap))
+	var onLine func(string) bool
+	if b.Progress != nil {
+		args = append(args, "+progress="+strconv.Itoa(ProgressStep(n)))
+		onLine = func(l string) bool {
+			v, ok := strings.CutPrefix(l, "progress ")
+			if !ok {
+				return false
+			}
+			if k, err := strconv.ParseInt(v, 10, 64); err == nil {
+				b.Progress(k, int64(n))
+			}
+			return true
+		}
+	}
 	start := time.Now()
-	out, loaded, err := runTimed(ctx, b.Dir, "loaded ", b.Cmd[0], args...)
+	out, loaded, err := runTimed(ctx, b.Dir, "loaded ", onLine, b.Cmd[0], args...)
 	end := time.Now()
 	r := Result{Output: out, Duration: end.Sub(start)}
 	if !loaded.IsZero() {
@@ -484,7 +507,7 @@ func (b *Build) Run(ctx context.Context, stim, exp string, n, gap int) (Result, 
 
 // runTimed runs a program like run and also returns when its output first
 // had a line starting with marker (zero time if never).
-func runTimed(ctx context.Context, dir, marker, name string, args ...string) (string, time.Time, error) {
+func runTimed(ctx context.Context, dir, marker string, onLine func(string) bool, name string, args ...string) (string, time.Time, error) {
 	cmd, err := exttool.Command(ctx, dir, name, args...)
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("verilog: %w", err)
@@ -504,6 +527,9 @@ func runTimed(ctx context.Context, dir, marker, name string, args ...string) (st
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
 	for sc.Scan() {
 		line := sc.Text()
+		if onLine != nil && onLine(line) {
+			continue // consumed (a progress line)
+		}
 		if at.IsZero() && strings.HasPrefix(line, marker) {
 			at = time.Now()
 		}

@@ -48,6 +48,9 @@ type Options struct {
 	// used is an error.
 	MaxVectors int
 	Log        io.Writer
+	// Progress, when set, is called as the simulator compares results
+	// (done of total vectors; see verilog.Build.Progress).
+	Progress func(done, total int64)
 }
 
 // Report is the outcome of a co-simulation run.
@@ -302,6 +305,7 @@ func buildRun(ctx context.Context, opts *Options, tools verilog.Tools, bench ver
 		return err
 	}
 	rep.BuildTime, rep.Cached = b.Duration, b.Cached
+	b.Progress = opts.Progress
 	stim, err := filepath.Abs(filepath.Join(dir, "stimulus.hex"))
 	if err != nil {
 		return err
