@@ -6,8 +6,10 @@ import (
 
 	"github.com/hpccgold/hpccgold/atomicfile"
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/fieldtable"
 	"github.com/hpccgold/hpccgold/rtl"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
+	"github.com/hpccgold/hpccgold/vectors"
 	"github.com/hpccgold/hpccgold/verilog"
 )
 
@@ -49,8 +51,12 @@ func EmitHPCC(dir string, cfg hpcc.Config, stages, flowBits int) (*Emitted, erro
 		{DUT: mod, In: modIn, Out: modOut, ValidIn: hpccrtl.EvValid, ValidOut: hpccrtl.UpdValid, Ready: hpccrtl.EvReady},
 	}
 	e := &Emitted{Update: upd, Module: mod, Opts: mopts, Stages: stageRep}
+	vm, err := vectors.NewHPCC(cfg)
+	if err != nil {
+		return nil, err
+	}
 	for _, b := range benches {
-		if err := emitBench(dir, b, &e.Files); err != nil {
+		if err := emitBench(dir, b, vm.Enums(), &e.Files); err != nil {
 			return nil, err
 		}
 	}
@@ -58,10 +64,12 @@ func EmitHPCC(dir string, cfg hpcc.Config, stages, flowBits int) (*Emitted, erro
 }
 
 // emitBench writes b's modules and testbench (verilog.Emit) and its field
-// layouts as Verilog includes (<module>_in.vh, _out.vh) and JSON
-// (_in.json, _out.json) into dir, atomically, appending the names of the
-// files written to *files (each name once).
-func emitBench(dir string, b verilog.Bench, files *[]string) error {
+// layouts as Verilog includes (<module>_in.vh, _out.vh), JSON (_in.json,
+// _out.json), a SystemVerilog package of packed structs and enums
+// (<module>_pkg.sv) and Verilog-2005 pack/unpack modules (<module>_bus.v)
+// into dir, atomically, appending the names of the files written to *files
+// (each name once).
+func emitBench(dir string, b verilog.Bench, enums []fieldtable.Enum, files *[]string) error {
 	add := func(n string) {
 		for _, f := range *files {
 			if f == n {
@@ -85,6 +93,10 @@ func emitBench(dir string, b verilog.Bench, files *[]string) error {
 		{"_out.vh", func() ([]byte, error) { return []byte(b.Out.VerilogHeader(b.Out.Name)), nil }},
 		{"_in.json", b.In.JSON},
 		{"_out.json", b.Out.JSON},
+		{"_pkg.sv", func() ([]byte, error) {
+			return verilog.Package(b.DUT.Name, []fieldtable.Table{b.In, b.Out}, enums), nil
+		}},
+		{"_bus.v", func() ([]byte, error) { return verilog.BusModules(b.DUT.Name, []fieldtable.Table{b.In, b.Out}), nil }},
 	} {
 		data, err := t.data()
 		if err != nil {

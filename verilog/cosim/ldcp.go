@@ -106,7 +106,7 @@ func EmitLDCP(dir string, cfg ldcp.Config, stages int) (*LDCPEmitted, error) {
 		return nil, err
 	}
 	e := &LDCPEmitted{Update: bench.DUT, Stages: rep}
-	if err := emitBench(dir, bench, &e.Files); err != nil {
+	if err := emitBench(dir, bench, nil, &e.Files); err != nil {
 		return nil, err
 	}
 	return e, nil
