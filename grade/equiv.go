@@ -2,6 +2,9 @@ package grade
 
 import (
 	"fmt"
+	"math/bits"
+	"slices"
+	"strings"
 
 	"github.com/hpccgold/hpccgold/rtl"
 )
@@ -163,6 +166,9 @@ func (p *prover) prove(mu Mutant) (string, error) {
 	if proof := p.boundary(mu); proof != "" {
 		return proof, nil
 	}
+	if proof := p.forward(mu); proof != "" {
+		return proof, nil
+	}
 	var diff rtl.Bits
 	var how string
 	switch {
@@ -240,9 +246,15 @@ func (p *prover) enumerate(n *rtl.Node, mu Mutant) (rtl.Bits, int, error) {
 	return diff, int(total), nil
 }
 
-// known is what a forward analysis knows of a node's bits for every input:
-// bits certainly 0 (zero) and certainly 1 (one); never both.
-type known struct{ zero, one rtl.Bits }
+// known is what a forward analysis knows of a node's value for every
+// input: bits certainly 0 (zero) and certainly 1 (one), never both; and,
+// for nodes of at most 64 bits, an interval [lo, hi] of the value read as
+// unsigned (rng false: no interval).
+type known struct {
+	zero, one rtl.Bits
+	lo, hi    uint64
+	rng       bool
+}
 
 // leadZeros returns how many of the top bits of a w-bit node are known 0.
 func (k known) leadZeros(w int) int {
@@ -262,7 +274,7 @@ func (k known) trailZeros(w int) int {
 	return c
 }
 
-// top returns whether bit i is known, and its value.
+// bit returns whether bit i is known, and its value.
 func (k known) bit(i int) (isKnown, v bool) {
 	switch {
 	case k.zero.Bit(i):
@@ -273,112 +285,245 @@ func (k known) bit(i int) (isKnown, v bool) {
 	return false, false
 }
 
+// equalBits returns the bits known to hold the same value in x and y.
+func equalBits(x, y known) rtl.Bits { return x.zero.And(y.zero).Or(x.one.And(y.one)) }
+
 // highZeros returns the mask of the top z bits of a w-bit value.
 func highZeros(w, z int) rtl.Bits { return ones(w).Xor(ones(w - min(z, w))) }
 
+func maxOf(w int) uint64 { return ^uint64(0) >> uint(64-w) }
+
+// shape is an operation as infer sees it: a node's own, or a mutant's.
+type shape struct {
+	op        rtl.Op
+	signed    bool // the result's signedness (products)
+	argSigned bool // the operands' signedness (compares)
+	k         int
+	value     rtl.Bits
+	rom       []rtl.Bits
+}
+
+func shapeOf(n *rtl.Node) shape {
+	s := shape{op: n.Op, signed: n.Signed, k: n.K, value: n.Value, rom: n.ROM}
+	if len(n.Args) > 0 {
+		s.argSigned = n.Args[0].Signed
+	}
+	return s
+}
+
 // knownBits computes, per node of the flat combinational module f in
-// topological order, the bits known for every input: constants are known
-// whole; and, or, xor, not, mux, slices, constant shifts, extensions and
-// concatenations combine their operands' knowledge bit by bit; a sum of
-// operands with L leading zeros each has L-1; an unsigned product has the
-// sum of its operands' leading zeros; a ROM's bits that are 0 in every
-// entry are 0 (addresses past the table read 0); a logical variable right
-// shift keeps its operand's leading zeros and a left shift its trailing
-// zeros. Everything else is unknown. Sound: each rule holds for every
-// value of the unknown bits.
+// topological order, what infer knows of it.
 func knownBits(f *rtl.Module) []known {
 	kb := make([]known, len(f.Nodes))
 	for _, n := range f.Nodes {
-		w := n.Width
-		var a, b known
-		if len(n.Args) > 0 {
-			a = kb[n.Args[0].ID]
+		args := make([]known, len(n.Args))
+		for i, a := range n.Args {
+			args[i] = kb[a.ID]
 		}
-		if len(n.Args) > 1 {
-			b = kb[n.Args[1].ID]
-		}
-		var k known
-		switch n.Op {
-		case rtl.OpConst:
-			k = known{n.Value.Not().Trunc(w), n.Value}
-		case rtl.OpAnd:
-			k = known{a.zero.Or(b.zero), a.one.And(b.one)}
-		case rtl.OpOr:
-			k = known{a.zero.And(b.zero), a.one.Or(b.one)}
-		case rtl.OpXor:
-			k = known{a.zero.And(b.zero).Or(a.one.And(b.one)), a.zero.And(b.one).Or(a.one.And(b.zero))}
-		case rtl.OpNot:
-			k = known{a.one, a.zero}
-		case rtl.OpMux:
-			c := kb[n.Args[2].ID]
-			k = known{b.zero.And(c.zero), b.one.And(c.one)}
-		case rtl.OpSlice:
-			k = known{a.zero.Shr(uint(n.K)), a.one.Shr(uint(n.K))}
-		case rtl.OpShlC:
-			k = known{a.zero.Shl(uint(n.K)).Or(ones(n.K)), a.one.Shl(uint(n.K))}
-		case rtl.OpLShrC:
-			k = known{a.zero.Shr(uint(n.K)).Or(highZeros(w, n.K)), a.one.Shr(uint(n.K))}
-		case rtl.OpAShrC:
-			k = known{a.zero.Shr(uint(n.K)), a.one.Shr(uint(n.K))}
-			if is, v := a.bit(w - 1); is {
-				if v {
-					k.one = k.one.Or(highZeros(w, n.K))
-				} else {
-					k.zero = k.zero.Or(highZeros(w, n.K))
-				}
-			}
-		case rtl.OpZExt:
-			k = known{a.zero.Or(highZeros(w, w-n.Args[0].Width)), a.one}
-		case rtl.OpSExt:
-			aw := n.Args[0].Width
-			k = a
-			if is, v := a.bit(aw - 1); is {
-				if v {
-					k.one = k.one.Or(highZeros(w, w-aw))
-				} else {
-					k.zero = k.zero.Or(highZeros(w, w-aw))
-				}
-			}
-		case rtl.OpAs:
-			k = a
-		case rtl.OpConcat:
-			off := 0
-			for j := len(n.Args) - 1; j >= 0; j-- {
-				p := kb[n.Args[j].ID]
-				k.zero = k.zero.Or(p.zero.Shl(uint(off)))
-				k.one = k.one.Or(p.one.Shl(uint(off)))
-				off += n.Args[j].Width
-			}
-		case rtl.OpAdd:
-			if l := min(a.leadZeros(w), b.leadZeros(w)); l >= 2 {
-				k.zero = highZeros(w, l-1)
-			}
-		case rtl.OpMul:
-			if !n.Signed {
-				k.zero = highZeros(w, a.leadZeros(n.Args[0].Width)+b.leadZeros(n.Args[1].Width))
-			}
-		case rtl.OpLShr:
-			k.zero = highZeros(w, a.leadZeros(w))
-		case rtl.OpShl:
-			k.zero = ones(a.trailZeros(w))
-		case rtl.OpROM:
-			z := ones(w)
-			for _, e := range n.ROM {
-				z = z.And(e.Not())
-			}
-			k.zero = z
-			if len(n.ROM) == 1<<uint(n.Args[0].Width) {
-				o := ones(w)
-				for _, e := range n.ROM {
-					o = o.And(e)
-				}
-				k.one = o
-			}
-		}
-		k.zero, k.one = k.zero.Trunc(w), k.one.Trunc(w)
-		kb[n.ID] = k
+		kb[n.ID] = infer(n, shapeOf(n), args)
 	}
 	return kb
+}
+
+// infer returns what is known of node n computed as s from operands known
+// as args (n gives the widths). Bits: constants are known whole; and, or,
+// xor, not, mux, slices, constant shifts, extensions and concatenations
+// combine their operands' knowledge bit by bit; a sum of operands with L
+// leading zeros each has L-1; an unsigned product has the sum of its
+// operands' leading zeros; a ROM's bits that are 0 in every entry are 0
+// (addresses past the table read 0); logical right shifts keep leading
+// zeros and left shifts trailing zeros. Intervals (unsigned reading, at
+// most 64 bits): exact through zero extension, reinterpretation,
+// non-overflowing sums, differences and unsigned products, constant
+// shifts and slices that drop no set bit, mux unions, ROM entries at the
+// reachable addresses; a compare whose operands' intervals decide it is a
+// known bit (signed operands only when both are non-negative). Bits and
+// intervals then refine each other. Sound: each rule holds for every input.
+func infer(n *rtl.Node, s shape, args []known) known {
+	w := n.Width
+	var a, b known
+	if len(args) > 0 {
+		a = args[0]
+	}
+	if len(args) > 1 {
+		b = args[1]
+	}
+	aw := 0
+	if len(n.Args) > 0 {
+		aw = n.Args[0].Width
+	}
+	var k known
+	setRange := func(lo, hi uint64) { k.lo, k.hi, k.rng = lo, hi, true }
+	bothRng := a.rng && b.rng
+	switch s.op {
+	case rtl.OpConst:
+		k = known{zero: s.value.Not().Trunc(w), one: s.value}
+	case rtl.OpAnd:
+		k = known{zero: a.zero.Or(b.zero), one: a.one.And(b.one)}
+		if bothRng {
+			setRange(0, min(a.hi, b.hi))
+		}
+	case rtl.OpOr:
+		k = known{zero: a.zero.And(b.zero), one: a.one.Or(b.one)}
+	case rtl.OpXor:
+		k = known{zero: equalBits(a, b), one: a.zero.And(b.one).Or(a.one.And(b.zero))}
+	case rtl.OpNot:
+		k = known{zero: a.one, one: a.zero}
+	case rtl.OpMux:
+		c := args[2]
+		if is, v := a.bit(0); is {
+			if v {
+				return b
+			}
+			return c
+		}
+		k = known{zero: b.zero.And(c.zero), one: b.one.And(c.one)}
+		if b.rng && c.rng {
+			setRange(min(b.lo, c.lo), max(b.hi, c.hi))
+		}
+	case rtl.OpSlice:
+		k = known{zero: a.zero.Shr(uint(s.k)), one: a.one.Shr(uint(s.k))}
+		if a.rng && a.hi>>uint(s.k) <= maxOf(w) {
+			setRange(a.lo>>uint(s.k), a.hi>>uint(s.k))
+		}
+	case rtl.OpShlC:
+		k = known{zero: a.zero.Shl(uint(s.k)).Or(ones(s.k)), one: a.one.Shl(uint(s.k))}
+		if a.rng && s.k < 64 && a.hi <= maxOf(w)>>uint(s.k) {
+			setRange(a.lo<<uint(s.k), a.hi<<uint(s.k))
+		}
+	case rtl.OpLShrC:
+		k = known{zero: a.zero.Shr(uint(s.k)).Or(highZeros(w, s.k)), one: a.one.Shr(uint(s.k))}
+		if a.rng && s.k < 64 {
+			setRange(a.lo>>uint(s.k), a.hi>>uint(s.k))
+		}
+	case rtl.OpAShrC:
+		k = known{zero: a.zero.Shr(uint(s.k)), one: a.one.Shr(uint(s.k))}
+		if is, v := a.bit(w - 1); is {
+			if v {
+				k.one = k.one.Or(highZeros(w, s.k))
+			} else {
+				k.zero = k.zero.Or(highZeros(w, s.k))
+			}
+		}
+	case rtl.OpZExt:
+		k = known{zero: a.zero.Or(highZeros(w, w-aw)), one: a.one, lo: a.lo, hi: a.hi, rng: a.rng}
+	case rtl.OpSExt:
+		k = known{zero: a.zero, one: a.one}
+		if is, v := a.bit(aw - 1); is {
+			if v {
+				k.one = k.one.Or(highZeros(w, w-aw))
+			} else {
+				k.zero = k.zero.Or(highZeros(w, w-aw))
+				k.lo, k.hi, k.rng = a.lo, a.hi, a.rng
+			}
+		}
+	case rtl.OpAs:
+		k = a
+	case rtl.OpConcat:
+		off := 0
+		for j := len(args) - 1; j >= 0; j-- {
+			k.zero = k.zero.Or(args[j].zero.Shl(uint(off)))
+			k.one = k.one.Or(args[j].one.Shl(uint(off)))
+			off += n.Args[j].Width
+		}
+	case rtl.OpAdd:
+		if l := min(a.leadZeros(w), b.leadZeros(w)); l >= 2 {
+			k.zero = highZeros(w, l-1)
+		}
+		if bothRng {
+			if hi, c := bits.Add64(a.hi, b.hi, 0); c == 0 && hi <= maxOf(w) {
+				setRange(a.lo+b.lo, hi)
+			}
+		}
+	case rtl.OpSub:
+		if bothRng && a.lo >= b.hi {
+			setRange(a.lo-b.hi, a.hi-b.lo)
+		}
+	case rtl.OpMul:
+		if !s.signed {
+			k.zero = highZeros(w, a.leadZeros(aw)+b.leadZeros(n.Args[1].Width))
+			if bothRng {
+				if h, l := bits.Mul64(a.hi, b.hi); h == 0 && l <= maxOf(w) {
+					setRange(a.lo*b.lo, l)
+				}
+			}
+		}
+	case rtl.OpLShr:
+		k.zero = highZeros(w, a.leadZeros(w))
+	case rtl.OpShl:
+		k.zero = ones(a.trailZeros(w))
+	case rtl.OpROM:
+		n := uint64(len(s.rom))
+		lo, hi := uint64(0), n-1
+		if a.rng {
+			lo, hi = a.lo, min(a.hi, n-1)
+		}
+		// An address past the table can be read (and reads 0).
+		past := a.rng && a.hi >= n || !a.rng && n < uint64(1)<<uint(aw)
+		z, o := ones(w), ones(w)
+		var vlo, vhi uint64 = ^uint64(0), 0
+		if past {
+			o, vlo = rtl.Bits{}, 0
+		}
+		for e := lo; e <= hi && e < n; e++ {
+			z, o = z.And(s.rom[e].Not()), o.And(s.rom[e])
+			vlo, vhi = min(vlo, s.rom[e][0]), max(vhi, s.rom[e][0])
+		}
+		k.zero, k.one = z, o
+		if w <= 64 && vlo <= vhi {
+			setRange(vlo, vhi)
+		}
+	case rtl.OpEq, rtl.OpNe, rtl.OpLt, rtl.OpLe, rtl.OpGt, rtl.OpGe:
+		if bothRng && (!s.argSigned || a.hi < uint64(1)<<uint(aw-1) && b.hi < uint64(1)<<uint(aw-1)) {
+			var dec, v bool
+			switch s.op {
+			case rtl.OpLt, rtl.OpGe:
+				dec, v = a.hi < b.lo || a.lo >= b.hi, a.hi < b.lo
+				if s.op == rtl.OpGe {
+					v = !v
+				}
+			case rtl.OpLe, rtl.OpGt:
+				dec, v = a.hi <= b.lo || a.lo > b.hi, a.hi <= b.lo
+				if s.op == rtl.OpGt {
+					v = !v
+				}
+			case rtl.OpEq, rtl.OpNe:
+				dec, v = a.hi < b.lo || b.hi < a.lo || a.lo == a.hi && b.lo == b.hi && a.lo == b.lo, a.lo == b.lo && a.lo == a.hi && b.lo == b.hi
+				if s.op == rtl.OpNe {
+					v = !v
+				}
+			}
+			if dec {
+				if v {
+					k.one = rtl.BitsOf(1)
+				} else {
+					k.zero = rtl.BitsOf(1)
+				}
+			}
+		}
+	}
+	k.zero, k.one = k.zero.Trunc(w), k.one.Trunc(w)
+	if w > 64 {
+		k.rng = false
+		return k
+	}
+	// Refine: bits bound the interval, the interval sets leading zeros.
+	blo, bhi := k.one[0], ones(w).And(k.zero.Not())[0]
+	if !k.rng {
+		k.lo, k.hi, k.rng = blo, bhi, true
+	} else {
+		k.lo, k.hi = max(k.lo, blo), min(k.hi, bhi)
+	}
+	if k.lo > k.hi { // unreachable for a sound analysis; keep the bits only
+		k.lo, k.hi = blo, bhi
+	}
+	if lz := 64 - bits.Len64(k.hi); lz > 64-w {
+		k.zero = k.zero.Or(highZeros(w, lz-(64-w)))
+	}
+	if k.lo == k.hi {
+		k.zero, k.one = rtl.BitsOf(^k.lo).Trunc(w), rtl.BitsOf(k.lo)
+	}
+	return k
 }
 
 // knownDiff bounds the bits in which mutant mu of node n (not a constant
@@ -607,4 +752,94 @@ func (p *prover) evalAt(n, x *rtl.Node, v rtl.Bits) (rtl.Bits, bool) {
 		return rtl.Bits{}, false
 	}
 	return r.Value, true
+}
+
+// maxForward bounds the nodes forward tracks as possibly changed.
+const maxForward = 256
+
+// forward proves mu equivalent by re-running infer on the mutated node and
+// on every node downstream of a possibly changed one, with the changed
+// nodes' knowledge in the mutant: a node whose value is fully known, and
+// the same, in the original and the mutant is unchanged (for example a
+// compare that the operands' intervals decide either way, or a sum whose
+// changed operand is a constant the other operand's range makes
+// irrelevant). If no possibly changed node drives an output, no output
+// can change.
+func (p *prover) forward(mu Mutant) string {
+	n := p.f.Nodes[mu.NodeID]
+	args := make([]known, len(n.Args))
+	for i, a := range n.Args {
+		args[i] = p.kb[a.ID]
+	}
+	s := shapeOf(n)
+	var m known
+	switch mu.Operator {
+	case ConstInc, ConstDec, ConstMSB:
+		s.value = mu.value
+	case ROMInc, ROMDec:
+		s.rom = slices.Clone(n.ROM)
+		s.rom[mu.k] = mu.value
+	case OpSwap, CmpFlip:
+		s.op = mu.newOp
+	case ShiftInc, ShiftDec, SliceInc, SliceDec:
+		s.k = mu.k
+	case MuxSwap:
+		args[1], args[2] = args[2], args[1]
+	case ExtSwap:
+		s.op = rtl.OpZExt
+		if n.Op == rtl.OpZExt {
+			s.op = rtl.OpSExt
+		}
+	case MulSign:
+		s.signed = !s.signed
+	case CmpSign:
+		s.argSigned = !s.argSigned
+	case NotDrop:
+	default:
+		return ""
+	}
+	if mu.Operator == NotDrop {
+		m = args[0]
+	} else {
+		m = infer(n, s, args)
+	}
+	same := func(id int, x known) bool {
+		w := p.f.Nodes[id].Width
+		return equalBits(p.kb[id], x) == ones(w)
+	}
+	if same(n.ID, m) {
+		return fmt.Sprintf("the mutated node is the constant 0x%s in the original and the mutant (known bits and value ranges)", p.kb[n.ID].one.Hex(n.Width))
+	}
+	if p.outs[n.ID] {
+		return ""
+	}
+	changed := map[int]known{n.ID: m}
+	var absorbed []string
+	for id := n.ID + 1; id < len(p.f.Nodes); id++ {
+		x := p.f.Nodes[id]
+		hit := false
+		xa := make([]known, len(x.Args))
+		for i, a := range x.Args {
+			if k, ok := changed[a.ID]; ok {
+				xa[i], hit = k, true
+			} else {
+				xa[i] = p.kb[a.ID]
+			}
+		}
+		if !hit {
+			continue
+		}
+		mx := infer(x, shapeOf(x), xa)
+		if same(id, mx) {
+			if len(absorbed) < 3 {
+				absorbed = append(absorbed, x.Name)
+			}
+			continue
+		}
+		if p.outs[id] || len(changed) >= maxForward {
+			return ""
+		}
+		changed[id] = mx
+	}
+	return fmt.Sprintf("known bits and value ranges show the change absorbed before any output (at %s)", strings.Join(absorbed, ", "))
 }
