@@ -279,8 +279,11 @@ func ProgressStep(n int) int { return max(64, n/1000) }
 // with the given simulator, in a directory under cacheDir named after a hash
 // of the simulator (name, binary path with symbolic links resolved, size
 // and modification time), top,
-// maxVec and every file's contents (the flags are fixed here): an
-// unchanged design is compiled once and reused. maxVec > 0 sets the
+// maxVec, every file's contents and every header (*.vh, *.svh) in the
+// files' directories (the flags are fixed here): an unchanged design is
+// compiled once and reused. The directory of each file is on the include
+// path (-I), and a .sv file among them makes Icarus read SystemVerilog
+// (-g2012 instead of -g2005). maxVec > 0 sets the
 // testbench's MAXVEC parameter. srcDir and cacheDir may be relative to the
 // working directory: Compile makes them absolute before handing them to
 // the simulator, which runs in the build directory, and the Build it
@@ -330,6 +333,25 @@ func (t Tools) Compile(ctx context.Context, sim Simulator, srcDir, cacheDir, top
 		fmt.Fprintf(h, "%s\x00%d\x00", f, len(data))
 		h.Write(data)
 	}
+	// Headers next to the files (`include'd through the -I<dir> flags of
+	// incDirs) are part of the design too.
+	for _, inc := range incDirs(abs) {
+		d := strings.TrimPrefix(inc, "-I")
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			return nil, fmt.Errorf("verilog: compile: %w", err)
+		}
+		for _, e := range ents { // sorted by name
+			if n := e.Name(); !e.IsDir() && (strings.HasSuffix(n, ".vh") || strings.HasSuffix(n, ".svh")) {
+				data, err := os.ReadFile(filepath.Join(d, n))
+				if err != nil {
+					return nil, fmt.Errorf("verilog: compile: %w", err)
+				}
+				fmt.Fprintf(h, "inc\x00%s\x00%d\x00", filepath.Join(d, n), len(data))
+				h.Write(data)
+			}
+		}
+	}
 	key := hex.EncodeToString(h.Sum(nil))[:20]
 	dir := filepath.Join(cacheDir, string(sim)+"-"+key)
 	b := &Build{Sim: sim, Dir: dir, Top: top}
@@ -376,11 +398,19 @@ func (t Tools) Compile(ctx context.Context, sim Simulator, srcDir, cacheDir, top
 		if maxVec > 0 {
 			args = append(args, "-GMAXVEC="+strconv.Itoa(maxVec))
 		}
+		args = append(args, incDirs(abs)...)
 		if _, err := run(ctx, dir, t.Verilator, append(args, abs...)...); err != nil {
 			return nil, fmt.Errorf("verilog: compile %s with verilator: %w", top, err)
 		}
 	case Icarus:
-		args := []string{"-g2005", "-Wall", "-s", top, "-o", exe}
+		gen := "-g2005"
+		for _, f := range abs {
+			if strings.HasSuffix(f, ".sv") {
+				gen = "-g2012" // SystemVerilog sources (a user's RTL); Verilog-2005 is a subset
+			}
+		}
+		args := []string{gen, "-Wall", "-s", top, "-o", exe}
+		args = append(args, incDirs(abs)...)
 		if maxVec > 0 {
 			args = append(args, "-P", top+".MAXVEC="+strconv.Itoa(maxVec))
 		}
@@ -418,6 +448,23 @@ func removeStaleBuilds(cacheDir, key string) error {
 		}
 	}
 	return nil
+}
+
+// incDirs returns an include-path flag (-I<dir>, as Verilator and Icarus
+// both read it) for the directory of each file, each directory once, in
+// file order: an `include in a user's RTL is found next to the file, as in
+// the user's own build.
+func incDirs(files []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range files {
+		d := filepath.Dir(f)
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, "-I"+d)
+		}
+	}
+	return out
 }
 
 // Result is the outcome of one testbench run.

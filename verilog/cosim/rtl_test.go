@@ -103,7 +103,7 @@ func TestRTLIcarus(t *testing.T) {
 	for _, c := range []struct{ file, top string }{
 		{"reordered.v", "user_reordered"},
 		{"piped.v", "user_piped"},
-		{"ready.v", "user_ready"},
+		{"ready.sv", "user_ready"},
 		{"lsb_bug.v", "user_lsb_core"},
 	} {
 		t.Run(c.top, func(t *testing.T) {
@@ -172,7 +172,7 @@ func TestRTLContract(t *testing.T) {
 func TestRTLVerilator(t *testing.T) {
 	needTools(t, verilog.FlowVerilator, verilog.FlowPorts)
 	_, _, n := userRTLSetup(t)
-	rep, err := runUser(t, verilog.Verilator, "ready.v", "user_ready")
+	rep, err := runUser(t, verilog.Verilator, "ready.sv", "user_ready")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,10 @@
 // with a ready handshake: it takes one transaction, holds it 0 to 3 cycles
 // (a 4-bit LFSR picks how long), hands it to the core and only then takes
 // the next, so in_ready, in_valid and out_valid all have idle cycles.
-// Written by hand.
+// SystemVerilog (logic, always_ff) with its LFSR in an include file next
+// to it (ready_lfsr.svh). Written by hand.
 `default_nettype none
+`include "ready_lfsr.svh"
 module user_ready (
   input  wire        clk,
   input  wire        rst,
@@ -59,7 +61,7 @@ module user_ready (
   wire [W-1:0] in_bus = {st_valid, st_nhops, st_w, st_wc, st_u, st_inc_stage, st_last_update, st_hop0_ts, st_hop1_ts,
                          st_hop0_tx_bytes, st_hop1_tx_bytes, st_hop0_qlen, st_hop1_qlen, in_seq, in_snd_nxt, in_nhops, in_hop0_speed, in_hop1_speed,
                          in_hop0_ts, in_hop1_ts, in_hop0_tx_bytes, in_hop1_tx_bytes, in_hop0_qlen, in_hop1_qlen};
-  reg [W-1:0] hold;
+  logic [W-1:0] hold;
   wire h_st_valid;
   wire [1:0] h_st_nhops, h_in_nhops;
   wire [31:0] h_st_w, h_st_wc, h_st_u, h_st_last_update, h_in_seq, h_in_snd_nxt;
@@ -71,22 +73,22 @@ module user_ready (
           h_st_hop0_tx_bytes, h_st_hop1_tx_bytes, h_st_hop0_qlen, h_st_hop1_qlen, h_in_seq, h_in_snd_nxt, h_in_nhops, h_in_hop0_speed, h_in_hop1_speed,
           h_in_hop0_ts, h_in_hop1_ts, h_in_hop0_tx_bytes, h_in_hop1_tx_bytes, h_in_hop0_qlen, h_in_hop1_qlen} = hold;
 
-  reg busy, fire;
-  reg [1:0] wait_n;
-  reg [3:0] lfsr;
+  logic busy, fire;
+  logic [1:0] wait_n;
+  logic [3:0] lfsr;
   assign in_ready = !busy && !rst;
-  always @(posedge clk) begin
+  always_ff @(posedge clk) begin
     fire <= 1'b0;
     if (rst) begin
       busy <= 1'b0;
-      lfsr <= 4'b1001;
+      lfsr <= `READY_LFSR_SEED;
       wait_n <= 2'd0;
     end else if (!busy) begin
       if (in_valid) begin
         hold <= in_bus;
         busy <= 1'b1;
         wait_n <= lfsr[1:0];
-        lfsr <= {lfsr[2:0], lfsr[3] ^ lfsr[2]};
+        lfsr <= `READY_LFSR_NEXT(lfsr);
       end
     end else if (wait_n == 2'd0) begin
       fire <= 1'b1;
