@@ -33,7 +33,7 @@ const (
 	// window and rate (for window- and pacing-limited measurements).
 	CCNone
 	// CCLDCP is LDCP (seeds 001, docs/ldcp.md) in the NIC's CC module
-	// (altcc.go): window from cw, per-ACK ECE, the sub-packet timer, fast
+	// (ccmodule.go): window from cw, per-ACK ECE, the sub-packet timer, fast
 	// start with ECN-incapable first-RTT packets, go-back-N.
 	CCLDCP
 	// CCDCQCN is DCQCN (docs/dcqcn.md) in the NIC's CC module: the
@@ -287,7 +287,7 @@ type Config struct {
 	// rate.
 	HPCC hpcc.Config `json:"hpcc"`
 	// LDCP, DCQCN and CCModule configure the CC module of cc=ldcp and
-	// cc=dcqcn (altconfig.go); they are absent (nil) otherwise, and a nil
+	// cc=dcqcn (ccconfig.go); they are absent (nil) otherwise, and a nil
 	// section with cc=ldcp or dcqcn takes values derived from the NIC.
 	LDCP     *LDCPConfig     `json:"ldcp,omitempty"`
 	DCQCN    *DCQCNConfig    `json:"dcqcn,omitempty"`

@@ -75,7 +75,7 @@ func TestConfigRejects(t *testing.T) {
 		{`{"hpcc": {"eta": 0.9, "eta": 0.8}}`, "key eta: given twice"},
 		{`{"Tx": {}}`, `did you mean "tx"?`},
 		{`null`, "the input is null"},
-		{`{"cc": "timely"}`, `cc="timely"`}, // dcqcn and ldcp are modes now (altconfig.go)
+		{`{"cc": "timely"}`, `cc="timely"`}, // dcqcn and ldcp are modes now (ccconfig.go)
 		{`{"model": "double"}`, `model="double"`},
 		{`{"cc": "hpcc-rx", "hpcc": {"mode": "sender"}}`, `hpcc.mode=sender: must be receiver with cc=hpcc-rx`},
 		{`{"module": {"stages": 17}}`, `module.stages=17`},

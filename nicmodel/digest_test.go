@@ -35,7 +35,7 @@ const digestGolden = "testdata/digests.golden"
 func digestRun(t *testing.T, cc CCMode) map[string][]byte {
 	t.Helper()
 	cfg := testConfig(cc)
-	if cc.alt() || cc == CCNone {
+	if cc.usesCCModule() || cc == CCNone {
 		cfg.Tx.INTOnData = false
 	}
 	if cc == CCHPCCRx {
@@ -54,7 +54,7 @@ func digestRun(t *testing.T, cc CCMode) map[string][]byte {
 	const delay = 1500
 	var ab, ba engine.Component
 	var frames func() []byte
-	if cc.alt() {
+	if cc.usesCCModule() {
 		l1 := &ccLink{from: a.Out(), to: b.In(), delay: delay,
 			mark: func(_ wire.PSN, n int) bool { return n%5 == 4 },
 			drop: func(_ wire.PSN, _ wire.ECN, n int) bool { return n == 40 }}

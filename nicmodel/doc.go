@@ -36,10 +36,10 @@
 // recorded (NIC.Completed) and reported through Options.OnComplete.
 //
 // With cc=ldcp or cc=dcqcn a CC module takes the HPCC++ module's place
-// (altcc.go): it owns each QP's send sequence and releases packets to the
+// (ccmodule.go): it owns each QP's send sequence and releases packets to the
 // scheduler as LDCP's golden datapath (or float reference) or DCQCN's
 // reaction point allows, with go-back-N on NAKs and timeouts; a CC port
-// (altshim.go) runs the receiver's go-back-N acceptance, NAKs and DCQCN's
+// (ccport.go) runs the receiver's go-back-N acceptance, NAKs and DCQCN's
 // CNPs, takes CNPs off the port, and writes LDCP's per-packet ECN-capable
 // decision into each data packet. docs/compare.md describes both.
 //

@@ -94,7 +94,7 @@ type NIC struct {
 	tx    *pipeline.Tx
 	macTx *macTx
 	rxcc  *rxHPCC
-	alt   *altNIC // cc=ldcp/dcqcn: the CC module and port (altnic.go); nil otherwise
+	ccw   *ccWiring // cc=ldcp/dcqcn: the CC module and port (ccwiring.go); nil otherwise
 	mac   MACCounters
 	tr    *tracer
 
@@ -216,11 +216,11 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 	}
 
 	rxReplies := n.replies
-	if cfg.CC.alt() {
-		if n.alt, err = newAlt(n, &cfg); err != nil {
+	if cfg.CC.usesCCModule() {
+		if n.ccw, err = newCCWiring(n, &cfg); err != nil {
 			return nil, err
 		}
-		rxReplies = n.alt.repRaw
+		rxReplies = n.ccw.repRaw
 		n.cfg = cfg // with the resolved ldcp/dcqcn section
 		if n.cfgJSON, err = cfg.JSON(); err != nil {
 			return nil, err
@@ -256,8 +256,8 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 			}
 		}
 	}
-	if n.alt != nil {
-		n.alt.attach(n)
+	if n.ccw != nil {
+		n.ccw.attach(n)
 	}
 	return n, nil
 }
@@ -314,8 +314,8 @@ func (n *NIC) Register(e *engine.Engine) error {
 	if e.Freq() != n.cfg.ClockHz {
 		return fmt.Errorf("nicmodel: %s: engine clock %v differs from clock_hz=%d", n.name, e.Freq(), uint64(n.cfg.ClockHz))
 	}
-	if n.alt != nil {
-		return n.alt.register(n, e)
+	if n.ccw != nil {
+		return n.ccw.register(n, e)
 	}
 	var err error
 	add := func(name string, c engine.Component) engine.ID {
@@ -440,9 +440,9 @@ func (n *NIC) Counters() Counters {
 	for _, f := range n.fifos() {
 		c.FIFOs = append(c.FIFOs, f)
 	}
-	if n.alt != nil {
-		c.CC = n.alt.counters()
-		c.FIFOs = append(c.FIFOs, n.alt.fifos()...)
+	if n.ccw != nil {
+		c.CC = n.ccw.counters()
+		c.FIFOs = append(c.FIFOs, n.ccw.fifos()...)
 	}
 	return c
 }
@@ -489,8 +489,8 @@ func (n *NIC) QP(q wire.QPN) (QPStatus, error) {
 	if err != nil {
 		return QPStatus{}, err
 	}
-	if n.alt != nil {
-		return n.alt.qpStatus(n, q)
+	if n.ccw != nil {
+		return n.ccw.qpStatus(n, q)
 	}
 	s := &n.mod.qps[q]
 	st := QPStatus{Scheduler: fs, SndNxt: s.sndNxt, Una: s.una, Acked: s.acked, Posted: s.posted, Messages: s.msgs.len(),

@@ -11,8 +11,8 @@ import (
 	"github.com/hpccgold/hpccgold/scheduler"
 )
 
-// altNIC holds the parts of a NIC that runs cc=ldcp or cc=dcqcn: the CC
-// module (altcc.go), the CC port (altshim.go) and the FIFOs that connect
+// ccWiring holds the parts of a NIC that runs cc=ldcp or cc=dcqcn: the CC
+// module (ccmodule.go), the CC port (ccport.go) and the FIFOs that connect
 // them. The NIC of Figure 4 is otherwise unchanged:
 //
 //	MAC Rx --[rx_raw]--> CC port --rx_mac--> Rx --events--> CC module <--posts-- host
@@ -23,7 +23,7 @@ import (
 //
 // (rx_raw and cnps exist under DCQCN only; LDCP's MAC Rx feeds rx_mac
 // directly.)
-type altNIC struct {
+type ccWiring struct {
 	mod  *ccModule
 	port *ccPort
 	cnt  CCCounters
@@ -37,11 +37,11 @@ type altNIC struct {
 	modID, portID engine.ID
 }
 
-// newAlt builds the CC module and port of n (cfg.CC is ldcp or dcqcn).
+// newCCWiring builds the CC module and port of n (cfg.CC is ldcp or dcqcn).
 // It runs inside New after the NIC's own FIFOs, before the Rx pipeline
 // (which writes its replies into the port's FIFO).
-func newAlt(n *NIC, cfg *Config) (*altNIC, error) {
-	a := &altNIC{modID: engine.NoID, portID: engine.NoID}
+func newCCWiring(n *NIC, cfg *Config) (*ccWiring, error) {
+	a := &ccWiring{modID: engine.NoID, portID: engine.NoID}
 	f := &cfg.FIFOs
 	var err error
 	mk := func(e error) {
@@ -70,7 +70,7 @@ func newAlt(n *NIC, cfg *Config) (*altNIC, error) {
 		return nil, fmt.Errorf("nicmodel: %w", err)
 	}
 	m := &ccModule{kind: cfg.CC, freq: cfg.ClockHz, mtu: uint64(cfg.Scheduler.MTU), credits: cfg.credits(),
-		rto: cfg.ClockHz.CyclesNS(cfg.rtoNs()), ackReq: cfg.Tx.AckReqLast, qps: make([]altQP, cfg.QPs),
+		rto: cfg.ClockHz.CyclesNS(cfg.rtoNs()), ackReq: cfg.Tx.AckReqLast, qps: make([]ccQP, cfg.QPs),
 		events: n.events, posts: n.posts, sends: n.sends, cnps: a.cnps, bells: n.bells, upd: n.updates, sacks: n.acks,
 		pkts: n.pkts, ect: a.ect, complete: n.complete, tr: n.tr, cnt: &a.cnt}
 	for i := range m.qps {
@@ -122,7 +122,7 @@ func newAlt(n *NIC, cfg *Config) (*altNIC, error) {
 }
 
 // attach connects the MACs to the port once they exist (end of New).
-func (a *altNIC) attach(n *NIC) {
+func (a *ccWiring) attach(n *NIC) {
 	if a.rawRx != nil {
 		n.macRx.out = a.rawRx
 	}
@@ -133,7 +133,7 @@ func (a *altNIC) attach(n *NIC) {
 // register adds the NIC's components in the cc=ldcp/dcqcn wiring (MAC Rx,
 // CC port, Rx, CC module, host, scheduler, Tx, MAC Tx) and connects the
 // queues; it is Register's second half.
-func (a *altNIC) register(n *NIC, e *engine.Engine) error {
+func (a *ccWiring) register(n *NIC, e *engine.Engine) error {
 	var err error
 	add := func(name string, c engine.Component) engine.ID {
 		if err != nil {
@@ -189,13 +189,13 @@ func (a *altNIC) register(n *NIC, e *engine.Engine) error {
 }
 
 // counters returns a copy of the CC module's and port's registers.
-func (a *altNIC) counters() *CCCounters {
+func (a *ccWiring) counters() *CCCounters {
 	c := a.cnt
 	return &c
 }
 
 // fifos returns the status of the FIFOs the CC module and port add.
-func (a *altNIC) fifos() []FIFOStatus {
+func (a *ccWiring) fifos() []FIFOStatus {
 	out := []FIFOStatus{fifoStatus("replies_raw", a.repRaw), fifoStatus("tx_port", a.txPort)}
 	if a.ect != nil {
 		out = append(out, fifoStatus("ecn", a.ect))
@@ -210,7 +210,7 @@ func (a *altNIC) fifos() []FIFOStatus {
 // module's view, W = cw x mtu bytes (LDCP; NaN under DCQCN, which has no
 // window) and R = the pacing rate in Gbit/s (the line rate under LDCP, RC
 // under DCQCN).
-func (a *altNIC) qpStatus(n *NIC, q wire.QPN) (QPStatus, error) {
+func (a *ccWiring) qpStatus(n *NIC, q wire.QPN) (QPStatus, error) {
 	fs, err := n.sched.Flow(scheduler.FlowID(q))
 	if err != nil {
 		return QPStatus{}, err

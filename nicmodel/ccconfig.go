@@ -11,9 +11,9 @@ import (
 	"github.com/hpccgold/hpccgold/pipeline"
 )
 
-// alt reports whether m runs in the NIC's CC module (altcc.go) instead of
+// usesCCModule reports whether m runs in the NIC's CC module (ccmodule.go) instead of
 // the HPCC++ module: cc=ldcp or cc=dcqcn.
-func (m CCMode) alt() bool { return m == CCLDCP || m == CCDCQCN }
+func (m CCMode) usesCCModule() bool { return m == CCLDCP || m == CCDCQCN }
 
 // LDCPConfig is the NIC's "ldcp" section: the one LDCP configuration
 // (package cc/ldcp, docs/ldcp.md section 8) of the golden datapath (model
@@ -69,7 +69,7 @@ func strictDecode(b []byte, v any, section string) error {
 }
 
 // CCModuleConfig is the reliability and hand-off configuration of the CC
-// module that runs LDCP and DCQCN (altcc.go). Zero fields take the
+// module that runs LDCP and DCQCN (ccmodule.go). Zero fields take the
 // defaults below.
 type CCModuleConfig struct {
 	// RTONs is the retransmission timeout, ns: a QP with packets in flight
@@ -153,7 +153,7 @@ func (c Config) DCQCNResolved() dcqcn.Config {
 // validateCCModule checks the CC module's sections against cc and the rest
 // of the NIC (called by Validate).
 func (c *Config) validateCCModule() error {
-	if !c.CC.alt() {
+	if !c.CC.usesCCModule() {
 		for _, s := range []struct {
 			name string
 			set  bool

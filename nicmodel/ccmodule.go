@@ -29,7 +29,7 @@ import (
 //     event allows it (cw >= 1: inflight + 1 <= cw; cw < 1: the sub-packet
 //     timer RTT/cw has expired); Send gives its PSN and whether it is
 //     ECN-capable (fast start: the first IW-1 packets are not, unless one
-//     is the message's last), which the CC port (altshim.go) writes into
+//     is the message's last), which the CC port (ccport.go) writes into
 //     the frame's IPv4 ECN field. ACKs and NAKs from the Rx pipeline are
 //     the datapath's Ack events (per-ACK ECE, Eq. (1)/(2), the fast-start
 //     transitions, go-back-N on NAK); the retransmission timer is its
@@ -107,19 +107,19 @@ type grant struct {
 	last   bool
 }
 
-// altMsg is a posted message.
-type altMsg struct {
+// ccMsg is a posted message.
+type ccMsg struct {
 	flow          FlowID
 	bytes, pkts   uint64
 	start, posted engine.Cycle
 }
 
-// altQP is the module's entry for one QP (plain data).
-type altQP struct {
-	msgs    ring[altMsg] // posted, front = the message in progress
-	active  bool         // a message is in progress
-	nextPSN uint32       // PSN of the next message's first packet
-	base    uint32       // PSN of the current message's first packet
+// ccQP is the module's entry for one QP (plain data).
+type ccQP struct {
+	msgs    ring[ccMsg] // posted, front = the message in progress
+	active  bool        // a message is in progress
+	nextPSN uint32      // PSN of the next message's first packet
+	base    uint32      // PSN of the current message's first packet
 	// LDCP: the current chunk (packets [chunk, chunk+chunkLen) of the
 	// message) and the datapath state of the model in use.
 	chunk, chunkLen uint64
@@ -152,7 +152,7 @@ const (
 	tmRP
 )
 
-type altTimer struct {
+type ccTimer struct {
 	at   engine.Cycle
 	qpn  wire.QPN
 	kind timerKind
@@ -177,10 +177,10 @@ type ccModule struct {
 	lineRaw     uint64 // the line rate as a rate register value
 	winMax      uint64 // largest window register value
 
-	qps    []altQP
+	qps    []ccQP
 	cand   ring[wire.QPN] // QPs that may release a packet
 	dirtyQ ring[wire.QPN] // QPs with a rate/window update to push
-	timers []altTimer     // min-heap by (at, qpn, kind)
+	timers []ccTimer      // min-heap by (at, qpn, kind)
 
 	events *engine.FIFO[pipeline.Event]
 	posts  *engine.FIFO[post]
@@ -228,7 +228,7 @@ func (m *ccModule) NextWake(now engine.Cycle) (engine.Cycle, bool) {
 func (m *ccModule) nowNs(now engine.Cycle) uint64 { return m.freq.NS(now) }
 
 // pktBytes returns the payload of packet idx of message g.
-func (m *ccModule) pktBytes(g *altMsg, idx uint64) uint32 {
+func (m *ccModule) pktBytes(g *ccMsg, idx uint64) uint32 {
 	return uint32(min(m.mtu, g.bytes-idx*m.mtu))
 }
 
@@ -258,7 +258,7 @@ func (m *ccModule) takePost(now engine.Cycle) bool {
 	}
 	m.cnt.Posts++
 	s := &m.qps[p.qpn]
-	s.msgs.push(altMsg{flow: p.flow, bytes: p.bytes, pkts: (p.bytes + m.mtu - 1) / m.mtu, start: p.start, posted: now})
+	s.msgs.push(ccMsg{flow: p.flow, bytes: p.bytes, pkts: (p.bytes + m.mtu - 1) / m.mtu, start: p.start, posted: now})
 	if !s.active {
 		// A message on an idle QP: a new connection for the rate
 		// controller (DCQCN starts at line rate); PSNs continue.
@@ -290,7 +290,7 @@ func (m *ccModule) startMessage(now engine.Cycle, q wire.QPN) {
 }
 
 // startChunk starts the LDCP datapath message of the chunk at s.chunk.
-func (m *ccModule) startChunk(now engine.Cycle, s *altQP) {
+func (m *ccModule) startChunk(now engine.Cycle, s *ccQP) {
 	g := s.msgs.front()
 	s.chunkLen = min(g.pkts-s.chunk, ldcpChunk)
 	ev := ldcp.Event{Kind: ldcp.Start, NowNs: m.nowNs(now), Seq: (s.base + uint32(s.chunk)) & psnMask, MsgPkts: uint32(s.chunkLen)}
@@ -308,7 +308,7 @@ type ldcpOut struct {
 
 // ldcpStep runs one event through the configured LDCP model (golden
 // datapath or float reference) and stores the next state.
-func (m *ccModule) ldcpStep(s *altQP, ev ldcp.Event) ldcpOut {
+func (m *ccModule) ldcpStep(s *ccQP, ev ldcp.Event) ldcpOut {
 	if m.ldFix != nil {
 		next, o := m.ldFix.Update(s.fx, ev)
 		s.fx = next
@@ -320,7 +320,7 @@ func (m *ccModule) ldcpStep(s *altQP, ev ldcp.Event) ldcpOut {
 }
 
 // ldcpSeq returns the LDCP state's chunk start, snd_una and snd_nxt PSNs.
-func (m *ccModule) ldcpSeq(s *altQP) (start, una, nxt uint32) {
+func (m *ccModule) ldcpSeq(s *ccQP) (start, una, nxt uint32) {
 	if m.ldFix != nil {
 		return s.fx.Start, s.fx.Una, s.fx.Nxt
 	}
@@ -328,7 +328,7 @@ func (m *ccModule) ldcpSeq(s *altQP) (start, una, nxt uint32) {
 }
 
 // CwPackets returns QP s's LDCP window in packets.
-func (m *ccModule) cwPackets(s *altQP) float64 {
+func (m *ccModule) cwPackets(s *ccQP) float64 {
 	if m.ldFix != nil {
 		return m.ldFix.CwPackets(s.fx.Cw)
 	}
@@ -338,7 +338,7 @@ func (m *ccModule) cwPackets(s *altQP) float64 {
 // timerCycle converts the LDCP sub-packet deadline of s into the first
 // cycle at which a Send is allowed: the deadline is TimeBits-wide and
 // compared as a serial number with now (ns, floor of the cycle's time).
-func (m *ccModule) timerCycle(now engine.Cycle, s *altQP) engine.Cycle {
+func (m *ccModule) timerCycle(now engine.Cycle, s *ccQP) engine.Cycle {
 	nowNs := m.nowNs(now)
 	mod := uint64(1) << uint(m.ldCfg.TimeBits)
 	var d uint64
@@ -380,7 +380,7 @@ func (m *ccModule) release(now engine.Cycle) bool {
 
 // releaseOne asks the congestion control whether QP q may release its
 // next packet now and, if so, releases it as a one-packet doorbell.
-func (m *ccModule) releaseOne(now engine.Cycle, q wire.QPN, s *altQP) bool {
+func (m *ccModule) releaseOne(now engine.Cycle, q wire.QPN, s *ccQP) bool {
 	g := s.msgs.front()
 	var idx uint64
 	var ect bool
@@ -392,7 +392,7 @@ func (m *ccModule) releaseOne(now engine.Cycle, q wire.QPN, s *altQP) bool {
 			case ldcp.BlockTimer:
 				m.cnt.TimerWaits++
 				s.timerAt = m.timerCycle(now, s)
-				m.pushTimer(altTimer{at: s.timerAt, qpn: q, kind: tmSub})
+				m.pushTimer(ccTimer{at: s.timerAt, qpn: q, kind: tmSub})
 			case ldcp.BlockWindow:
 				m.cnt.WindowWaits++
 			}
@@ -428,9 +428,9 @@ func (m *ccModule) releaseOne(now engine.Cycle, q wire.QPN, s *altQP) bool {
 	return true
 }
 
-func (m *ccModule) armRTO(now engine.Cycle, q wire.QPN, s *altQP) {
+func (m *ccModule) armRTO(now engine.Cycle, q wire.QPN, s *ccQP) {
 	s.rtoAt = now + m.rto
-	m.pushTimer(altTimer{at: s.rtoAt, qpn: q, kind: tmRTO})
+	m.pushTimer(ccTimer{at: s.rtoAt, qpn: q, kind: tmRTO})
 }
 
 // takeSend passes one scheduler PktSend to the Tx pipeline as the QP's
@@ -569,7 +569,7 @@ func (m *ccModule) countLDCP(o ldcpOut) {
 }
 
 // progress re-arms the retransmission timer after snd_una advanced.
-func (m *ccModule) progress(now engine.Cycle, q wire.QPN, s *altQP, inflight bool) {
+func (m *ccModule) progress(now engine.Cycle, q wire.QPN, s *ccQP, inflight bool) {
 	if inflight {
 		m.armRTO(now, q, s)
 	} else {
@@ -578,7 +578,7 @@ func (m *ccModule) progress(now engine.Cycle, q wire.QPN, s *altQP, inflight boo
 }
 
 // chunkDone follows an LDCP chunk whose every packet is acknowledged.
-func (m *ccModule) chunkDone(now engine.Cycle, q wire.QPN, s *altQP) {
+func (m *ccModule) chunkDone(now engine.Cycle, q wire.QPN, s *ccQP) {
 	s.chunk += s.chunkLen
 	if s.chunk < s.msgs.front().pkts {
 		m.startChunk(now, s)
@@ -590,7 +590,7 @@ func (m *ccModule) chunkDone(now engine.Cycle, q wire.QPN, s *altQP) {
 
 // messageDone completes the message at the front of QP q's queue and
 // starts the next one.
-func (m *ccModule) messageDone(now engine.Cycle, q wire.QPN, s *altQP) {
+func (m *ccModule) messageDone(now engine.Cycle, q wire.QPN, s *ccQP) {
 	g := s.msgs.pop()
 	s.nextPSN = (s.base + uint32(g.pkts)) & psnMask
 	s.active = false
@@ -609,7 +609,7 @@ func (m *ccModule) messageDone(now engine.Cycle, q wire.QPN, s *altQP) {
 }
 
 // timeout is the retransmission timer of QP q expiring.
-func (m *ccModule) timeout(now engine.Cycle, q wire.QPN, s *altQP) {
+func (m *ccModule) timeout(now engine.Cycle, q wire.QPN, s *ccQP) {
 	m.cnt.Timeouts++
 	if m.kind == CCLDCP {
 		o := m.ldcpStep(s, ldcp.Event{Kind: ldcp.Timeout, NowNs: m.nowNs(now)})
@@ -647,7 +647,7 @@ func (m *ccModule) takeCNP(now engine.Cycle) bool {
 
 // rpResult stores the reaction point's new state, marks a rate change and
 // re-arms its wake-up.
-func (m *ccModule) rpResult(now engine.Cycle, q wire.QPN, s *altQP, st dcqcn.RPState, up dcqcn.RPUpdate) {
+func (m *ccModule) rpResult(now engine.Cycle, q wire.QPN, s *ccQP, st dcqcn.RPState, up dcqcn.RPUpdate) {
 	s.rp = st
 	m.cnt.RateCuts += uint64(up.Cuts)
 	m.cnt.RateIncreases += uint64(up.Increases)
@@ -657,7 +657,7 @@ func (m *ccModule) rpResult(now engine.Cycle, q wire.QPN, s *altQP, st dcqcn.RPS
 	s.rpAt = engine.Never
 	if t, ok := m.rp.NextWake(st); ok {
 		s.rpAt = max(m.freq.CyclesNS(t), now+1)
-		m.pushTimer(altTimer{at: s.rpAt, qpn: q, kind: tmRP})
+		m.pushTimer(ccTimer{at: s.rpAt, qpn: q, kind: tmRP})
 	}
 }
 
@@ -731,7 +731,7 @@ func (m *ccModule) fireTimers(now engine.Cycle) bool {
 }
 
 // timerLive reports whether a heap entry is still the QP's armed timer.
-func (m *ccModule) timerLive(t altTimer) bool {
+func (m *ccModule) timerLive(t ccTimer) bool {
 	s := &m.qps[t.qpn]
 	switch t.kind {
 	case tmRTO:
@@ -753,7 +753,7 @@ func (m *ccModule) timerLess(i, j int) bool {
 	return a.kind < b.kind
 }
 
-func (m *ccModule) pushTimer(t altTimer) {
+func (m *ccModule) pushTimer(t ccTimer) {
 	m.timers = append(m.timers, t)
 	i := len(m.timers) - 1
 	for i > 0 {
@@ -766,7 +766,7 @@ func (m *ccModule) pushTimer(t altTimer) {
 	}
 }
 
-func (m *ccModule) popTimer() altTimer {
+func (m *ccModule) popTimer() ccTimer {
 	t := m.timers[0]
 	last := len(m.timers) - 1
 	m.timers[0] = m.timers[last]

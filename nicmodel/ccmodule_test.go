@@ -82,7 +82,7 @@ type ccBench struct {
 	recs   []FlowRecord
 }
 
-func altConfig(cc CCMode) Config {
+func ccTestConfig(cc CCMode) Config {
 	c := testConfig(cc)
 	c.Tx.INTOnData = false // LDCP and DCQCN need no telemetry
 	return c
@@ -138,7 +138,7 @@ func (cb *ccBench) delivered() []seen {
 // The flows complete, the 200-packet one through transition 2 (a full IW
 // acknowledged), and every packet is delivered once, in order.
 func TestLDCPFastStartECN(t *testing.T) {
-	cfg := altConfig(CCLDCP)
+	cfg := ccTestConfig(CCLDCP)
 	if iw := cfg.LDCPResolved().IWPkts; iw != 63 {
 		t.Fatalf("IW = %d, want 63", iw)
 	}
@@ -191,7 +191,7 @@ func TestLDCPFastStartECN(t *testing.T) {
 func TestLDCPGoBackN(t *testing.T) {
 	run := func(noSkip bool) (*ccBench, []seen) {
 		link := &ccLink{drop: func(psn wire.PSN, ecn wire.ECN, n int) bool { return psn == 10 && n == 10 }}
-		cb := newCCBench(t, altConfig(CCLDCP), 1, 1000, noSkip, link)
+		cb := newCCBench(t, ccTestConfig(CCLDCP), 1, 1000, noSkip, link)
 		cb.a.OpenFlow(FlowSpec{QPN: 1, Bytes: 200_000})
 		if !cb.e.RunUntilIdle(10_000_000) {
 			t.Fatal("not idle")
@@ -240,7 +240,7 @@ func TestLDCPGoBackN(t *testing.T) {
 	// cw after transition 1 is 10 packets, then grows by alpha/cw per ACK:
 	// the final cw equals the golden datapath fed the same ACKs (one per
 	// packet, ECE = 0) from the transition on.
-	dp := must(ldcp.NewDatapath(altConfig(CCLDCP).LDCPResolved()))(t)
+	dp := must(ldcp.NewDatapath(ccTestConfig(CCLDCP).LDCPResolved()))(t)
 	cw := dp.CwRaw(10)
 	for k := 11; k <= 200; k++ {
 		cw, _ = dp.Window(cw, false, 1)
@@ -267,7 +267,7 @@ func TestLDCPGoBackN(t *testing.T) {
 func TestLDCPECE(t *testing.T) {
 	const pkts = 300
 	link := &ccLink{mark: func(psn wire.PSN, n int) bool { return psn >= 100 }}
-	cb := newCCBench(t, altConfig(CCLDCP), 1, 1000, false, link)
+	cb := newCCBench(t, ccTestConfig(CCLDCP), 1, 1000, false, link)
 	cb.a.OpenFlow(FlowSpec{QPN: 1, Bytes: pkts * 1000})
 	if !cb.e.RunUntilIdle(100_000_000) {
 		t.Fatal("not idle")
@@ -290,7 +290,7 @@ func TestLDCPECE(t *testing.T) {
 	}
 	// Replay: fast start ends at the ACK of PSN 62 (transition 2, cw = IW),
 	// then one ACK per packet 63..299 with ECE = (PSN >= 100).
-	lc := altConfig(CCLDCP).LDCPResolved()
+	lc := ccTestConfig(CCLDCP).LDCPResolved()
 	dp := must(ldcp.NewDatapath(lc))(t)
 	cw := dp.CwRaw(float64(lc.IWPkts))
 	for psn := int(lc.IWPkts); psn < pkts; psn++ {
@@ -311,7 +311,7 @@ func TestLDCPECE(t *testing.T) {
 // completes. Expected values: cc/dcqcn's RP run on the CNP's arrival time
 // (independently checked there against hand-worked values).
 func TestDCQCNCutOnCNP(t *testing.T) {
-	cfg := altConfig(CCDCQCN)
+	cfg := ccTestConfig(CCDCQCN)
 	link := &ccLink{mark: func(psn wire.PSN, n int) bool { return n == 20 }}
 	cb := newCCBench(t, cfg, 1, 1000, false, link)
 	cb.a.OpenFlow(FlowSpec{QPN: 1, Bytes: 2_000_000})
@@ -407,7 +407,7 @@ func TestCCModuleConfig(t *testing.T) {
 		}
 	}
 	qa, _ := qpPair(1)
-	n := must(New(altConfig(CCLDCP), qa, Options{}))(t)
+	n := must(New(ccTestConfig(CCLDCP), qa, Options{}))(t)
 	if n.Config().LDCP == nil || n.Config().LDCP.IWPkts != 63 {
 		t.Error("the NIC's configuration lacks the resolved ldcp section")
 	}
@@ -425,7 +425,7 @@ func TestCCModuleConfig(t *testing.T) {
 // is idle and its RP timers stop (its next message restarts the RP at line
 // rate), so the model becomes idle although RC < line rate.
 func TestDCQCNByteCounter(t *testing.T) {
-	cfg := altConfig(CCDCQCN)
+	cfg := ccTestConfig(CCDCQCN)
 	d := dcqcn.PaperConfig(100)
 	d.ByteCounterBytes = 100_000
 	d.IncreaseTimerNs = 1_000_000_000
