@@ -175,6 +175,9 @@ func (p *prover) prove(mu Mutant) (string, error) {
 	case mu.Operator == ConstInc || mu.Operator == ConstDec || mu.Operator == ConstMSB:
 		diff, how = n.Value.Xor(mu.value), "the constants differ"
 	case mu.Operator == ROMInc || mu.Operator == ROMDec:
+		if a := p.kb[n.Args[0].ID]; a.rng && (uint64(mu.k) < a.lo || uint64(mu.k) > a.hi) {
+			return fmt.Sprintf("entry %d is never read: the address %s lies in [%d, %d] (value ranges)", mu.k, n.Args[0].Name, a.lo, a.hi), nil
+		}
 		diff, how = n.ROM[mu.k].Xor(mu.value), fmt.Sprintf("entry %d differs", mu.k)
 	case enumBits(n) <= maxEnumBits:
 		d, k, err := p.enumerate(n, mu)
