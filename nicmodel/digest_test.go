@@ -30,9 +30,10 @@ const digestGolden = "testdata/digests.golden"
 // their fixed order), the completion records and the frames each link
 // carried (cycle and bytes). Under hpcc and hpcc-rx the link into B is an
 // INT switch whose queue comes and goes; under ldcp and dcqcn it CE-marks
-// every fifth data packet and drops the 40th (go-back-N, NAK, CNPs); under
-// none it only carries frames.
-func digestRun(t *testing.T, cc CCMode) map[string][]byte {
+// every fifth data packet (with markAll, every one: LDCP's window falls
+// below one packet and its sub-packet timer paces) and drops the 40th
+// (go-back-N, NAK, CNPs); under none it only carries frames.
+func digestRun(t *testing.T, cc CCMode, markAll bool) map[string][]byte {
 	t.Helper()
 	cfg := testConfig(cc)
 	if cc.usesCCModule() || cc == CCNone {
@@ -56,7 +57,7 @@ func digestRun(t *testing.T, cc CCMode) map[string][]byte {
 	var frames func() []byte
 	if cc.usesCCModule() {
 		l1 := &ccLink{from: a.Out(), to: b.In(), delay: delay,
-			mark: func(_ wire.PSN, n int) bool { return n%5 == 4 },
+			mark: func(_ wire.PSN, n int) bool { return markAll || n%5 == 4 },
 			drop: func(_ wire.PSN, _ wire.ECN, n int) bool { return n == 40 }}
 		l2 := &ccLink{from: b.Out(), to: a.In(), delay: delay}
 		ab, ba = l1, l2
@@ -127,6 +128,9 @@ func digestRun(t *testing.T, cc CCMode) map[string][]byte {
 	}
 	out["A.completed"] = must(json.Marshal(a.Completed()))(t)
 	out["links"] = frames()
+	if c := a.Counters(); markAll && cc == CCLDCP && c.CC.TimerWaits == 0 {
+		t.Errorf("cc=ldcp, every packet marked: no Send waited for the sub-packet timer")
+	}
 	if len(a.Completed()) != 3 {
 		t.Errorf("cc=%s: %d of 3 flows completed", cc, len(a.Completed()))
 	}
@@ -140,8 +144,15 @@ func digestRun(t *testing.T, cc CCMode) map[string][]byte {
 // fails here and names the file.
 func TestOutputDigests(t *testing.T) {
 	var got []string
-	for _, cc := range []CCMode{CCHPCC, CCHPCCRx, CCNone, CCLDCP, CCDCQCN} {
-		files := digestRun(t, cc)
+	type run struct {
+		name    string
+		cc      CCMode
+		markAll bool
+	}
+	runs := []run{{"hpcc", CCHPCC, false}, {"hpcc-rx", CCHPCCRx, false}, {"none", CCNone, false},
+		{"ldcp", CCLDCP, false}, {"dcqcn", CCDCQCN, false}, {"ldcp-marked", CCLDCP, true}, {"dcqcn-marked", CCDCQCN, true}}
+	for _, r := range runs {
+		files := digestRun(t, r.cc, r.markAll)
 		var names []string
 		for k := range files {
 			names = append(names, k)
@@ -149,7 +160,7 @@ func TestOutputDigests(t *testing.T) {
 		sort.Strings(names)
 		for _, k := range names {
 			sum := sha256.Sum256(files[k])
-			got = append(got, fmt.Sprintf("%s %s %s", cc, k, hex.EncodeToString(sum[:])))
+			got = append(got, fmt.Sprintf("%s %s %s", r.name, k, hex.EncodeToString(sum[:])))
 		}
 	}
 	text := strings.Join(got, "\n") + "\n"
