@@ -3,7 +3,6 @@ package nicmodel
 import (
 	"math"
 
-	"github.com/hpccgold/hpccgold/cc/dcqcn"
 	"github.com/hpccgold/hpccgold/cc/ldcp"
 	"github.com/hpccgold/hpccgold/engine"
 	"github.com/hpccgold/hpccgold/pipeline"
@@ -38,6 +37,9 @@ import (
 //     reaction point's current rate RC, updated on CNPs (taken off the port
 //     by the CC port) and on the RP's own timers; ACKs advance snd_una and
 //     NAKs and timeouts go back to it (RoCE go-back-N).
+//
+// The congestion control is a ccAlgorithm (below), one file per algorithm:
+// ldcp.go and dcqcn.go; New builds only the one cc names.
 //
 // Per cycle, in order: take one posted message; take one scheduler PktSend
 // (needs room in the Tx pipeline's PktSend FIFO, the scheduler's ACK FIFO
@@ -120,15 +122,6 @@ type ccQP struct {
 	active  bool        // a message is in progress
 	nextPSN uint32      // PSN of the next message's first packet
 	base    uint32      // PSN of the current message's first packet
-	// LDCP: the current chunk (packets [chunk, chunk+chunkLen) of the
-	// message) and the datapath state of the model in use.
-	chunk, chunkLen uint64
-	fx              ldcp.State
-	fl              ldcp.RefState
-	// DCQCN: snd_una and snd_nxt as packet indices in the message, and
-	// the reaction point.
-	una, nxt uint64
-	rp       dcqcn.RPState
 	// highest is one past the highest packet index released (for counting
 	// retransmissions).
 	highest uint64
@@ -136,20 +129,111 @@ type ccQP struct {
 	// schedSent is the payload bytes the scheduler sent on the QP (its
 	// acknowledged bytes, pushed back at once).
 	schedSent uint64
-	// Timers (engine.Never when not armed).
-	rtoAt, timerAt, rpAt engine.Cycle
-	inCand, dirty        bool
-	schedInit            bool   // the scheduler's window and rate have been set
-	rateRaw              uint64 // the rate last pushed
+	// Timers (engine.Never when not armed): retransmission, and the
+	// algorithm's own (LDCP's sub-packet timer, DCQCN's RP timers).
+	rtoAt, ccAt   engine.Cycle
+	inCand, dirty bool
+	schedInit     bool   // the scheduler's window and rate have been set
+	rateRaw       uint64 // the rate last pushed
 }
+
+// ccAlgorithm is the congestion control the CC module runs on every QP,
+// named after the module's events, as gVisor netstack's TCP sender calls
+// its congestionControl: one implementation per file (ldcp.go, dcqcn.go).
+// Each owns its per-QP state (plain data, indexed by QPN) and its
+// configuration, reaches nothing of the module, and reports what the
+// module is to do in its results. q is always a valid QPN; base is the
+// PSN of the current message's first packet and pkts its length in
+// packets.
+type ccAlgorithm interface {
+	// onConnect: a message was posted on an idle QP (a new connection;
+	// PSNs continue).
+	onConnect(q wire.QPN)
+	// onStart: the message at the front of q's queue starts.
+	onStart(now engine.Cycle, q wire.QPN, base uint32, pkts uint64)
+	// onSend asks whether q may release its next packet now.
+	onSend(now engine.Cycle, q wire.QPN, base uint32, pkts uint64) ccSend
+	// onAck takes an ACK (psn = the next PSN expected) or a NAK (psn =
+	// the PSN expected) with its ECN-Echo.
+	onAck(now engine.Cycle, q wire.QPN, base uint32, pkts uint64, psn uint32, nak, ece bool) ccAck
+	// onTimeout: q's retransmission timer expired (go back to snd_una).
+	onTimeout(now engine.Cycle, q wire.QPN)
+	// onTimer: q's algorithm timer (ccQP.ccAt) expired.
+	onTimer(now engine.Cycle, q wire.QPN) ccRate
+	// onCNP: a CNP for q, whose message is in progress.
+	onCNP(now engine.Cycle, q wire.QPN) ccRate
+	// onSent: the scheduler sent bytes of payload on q; false if the
+	// algorithm does not count them.
+	onSent(now engine.Cycle, q wire.QPN, bytes uint32) (ccRate, bool)
+	// onDone: q's message is completely acknowledged (idle: no other
+	// message waits); it reports whether the algorithm timer stops.
+	onDone(q wire.QPN, idle bool) bool
+	// rate returns q's rate as a scheduler rate register value.
+	rate(q wire.QPN) uint64
+	// seq returns q's snd_una and snd_nxt as packet indices in the
+	// message.
+	seq(q wire.QPN, base uint32) (una, nxt uint64)
+	// status fills the algorithm's part of st and returns the window W
+	// (bytes, NaN without one) and the rate R (Gbit/s) to report.
+	status(q wire.QPN, base uint32, st *CCQPStatus) (w, r float64)
+}
+
+// ccSend is the answer of ccAlgorithm.onSend: release packet idx of the
+// message (PSN psn, ECN-capable or not), or not now (wait: when to try
+// again by the algorithm timer, engine.Never for the next event).
+type ccSend struct {
+	ok   bool
+	idx  uint64
+	psn  uint32
+	ect  bool
+	wait engine.Cycle
+}
+
+// ccAck is the outcome of ccAlgorithm.onAck: stale (before snd_una) or
+// invalid (beyond snd_nxt) and ignored; else whether snd_una advanced,
+// packets remain in flight, and the message is completely acknowledged.
+type ccAck struct {
+	stale, invalid, advanced, inflight, done bool
+}
+
+// ccRate is the outcome of a rate event: the rate may have changed (the
+// module compares it with the one last pushed), the QP may try to release
+// again (cand), and the algorithm timer's new deadline (engine.Never:
+// disarmed).
+type ccRate struct {
+	rate, cand bool
+	wait       engine.Cycle
+}
+
+// rateReg is the scheduler's rate register: F fraction bits of bytes per
+// ns, largest value max, and the line rate (rounded up) in it.
+type rateReg struct {
+	f         int
+	max, line uint64
+}
+
+// raw converts a rate in bytes per ns to the register (round down, at
+// least 1, at most the register's largest value).
+func (rr rateReg) raw(r float64) uint64 {
+	x := math.Floor(math.Ldexp(r, rr.f))
+	if !(x >= 1) {
+		return 1
+	}
+	if x >= float64(rr.max) {
+		return rr.max
+	}
+	return uint64(x)
+}
+
+// gbps converts a register value to Gbit/s.
+func (rr rateReg) gbps(raw uint64) float64 { return float64(raw) * math.Ldexp(1, -rr.f) * 8 }
 
 // timerKind names a timer of the heap.
 type timerKind uint8
 
 const (
-	tmRTO timerKind = iota
-	tmSub
-	tmRP
+	tmRTO timerKind = iota // retransmission
+	tmCC                   // the algorithm's (ccQP.ccAt)
 )
 
 type ccTimer struct {
@@ -160,22 +244,13 @@ type ccTimer struct {
 
 // ccModule is the CC module component (see the comment above).
 type ccModule struct {
-	kind    CCMode
+	algo    ccAlgorithm
 	freq    engine.Freq
 	mtu     uint64
 	credits int
 	rto     engine.Cycle
 	ackReq  bool
-	ldFix   *ldcp.Datapath
-	ldRef   *ldcp.Reference
-	ldCfg   ldcp.Config
-	rp      *dcqcn.RP
-	// byteCounter: the RP counts bytes sent (DCQCN paper variant).
-	byteCounter bool
-	rateF       int    // fraction bits of the scheduler's rate register (bytes per ns)
-	rateMax     uint64 // largest rate register value
-	lineRaw     uint64 // the line rate as a rate register value
-	winMax      uint64 // largest window register value
+	winMax  uint64 // largest window register value
 
 	qps    []ccQP
 	cand   ring[wire.QPN] // QPs that may release a packet
@@ -225,8 +300,6 @@ func (m *ccModule) NextWake(now engine.Cycle) (engine.Cycle, bool) {
 	return w, ok
 }
 
-func (m *ccModule) nowNs(now engine.Cycle) uint64 { return m.freq.NS(now) }
-
 // pktBytes returns the payload of packet idx of message g.
 func (m *ccModule) pktBytes(g *ccMsg, idx uint64) uint32 {
 	return uint32(min(m.mtu, g.bytes-idx*m.mtu))
@@ -262,10 +335,8 @@ func (m *ccModule) takePost(now engine.Cycle) bool {
 	if !s.active {
 		// A message on an idle QP: a new connection for the rate
 		// controller (DCQCN starts at line rate); PSNs continue.
-		if m.rp != nil {
-			s.rp = m.rp.InitialState()
-			s.rpAt = engine.Never
-		}
+		m.algo.onConnect(p.qpn)
+		s.ccAt = engine.Never
 		m.startMessage(now, p.qpn)
 	}
 	return true
@@ -277,77 +348,11 @@ func (m *ccModule) startMessage(now engine.Cycle, q wire.QPN) {
 	s.active = true
 	s.base = s.nextPSN
 	s.highest = 0
-	if m.kind == CCLDCP {
-		s.chunk = 0
-		m.startChunk(now, s)
-	} else {
-		s.una, s.nxt = 0, 0
-	}
+	m.algo.onStart(now, q, s.base, s.msgs.front().pkts)
 	if !s.schedInit {
 		m.markDirty(q)
 	}
 	m.addCand(q)
-}
-
-// startChunk starts the LDCP datapath message of the chunk at s.chunk.
-func (m *ccModule) startChunk(now engine.Cycle, s *ccQP) {
-	g := s.msgs.front()
-	s.chunkLen = min(g.pkts-s.chunk, ldcpChunk)
-	ev := ldcp.Event{Kind: ldcp.Start, NowNs: m.nowNs(now), Seq: (s.base + uint32(s.chunk)) & psnMask, MsgPkts: uint32(s.chunkLen)}
-	m.ldcpStep(s, ev)
-}
-
-// ldcpOut is what the module reads from either LDCP model's output.
-type ldcpOut struct {
-	allowed                                      bool
-	block                                        ldcp.Block
-	psn                                          uint32
-	ect                                          bool
-	done, invalid, stale, fullAck, loss, goBackN bool
-}
-
-// ldcpStep runs one event through the configured LDCP model (golden
-// datapath or float reference) and stores the next state.
-func (m *ccModule) ldcpStep(s *ccQP, ev ldcp.Event) ldcpOut {
-	if m.ldFix != nil {
-		next, o := m.ldFix.Update(s.fx, ev)
-		s.fx = next
-		return ldcpOut{o.Allowed, o.Block, o.PSN, o.ECT, o.Done, o.Invalid, o.Stale, o.FullAck, o.Loss, o.GoBackN}
-	}
-	next, o := m.ldRef.Update(s.fl, ev)
-	s.fl = next
-	return ldcpOut{o.Allowed, o.Block, o.PSN, o.ECT, o.Done, o.Invalid, o.Stale, o.FullAck, o.Loss, o.GoBackN}
-}
-
-// ldcpSeq returns the LDCP state's chunk start, snd_una and snd_nxt PSNs.
-func (m *ccModule) ldcpSeq(s *ccQP) (start, una, nxt uint32) {
-	if m.ldFix != nil {
-		return s.fx.Start, s.fx.Una, s.fx.Nxt
-	}
-	return s.fl.Start, s.fl.Una, s.fl.Nxt
-}
-
-// CwPackets returns QP s's LDCP window in packets.
-func (m *ccModule) cwPackets(s *ccQP) float64 {
-	if m.ldFix != nil {
-		return m.ldFix.CwPackets(s.fx.Cw)
-	}
-	return s.fl.Cw
-}
-
-// timerCycle converts the LDCP sub-packet deadline of s into the first
-// cycle at which a Send is allowed: the deadline is TimeBits-wide and
-// compared as a serial number with now (ns, floor of the cycle's time).
-func (m *ccModule) timerCycle(now engine.Cycle, s *ccQP) engine.Cycle {
-	nowNs := m.nowNs(now)
-	mod := uint64(1) << uint(m.ldCfg.TimeBits)
-	var d uint64
-	if m.ldFix != nil {
-		d = (s.fx.NextSend - nowNs) & (mod - 1)
-	} else {
-		d = uint64(math.Ceil(math.Mod(s.fl.NextSendNs-float64(nowNs&(mod-1))+float64(mod), float64(mod))))
-	}
-	return max(m.freq.CyclesNS(nowNs+d), now+1)
 }
 
 // release lets one QP release one packet (round robin over candidates).
@@ -382,33 +387,15 @@ func (m *ccModule) release(now engine.Cycle) bool {
 // next packet now and, if so, releases it as a one-packet doorbell.
 func (m *ccModule) releaseOne(now engine.Cycle, q wire.QPN, s *ccQP) bool {
 	g := s.msgs.front()
-	var idx uint64
-	var ect bool
-	var psn uint32
-	if m.kind == CCLDCP {
-		o := m.ldcpStep(s, ldcp.Event{Kind: ldcp.Send, NowNs: m.nowNs(now)})
-		if !o.allowed {
-			switch o.block {
-			case ldcp.BlockTimer:
-				m.cnt.TimerWaits++
-				s.timerAt = m.timerCycle(now, s)
-				m.pushTimer(ccTimer{at: s.timerAt, qpn: q, kind: tmSub})
-			case ldcp.BlockWindow:
-				m.cnt.WindowWaits++
-			}
-			return false
+	r := m.algo.onSend(now, q, s.base, g.pkts)
+	if !r.ok {
+		if r.wait != engine.Never {
+			s.ccAt = r.wait
+			m.pushTimer(ccTimer{at: s.ccAt, qpn: q, kind: tmCC})
 		}
-		start, _, _ := m.ldcpSeq(s)
-		idx = s.chunk + uint64((o.psn-start)&psnMask)
-		psn, ect = o.psn, o.ect
-	} else {
-		if s.nxt >= g.pkts {
-			return false
-		}
-		idx = s.nxt
-		s.nxt++
-		psn, ect = (s.base+uint32(idx))&psnMask, true
+		return false
 	}
+	idx, psn, ect := r.idx, r.psn, r.ect
 	if idx < s.highest {
 		m.cnt.Retransmits++
 	} else {
@@ -457,11 +444,8 @@ func (m *ccModule) takeSend(now engine.Cycle) bool {
 		m.ect.Push(now, g.ect)
 	}
 	s.schedSent += uint64(c.Bytes)
-	if m.byteCounter {
-		// DCQCN paper variant: the byte counter counts every payload byte
-		// sent (an increase event every ByteCounterBytes).
-		st, up := m.rp.OnSent(s.rp, m.nowNs(now), uint64(g.bytes))
-		m.rpResult(now, q, s, st, up)
+	if r, ok := m.algo.onSent(now, q, g.bytes); ok {
+		m.rated(q, s, r)
 	}
 	a := scheduler.Ack{Flow: c.Flow, AckedBytes: s.schedSent}
 	m.sacks.Push(now, a)
@@ -507,65 +491,25 @@ func (m *ccModule) takeEvent(now engine.Cycle) bool {
 		m.cnt.AckStale++
 		return true
 	}
-	if m.kind == CCLDCP {
-		_, una0, _ := m.ldcpSeq(s)
-		o := m.ldcpStep(s, ldcp.Event{Kind: ldcp.Ack, NowNs: m.nowNs(now), AckSeq: psn, ECE: ece, NAK: nak})
-		switch {
-		case o.stale:
-			m.cnt.AckStale++
-			return true
-		case o.invalid:
-			m.cnt.AckInvalid++
-			return true
-		}
-		m.countLDCP(o)
-		_, una, nxt := m.ldcpSeq(s)
-		if una != una0 {
-			m.cnt.AcksAdvanced++
-			m.progress(now, q, s, una != nxt)
-		}
-		if o.done {
-			m.chunkDone(now, q, s)
-			return true
-		}
-	} else {
-		d := uint64((psn - (s.base+uint32(s.una))&psnMask) & psnMask)
-		switch inflight := s.nxt - s.una; {
-		case d >= 1<<23:
-			m.cnt.AckStale++
-			return true
-		case d > inflight:
-			m.cnt.AckInvalid++
-			return true
-		}
-		if d > 0 {
-			s.una += d
-			m.cnt.AcksAdvanced++
-			m.progress(now, q, s, s.una != s.nxt)
-		}
-		if nak {
-			s.nxt = s.una
-			m.cnt.GoBackN++
-		}
-		if s.una == s.msgs.front().pkts {
-			m.messageDone(now, q, s)
-			return true
-		}
+	o := m.algo.onAck(now, q, s.base, s.msgs.front().pkts, psn, nak, ece)
+	switch {
+	case o.stale:
+		m.cnt.AckStale++
+		return true
+	case o.invalid:
+		m.cnt.AckInvalid++
+		return true
+	}
+	if o.advanced {
+		m.cnt.AcksAdvanced++
+		m.progress(now, q, s, o.inflight)
+	}
+	if o.done {
+		m.messageDone(now, q, s)
+		return true
 	}
 	m.addCand(q)
 	return true
-}
-
-func (m *ccModule) countLDCP(o ldcpOut) {
-	if o.goBackN {
-		m.cnt.GoBackN++
-	}
-	if o.loss {
-		m.cnt.FastStartLoss++
-	}
-	if o.fullAck {
-		m.cnt.FastStartFull++
-	}
 }
 
 // progress re-arms the retransmission timer after snd_una advanced.
@@ -577,52 +521,34 @@ func (m *ccModule) progress(now engine.Cycle, q wire.QPN, s *ccQP, inflight bool
 	}
 }
 
-// chunkDone follows an LDCP chunk whose every packet is acknowledged.
-func (m *ccModule) chunkDone(now engine.Cycle, q wire.QPN, s *ccQP) {
-	s.chunk += s.chunkLen
-	if s.chunk < s.msgs.front().pkts {
-		m.startChunk(now, s)
-		m.addCand(q)
-		return
-	}
-	m.messageDone(now, q, s)
-}
-
 // messageDone completes the message at the front of QP q's queue and
 // starts the next one.
 func (m *ccModule) messageDone(now engine.Cycle, q wire.QPN, s *ccQP) {
 	g := s.msgs.pop()
 	s.nextPSN = (s.base + uint32(g.pkts)) & psnMask
 	s.active = false
-	s.rtoAt, s.timerAt = engine.Never, engine.Never
+	s.rtoAt = engine.Never
+	if m.algo.onDone(q, s.msgs.len() == 0) {
+		s.ccAt = engine.Never
+	}
 	m.cnt.Completions++
 	if m.complete != nil {
 		m.complete(FlowRecord{ID: g.flow, QPN: q, Bytes: g.bytes, Start: g.start, Posted: g.posted, Done: now})
 	}
 	if s.msgs.len() > 0 {
 		m.startMessage(now, q)
-	} else {
-		// Idle: the RP's timers stop (a message on an idle QP restarts
-		// it at line rate, so its recovery meanwhile cannot matter).
-		s.rpAt = engine.Never
 	}
 }
 
 // timeout is the retransmission timer of QP q expiring.
 func (m *ccModule) timeout(now engine.Cycle, q wire.QPN, s *ccQP) {
 	m.cnt.Timeouts++
-	if m.kind == CCLDCP {
-		o := m.ldcpStep(s, ldcp.Event{Kind: ldcp.Timeout, NowNs: m.nowNs(now)})
-		m.countLDCP(o)
-	} else {
-		s.nxt = s.una
-		m.cnt.GoBackN++
-	}
+	m.algo.onTimeout(now, q)
 	s.rtoAt = engine.Never
 	m.addCand(q)
 }
 
-// takeCNP applies one CNP to the QP's reaction point (DCQCN).
+// takeCNP passes one CNP to the algorithm (DCQCN's reaction point).
 func (m *ccModule) takeCNP(now engine.Cycle) bool {
 	if m.cnps == nil {
 		return false
@@ -640,38 +566,24 @@ func (m *ccModule) takeCNP(now engine.Cycle) bool {
 	if !s.active {
 		return true // for a message already complete: the QP's next message restarts its RP
 	}
-	st, up := m.rp.OnCNP(s.rp, m.nowNs(now))
-	m.rpResult(now, q, s, st, up)
+	m.rated(q, s, m.algo.onCNP(now, q))
 	return true
 }
 
-// rpResult stores the reaction point's new state, marks a rate change and
-// re-arms its wake-up.
-func (m *ccModule) rpResult(now engine.Cycle, q wire.QPN, s *ccQP, st dcqcn.RPState, up dcqcn.RPUpdate) {
-	s.rp = st
-	m.cnt.RateCuts += uint64(up.Cuts)
-	m.cnt.RateIncreases += uint64(up.Increases)
-	if m.rateRaw(st.RC) != s.rateRaw {
+// rated applies the outcome of a rate event of QP q: a rate that differs
+// from the one last pushed is marked for an update, the algorithm timer
+// takes its new deadline, and the QP may become a candidate.
+func (m *ccModule) rated(q wire.QPN, s *ccQP, r ccRate) {
+	if r.rate && m.algo.rate(q) != s.rateRaw {
 		m.markDirty(q)
 	}
-	s.rpAt = engine.Never
-	if t, ok := m.rp.NextWake(st); ok {
-		s.rpAt = max(m.freq.CyclesNS(t), now+1)
-		m.pushTimer(ccTimer{at: s.rpAt, qpn: q, kind: tmRP})
+	s.ccAt = r.wait
+	if r.wait != engine.Never {
+		m.pushTimer(ccTimer{at: s.ccAt, qpn: q, kind: tmCC})
 	}
-}
-
-// rateRaw converts a rate in bytes per ns to the scheduler's rate register
-// (round down, at least 1, at most the register's largest value).
-func (m *ccModule) rateRaw(r float64) uint64 {
-	x := math.Floor(math.Ldexp(r, m.rateF))
-	if !(x >= 1) {
-		return 1
+	if r.cand {
+		m.addCand(q)
 	}
-	if x >= float64(m.rateMax) {
-		return m.rateMax
-	}
-	return uint64(x)
 }
 
 // pushUpdate pushes one pending window/rate update to the scheduler.
@@ -682,10 +594,7 @@ func (m *ccModule) pushUpdate(now engine.Cycle) bool {
 	q := m.dirtyQ.pop()
 	s := &m.qps[q]
 	s.dirty = false
-	rate := m.lineRaw
-	if m.rp != nil {
-		rate = m.rateRaw(s.rp.RC)
-	}
+	rate := m.algo.rate(q)
 	u := scheduler.Update{Flow: scheduler.FlowID(q), Rate: rate, SetRate: true}
 	if !s.schedInit {
 		u.Window, u.SetWindow = m.winMax, true
@@ -718,13 +627,9 @@ func (m *ccModule) fireTimers(now engine.Cycle) bool {
 		switch t.kind {
 		case tmRTO:
 			m.timeout(now, t.qpn, s)
-		case tmSub:
-			s.timerAt = engine.Never
-			m.addCand(t.qpn)
-		case tmRP:
-			s.rpAt = engine.Never
-			st, up := m.rp.Advance(s.rp, m.nowNs(now))
-			m.rpResult(now, t.qpn, s, st, up)
+		case tmCC:
+			s.ccAt = engine.Never
+			m.rated(t.qpn, s, m.algo.onTimer(now, t.qpn))
 		}
 	}
 	return p
@@ -733,13 +638,10 @@ func (m *ccModule) fireTimers(now engine.Cycle) bool {
 // timerLive reports whether a heap entry is still the QP's armed timer.
 func (m *ccModule) timerLive(t ccTimer) bool {
 	s := &m.qps[t.qpn]
-	switch t.kind {
-	case tmRTO:
+	if t.kind == tmRTO {
 		return s.rtoAt == t.at
-	case tmSub:
-		return s.timerAt == t.at
 	}
-	return s.rpAt == t.at
+	return s.ccAt == t.at
 }
 
 func (m *ccModule) timerLess(i, j int) bool {
@@ -810,21 +712,8 @@ type CCQPStatus struct {
 func (m *ccModule) status(q wire.QPN) (CCQPStatus, float64, float64) {
 	s := &m.qps[q]
 	st := CCQPStatus{Active: s.active, Released: s.grants.len()}
-	line := float64(m.lineRaw) * math.Ldexp(1, -m.rateF) * 8
-	if m.kind == CCLDCP {
-		_, una, nxt := m.ldcpSeq(s)
-		st.Una, st.Nxt = una, nxt
-		st.CwPkts = m.cwPackets(s)
-		if m.ldFix != nil {
-			st.Stage = s.fx.Stage
-		} else {
-			st.Stage = s.fl.Stage
-		}
-		return st, st.CwPkts * float64(m.mtu), line
-	}
-	st.Una, st.Nxt = (s.base+uint32(s.una))&psnMask, (s.base+uint32(s.nxt))&psnMask
-	st.RCGbps, st.RTGbps, st.Alpha = dcqcn.Gbps(s.rp.RC), dcqcn.Gbps(s.rp.RT), s.rp.Alpha
-	return st, math.NaN(), st.RCGbps
+	w, r := m.algo.status(q, s.base, &st)
+	return st, w, r
 }
 
 var _ engine.Component = (*ccModule)(nil)

@@ -69,20 +69,19 @@ func newCCWiring(n *NIC, cfg *Config) (*ccWiring, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nicmodel: %w", err)
 	}
-	m := &ccModule{kind: cfg.CC, freq: cfg.ClockHz, mtu: uint64(cfg.Scheduler.MTU), credits: cfg.credits(),
+	m := &ccModule{freq: cfg.ClockHz, mtu: uint64(cfg.Scheduler.MTU), credits: cfg.credits(),
 		rto: cfg.ClockHz.CyclesNS(cfg.rtoNs()), ackReq: cfg.Tx.AckReqLast, qps: make([]ccQP, cfg.QPs),
 		events: n.events, posts: n.posts, sends: n.sends, cnps: a.cnps, bells: n.bells, upd: n.updates, sacks: n.acks,
 		pkts: n.pkts, ect: a.ect, complete: n.complete, tr: n.tr, cnt: &a.cnt}
 	for i := range m.qps {
 		s := &m.qps[i]
-		s.rtoAt, s.timerAt, s.rpAt = engine.Never, engine.Never, engine.Never
+		s.rtoAt, s.ccAt = engine.Never, engine.Never
 	}
 	rf := cfg.HPCC.Formats.Rate
-	m.rateF = rf.F()
-	m.rateMax = uint64(1)<<uint(rf.W) - 1
+	rr := rateReg{f: rf.F(), max: uint64(1)<<uint(rf.W) - 1}
 	// The line rate in bytes per ns, rounded up into the rate register:
 	// gbps/8 * 2^F.
-	m.lineRaw = min(m.rateMax, (uint64(cfg.HPCC.NICSpeedGbps)<<uint(m.rateF)+7)/8)
+	rr.line = min(rr.max, (uint64(cfg.HPCC.NICSpeedGbps)<<uint(rr.f)+7)/8)
 	m.winMax = uint64(1)<<uint(cfg.HPCC.Formats.W.W) - 1
 	port := &ccPort{kind: cfg.CC, freq: cfg.ClockHz, tab: n.table, rawRx: a.rawRx, rxOut: n.rxMAC, cnps: a.cnps,
 		repIn: a.repRaw, repOut: n.replies, rs: make([]portQP, cfg.QPs), fbMax: f.Replies, txIn: n.txMAC, txOut: a.txPort,
@@ -90,23 +89,16 @@ func newCCWiring(n *NIC, cfg *Config) (*ccWiring, error) {
 	rxCfg := ldcp.DefaultConfig()
 	if cfg.CC == CCLDCP {
 		lc := cfg.LDCPResolved()
-		m.ldCfg = lc
-		if cfg.Model == Fixed {
-			m.ldFix, err = ldcp.NewDatapath(lc)
-		} else {
-			m.ldRef, err = ldcp.NewReference(lc)
-		}
-		if err != nil {
+		if m.algo, err = newLDCPCC(lc, cfg.Model, cfg.ClockHz, cfg.QPs, rr, m.mtu, &a.cnt); err != nil {
 			return nil, fmt.Errorf("nicmodel: ldcp: %w", err)
 		}
 		rxCfg = lc
 		cfg.LDCP = &LDCPConfig{lc}
 	} else {
 		dc := cfg.DCQCNResolved()
-		if m.rp, err = dcqcn.NewRP(dc); err != nil {
+		if m.algo, err = newDCQCNCC(dc, cfg.ClockHz, cfg.QPs, rr, &a.cnt); err != nil {
 			return nil, fmt.Errorf("nicmodel: dcqcn: %w", err)
 		}
-		m.byteCounter = dc.ByteCounterBytes > 0
 		if port.np, err = dcqcn.NewNP(dc); err != nil {
 			return nil, fmt.Errorf("nicmodel: dcqcn: %w", err)
 		}
@@ -220,14 +212,7 @@ func (a *ccWiring) qpStatus(n *NIC, q wire.QPN) (QPStatus, error) {
 	st := QPStatus{Scheduler: fs, Messages: s.msgs.len(), WBytes: w, RateGbps: r, CC: &cc}
 	if s.active {
 		g := s.msgs.front()
-		var una, nxt uint64
-		if a.mod.kind == CCLDCP {
-			start, u, x := a.mod.ldcpSeq(s)
-			una = s.chunk + uint64((u-start)&psnMask)
-			nxt = s.chunk + uint64((x-start)&psnMask)
-		} else {
-			una, nxt = s.una, s.nxt
-		}
+		una, nxt := a.mod.algo.seq(q, s.base)
 		st.Una, st.SndNxt = una, nxt
 		st.Acked = min(una*a.mod.mtu, g.bytes)
 		st.Posted = g.bytes

@@ -38,7 +38,11 @@
 // With cc=ldcp or cc=dcqcn a CC module takes the HPCC++ module's place
 // (ccmodule.go): it owns each QP's send sequence and releases packets to the
 // scheduler as LDCP's golden datapath (or float reference) or DCQCN's
-// reaction point allows, with go-back-N on NAKs and timeouts; a CC port
+// reaction point allows, with go-back-N on NAKs and timeouts. The
+// algorithm sits behind a small interface named after the module's events
+// (onStart, onSend, onAck, onTimeout, onTimer, onCNP, onSent, onDone), one
+// file per algorithm (ldcp.go, dcqcn.go), and New builds only the one cc
+// names; ccwiring.go connects the module and the port. A CC port
 // (ccport.go) runs the receiver's go-back-N acceptance, NAKs and DCQCN's
 // CNPs, takes CNPs off the port, and writes LDCP's per-packet ECN-capable
 // decision into each data packet. docs/compare.md describes both.
