@@ -239,8 +239,14 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 	n.macRx = &macRx{in: n.in, out: n.rxMAC, cnt: &n.mac, tr: n.tr}
 	n.macTx = &macTx{in: n.txMAC, out: n.out, freq: cfg.ClockHz, bps: cfg.LineRateBps(), overhead: uint64(cfg.MACOverheadBytes),
 		cnt: &n.mac, tr: n.tr}
-	n.sreg = &sendReg{in: n.sends, out: n.pkts, log: n.sentLog, ackReqLast: cfg.Tx.AckReqLast, tr: n.tr}
 	n.host = &host{posts: n.posts}
+	if n.ccw != nil {
+		// cc=ldcp/dcqcn: the CC module replaces the HPCC++ module and the
+		// PktSend register, which are not built.
+		n.ccw.attach(n)
+		return n, nil
+	}
+	n.sreg = &sendReg{in: n.sends, out: n.pkts, log: n.sentLog, ackReqLast: cfg.Tx.AckReqLast, tr: n.tr}
 	lat, space := cfg.moduleTiming()
 	n.mod = &module{cc: cfg.CC, core: txCore, lat: engine.Cycle(lat), space: engine.Cycle(space), ii: engine.Cycle(cfg.Module.IICycles),
 		qps: make([]qpState, cfg.QPs), events: n.events, posts: n.posts, sent: n.sentLog, upd: n.updates, acks: n.acks,
@@ -255,9 +261,6 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 				n.mod.fl[i] = txCore.ref.InitialState()
 			}
 		}
-	}
-	if n.ccw != nil {
-		n.ccw.attach(n)
 	}
 	return n, nil
 }
@@ -409,8 +412,10 @@ func (n *NIC) Completed() []FlowRecord { return append([]FlowRecord(nil), n.reco
 
 // Counters is every status register of the NIC, by block.
 type Counters struct {
-	MAC       MACCounters
-	Rx        pipeline.RxCounters
+	MAC MACCounters
+	Rx  pipeline.RxCounters
+	// Module and PktSend are the HPCC++ module's and the PktSend
+	// register's (zero under cc=ldcp/dcqcn, which builds neither).
 	Module    ModuleCounters
 	RxHPCC    RxHPCCCounters
 	Scheduler scheduler.Counters
@@ -430,10 +435,21 @@ type FIFOStatus struct {
 	Pushes, Pops, Rejected uint64
 }
 
+// hpccInflight returns the updates in the HPCC++ module's pipeline (0
+// under cc=ldcp/dcqcn, which has none).
+func (n *NIC) hpccInflight() uint64 {
+	if n.mod == nil {
+		return 0
+	}
+	return uint64(n.mod.pipe.len())
+}
+
 // Counters returns a snapshot of every status register.
 func (n *NIC) Counters() Counters {
-	c := Counters{MAC: n.mac, Rx: n.rx.Counters(), Module: n.mod.cnt, Scheduler: n.sched.Counters(),
-		PktSend: n.sreg.cnt, Tx: n.tx.Counters(), Host: n.host.cnt}
+	c := Counters{MAC: n.mac, Rx: n.rx.Counters(), Scheduler: n.sched.Counters(), Tx: n.tx.Counters(), Host: n.host.cnt}
+	if n.mod != nil { // absent under cc=ldcp/dcqcn: its registers read 0
+		c.Module, c.PktSend = n.mod.cnt, n.sreg.cnt
+	}
 	if n.rxcc != nil {
 		c.RxHPCC = n.rxcc.cnt
 	}
@@ -541,7 +557,7 @@ func (n *NIC) Watch(v *VCD, qps []wire.QPN) error {
 		{s + ".rx", "dispatch", 16, func() uint64 { _, d := n.rx.Levels(); return uint64(d) }},
 		{s + ".rx", "event_fifo", 16, lvl(n.events)},
 		{s + ".rx", "reply_fifo", 16, lvl(n.replies)},
-		{s + ".hpcc", "inflight", 8, func() uint64 { return uint64(n.mod.pipe.len()) }},
+		{s + ".hpcc", "inflight", 8, n.hpccInflight},
 		{s + ".hpcc", "update_fifo", 16, lvl(n.updates)},
 		{s + ".hpcc", "ack_fifo", 16, lvl(n.acks)},
 		{s + ".sched", "eligible", 20, func() uint64 { return uint64(n.sched.Eligible()) }},
