@@ -191,7 +191,9 @@ func (b Bench) Testbench() ([]byte, error) {
 		f("//   $ %s\n", c) // "$ ": a comment starting "verilator" is a Verilator metacomment
 	}
 	f("//\n// Exit status: 0 when every vector passed; non-zero ($fatal) on any mismatch, a\n")
-	f("// missing result (TIMEOUT after %d idle cycles) or a bad vector count.\n\n", Timeout)
+	f("// missing result (TIMEOUT after %d idle cycles) or a bad vector count. The class, inputs\n", Timeout)
+	f("// and expected outputs of a failing vector K: hpccgold vectors show <set> --index K\n")
+	f("// (hpccgold cosim names the class in its report).\n\n")
 	f("`timescale 1ns/1ps\n`default_nettype none\n\n")
 	f("module %s;\n", b.Name())
 	f("  parameter MAXVEC = %d;\n", maxv)
