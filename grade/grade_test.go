@@ -389,3 +389,34 @@ func TestNoProofForKilled(t *testing.T) {
 		})
 	}
 }
+
+// TestShards: the shards i/n of a sample, concatenated, are the unsharded
+// report's results, each report naming its shard.
+func TestShards(t *testing.T) {
+	m := smallModule(t)
+	v := exhaustive(t, m)
+	ctx := context.Background()
+	whole, err := Grade(ctx, m, v, Options{Mutants: 25, Seed: 4}, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Result
+	for i := range 3 {
+		rep, err := Grade(ctx, m, v, Options{Mutants: 25, Seed: 4, Shard: vectors.Shard{Index: i, Count: 3}}, 0.5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("%d/3", i); rep.Shard != want || rep.Sampled != 25 {
+			t.Fatalf("shard %s of %d sampled, want %s of 25", rep.Shard, rep.Sampled, want)
+		}
+		got = append(got, rep.Results...)
+	}
+	if len(got) != len(whole.Results) {
+		t.Fatalf("shards hold %d mutants, the whole sample %d", len(got), len(whole.Results))
+	}
+	for i := range got {
+		if got[i].Index != whole.Results[i].Index || got[i].Verdict != whole.Results[i].Verdict {
+			t.Fatalf("result %d: shard %v %s, whole %v %s", i, got[i].Mutant, got[i].Verdict, whole.Results[i].Mutant, whole.Results[i].Verdict)
+		}
+	}
+}
