@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hpccgold/hpccgold/rtl"
@@ -128,6 +129,36 @@ func newProver(f *rtl.Module) *prover {
 		p.outs[o.Node.ID] = true
 	}
 	return p
+}
+
+// near returns the first node with a readable name (not n_<id>), or
+// driving an output port ("output <port>"), found breadth-first from n
+// through its readers, n itself first: where an anonymous node sits in the
+// description (h0_eg_carry, ovf_hi_236).
+func (p *prover) near(n *rtl.Node) string {
+	seen := map[int]bool{n.ID: true}
+	queue := []*rtl.Node{n}
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		if x.Name != "n_"+strconv.Itoa(x.ID) {
+			return x.Name
+		}
+		if p.outs[x.ID] {
+			for _, o := range p.f.Outputs {
+				if o.Node == x {
+					return "output " + o.Name
+				}
+			}
+		}
+		for _, u := range p.users[x.ID] {
+			if !seen[u.ID] {
+				seen[u.ID] = true
+				queue = append(queue, u)
+			}
+		}
+	}
+	return ""
 }
 
 // reaches returns the output ports whose value depends on node n (its

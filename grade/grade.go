@@ -43,6 +43,7 @@ type Result struct {
 	Class   string   `json:"class,omitempty"`   // Killed: that vector's class
 	Fields  []string `json:"fields,omitempty"`  // Killed: the output fields that differ there
 	Proof   string   `json:"proof,omitempty"`   // Equivalent: why no output can change
+	Near    string   `json:"near,omitempty"`    // survivors: the nearest readable node name downstream (the node's own if it has one)
 	Reaches []string `json:"reaches,omitempty"` // survivors: the output ports the mutated node feeds
 }
 
@@ -272,7 +273,7 @@ func gradeOne(ctx context.Context, f *rtl.Module, r *runner, pr *prover, mu Muta
 	if err != nil {
 		return res, err
 	}
-	res.Reaches = pr.reaches(f.Nodes[mu.NodeID])
+	res.Near, res.Reaches = pr.near(f.Nodes[mu.NodeID]), pr.reaches(f.Nodes[mu.NodeID])
 	if proof != "" {
 		res.Verdict, res.Proof = Equivalent, proof
 		return res, nil
@@ -331,7 +332,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 				fmt.Fprintf(&b, "\n%s survivors:\n", verdict)
 				first = false
 			}
-			fmt.Fprintf(&b, "  #%d %s\n      reaches: %s\n", res.Index, res.Mutant, strings.Join(res.Reaches, " "))
+			fmt.Fprintf(&b, "  #%d %s\n      in %s, reaches: %s\n", res.Index, res.Mutant, res.Near, strings.Join(res.Reaches, " "))
 			if res.Proof != "" {
 				fmt.Fprintf(&b, "      proof: %s\n", res.Proof)
 			}

@@ -203,7 +203,8 @@ func TestMaskedConstantProof(t *testing.T) {
 }
 
 // TestDeterministic: the report's JSON does not depend on the worker
-// count, and the same seed gives the same sample.
+// count, and the same seed gives the same sample; every survivor is
+// located (a named node nearby, the outputs it reaches).
 func TestDeterministic(t *testing.T) {
 	m := smallModule(t)
 	v := exhaustive(t, m)
@@ -216,6 +217,11 @@ func TestDeterministic(t *testing.T) {
 		js, err := rep.JSON()
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, res := range rep.Results {
+			if res.Verdict != Killed && (res.Near == "" || len(res.Reaches) == 0) {
+				t.Fatalf("survivor %s: near %q, reaches %v: want both located", res.Mutant, res.Near, res.Reaches)
+			}
 		}
 		if prev != nil && !bytes.Equal(js, prev) {
 			t.Fatalf("workers=%d: report differs from the previous worker count", w)
