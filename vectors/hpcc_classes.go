@@ -17,6 +17,7 @@ type emitFn = func(hpcc.State, hpcc.Input) error
 type hpccClassIdx struct {
 	first, hopsZero, hopsAbove, hopCountChange, pathChange, tie int
 	txWrap, tsNsWrap, tsSecWrap, egressCarry, tsWrap            int
+	egressEdges, dtsSeconds                                     int
 	dtsZero, dtsOne, dtsMax, dtsAbove, qZero, qMax              int
 	uBelowEta, uAtEta, uAboveEta, incBelow, incAt, incAbove     int
 	seqBefore, seqAt, seqAfter, seqWrap, seqHalf                int
@@ -231,7 +232,7 @@ func (h *HPCC) buildClasses() error {
 	c := &h.cfg
 	x := &hpccClassIdx{}
 	for _, p := range []*int{&x.first, &x.hopsZero, &x.hopsAbove, &x.hopCountChange, &x.pathChange, &x.tie, &x.txWrap,
-		&x.tsNsWrap, &x.tsSecWrap, &x.egressCarry, &x.tsWrap, &x.dtsZero, &x.dtsOne, &x.dtsMax, &x.dtsAbove, &x.qZero, &x.qMax,
+		&x.tsNsWrap, &x.tsSecWrap, &x.egressCarry, &x.egressEdges, &x.dtsSeconds, &x.tsWrap, &x.dtsZero, &x.dtsOne, &x.dtsMax, &x.dtsAbove, &x.qZero, &x.qMax,
 		&x.uBelowEta, &x.uAtEta, &x.uAboveEta, &x.incBelow, &x.incAt, &x.incAbove, &x.seqBefore, &x.seqAt, &x.seqAfter,
 		&x.seqWrap, &x.seqHalf, &x.elZero, &x.elBelowT, &x.elAtT, &x.elAboveT, &x.timeWrap, &x.nZero, &x.nOne, &x.nMax,
 		&x.rnEdges, &x.uZero, &x.uMax, &x.wMin, &x.wMax, &x.wcMin, &x.wcMax, &x.rdEdges, &x.ruEdges} {
@@ -362,6 +363,25 @@ func (h *HPCC) buildClasses() error {
 				return h.baseWith(i, func(s hopSpec) hopSpec { s.residence = s.prevNs + s.dts + 1000; return s })
 			})
 		})
+		x.egressEdges = h.add("egress_carry_edges", "rxTimeStampNs + residenceTime at k*10^9 - 1, k*10^9 and k*10^9 + 1 for every reachable carry k = 1..5 and at its maximum 10^9 - 1 + 2^32 - 1, split with the largest rxTimeStampNs and with the largest residenceTime, on every hop", 1, true,
+			func(emit emitFn) error {
+				for i := 0; i < h.maxHops; i++ {
+					for _, t := range egressEdgeTimes() {
+						for _, s := range egressSplits(t) {
+							st, in := h.base(h.maxHops)
+							hop := &in.Hops[i]
+							hop.RxNs, hop.ResidenceNs = uint32(s[0]), uint32(s[1])
+							if s[1] >= s[0] { // the residence-heavy split also wraps the egress seconds
+								hop.RxSec = 1<<telemetry.IFARxSecBits - 2
+							}
+							if err := emit(st, in); err != nil {
+								return err
+							}
+						}
+					}
+				}
+				return nil
+			})
 	}
 
 	// Delta ts.
@@ -691,6 +711,7 @@ func (h *HPCC) detectAll(o *hobs, hits *Hits) {
 		hop, prev := &o.in.Hops[i], &o.st.Hops[i]
 		mark(x.pathChange, o.pathOK && o.idChanged[i])
 		mark(x.egressCarry, uint64(hop.RxNs)+uint64(hop.ResidenceNs) >= telemetry.NsPerSecond)
+		mark(x.egressEdges, isEgressEdge(uint64(hop.RxNs)+uint64(hop.ResidenceNs)))
 		if h.measurable(o, i) {
 			mark(x.dtsZero, o.dts[i] == 0)
 			mark(x.dtsAbove, o.dts[i] > c.MaxDeltaTsNs)
@@ -785,4 +806,45 @@ func (h *HPCC) addWMinClasses(x *hpccClassIdx, ms uint64) {
 		}
 		return nil
 	})
+}
+
+// egressMaxNs is the largest IFA egress time rx + residence of a legal hop
+// (rxTimeStampNs < 10^9, residenceTime < 2^32), ns: the carry
+// floor(t/10^9) of the normalization reaches at most 5.
+const egressMaxNs = telemetry.NsPerSecond - 1 + 1<<telemetry.IFAResidenceBits - 1
+
+// egressEdgeTimes lists the egress times t = rx + residence of class
+// egress_carry_edges in increasing order: k*10^9 - 1, k*10^9, k*10^9 + 1 for
+// k = 1..5 (each a comparator t >= k*10^9 of the normalization just below,
+// at and above its threshold) and egressMaxNs.
+func egressEdgeTimes() []uint64 {
+	var ts []uint64
+	for k := uint64(1); k*telemetry.NsPerSecond <= egressMaxNs; k++ {
+		for _, t := range []uint64{k*telemetry.NsPerSecond - 1, k * telemetry.NsPerSecond, k*telemetry.NsPerSecond + 1} {
+			if t <= egressMaxNs {
+				ts = append(ts, t)
+			}
+		}
+	}
+	return append(ts, egressMaxNs)
+}
+
+// egressSplits returns two legal (rxNs, residence) pairs summing to t <=
+// egressMaxNs: the largest rxNs (min(t, 10^9-1)) and the largest residence
+// (min(t, 2^32-1)), so the egress adder sees both operands large in turn.
+func egressSplits(t uint64) [2][2]uint64 {
+	rx := min(t, telemetry.NsPerSecond-1)
+	res := min(t, 1<<telemetry.IFAResidenceBits-1)
+	return [2][2]uint64{{rx, t - rx}, {t - res, res}}
+}
+
+// isEgressEdge reports whether the egress time t = rx + residence is one
+// class egress_carry_edges aims at: within 1 ns of a multiple k >= 1 of
+// 10^9, or at least 2*10^9 (carry 2 or more).
+func isEgressEdge(t uint64) bool {
+	if t >= 2*telemetry.NsPerSecond {
+		return true
+	}
+	r := (t + 1) % telemetry.NsPerSecond
+	return t+1 >= telemetry.NsPerSecond && r <= 2
 }
