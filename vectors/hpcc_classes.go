@@ -396,6 +396,25 @@ func (h *HPCC) buildClasses() error {
 	x.dtsOne = dtsClass("dts_one", "delta ts = 1 ns (largest 1/dts)", 1)
 	x.dtsMax = dtsClass("dts_max", fmt.Sprintf("delta ts = MaxDeltaTsNs = %d (largest accepted)", c.MaxDeltaTsNs), c.MaxDeltaTsNs)
 	x.dtsAbove = dtsClass("dts_above_max", fmt.Sprintf("delta ts = MaxDeltaTsNs + 1 = %d (stale sample: re-baseline)", c.MaxDeltaTsNs+1), c.MaxDeltaTsNs+1)
+	if h.e != telemetry.Compact {
+		x.dtsSeconds = h.add("dts_borrow_edges", fmt.Sprintf("IFA delta ts whose ns part borrows a second (new egress ns below the stored one) at dts = 1, MaxDeltaTsNs = %d and MaxDeltaTsNs + 1, and at k*10^9 plus those for k = 1, 2, 5 seconds, on every hop", c.MaxDeltaTsNs), 1, true,
+			func(emit emitFn) error {
+				for _, dts := range dtsBorrowEdges(c.MaxDeltaTsNs) {
+					err := h.perHop(emit, func(i int) (hpcc.State, hpcc.Input) {
+						return h.baseWith(i, func(s hopSpec) hopSpec {
+							r := dts % telemetry.NsPerSecond
+							s.prevNs, s.dts = telemetry.NsPerSecond-1-(r-1)/2, dts // prevNs + r >= 10^9: the ns part wraps
+							s.dTx = h.txUnits(s.code, min(dts, c.MaxDeltaTsNs), 500)
+							return s
+						})
+					})
+					if err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+	}
 
 	// Queue length.
 	x.qZero = h.add("qlen_zero", "queue length 0 on a valid hop", 1, true, func(emit emitFn) error {
@@ -715,6 +734,10 @@ func (h *HPCC) detectAll(o *hobs, hits *Hits) {
 		if h.measurable(o, i) {
 			mark(x.dtsZero, o.dts[i] == 0)
 			mark(x.dtsAbove, o.dts[i] > c.MaxDeltaTsNs)
+			if h.e != telemetry.Compact {
+				_, pn := o.prevSecNs(i)
+				mark(x.dtsSeconds, o.curNs[i] < pn && isDtsBorrowEdge(o.dts[i], c.MaxDeltaTsNs))
+			}
 		}
 		if !o.valid[i] {
 			continue
@@ -847,4 +870,34 @@ func isEgressEdge(t uint64) bool {
 	}
 	r := (t + 1) % telemetry.NsPerSecond
 	return t+1 >= telemetry.NsPerSecond && r <= 2
+}
+
+// dtsBorrowSeconds are the whole seconds k added to the ns-part edges of
+// class dts_borrow_edges (0: the edge itself).
+var dtsBorrowSeconds = []uint64{0, 1, 2, 5}
+
+// dtsBorrowEdges lists the delta ts values of class dts_borrow_edges:
+// k*10^9 + e for every k of dtsBorrowSeconds and e in {1, maxDts, maxDts+1}
+// below 10^9 (an ns part that can borrow; a MaxDeltaTsNs of a second or more
+// leaves only e = 1).
+func dtsBorrowEdges(maxDts uint64) []uint64 {
+	var ds []uint64
+	for _, k := range dtsBorrowSeconds {
+		for _, e := range []uint64{1, maxDts, maxDts + 1} {
+			if e == 1 || maxDts+1 < telemetry.NsPerSecond {
+				ds = append(ds, k*telemetry.NsPerSecond+e)
+			}
+		}
+	}
+	return ds
+}
+
+// isDtsBorrowEdge reports whether dts is one of dtsBorrowEdges(maxDts).
+func isDtsBorrowEdge(dts, maxDts uint64) bool {
+	for _, d := range dtsBorrowEdges(maxDts) {
+		if dts == d {
+			return true
+		}
+	}
+	return false
 }
