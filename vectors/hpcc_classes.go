@@ -3,6 +3,7 @@ package vectors
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/fieldtable"
@@ -17,7 +18,7 @@ type emitFn = func(hpcc.State, hpcc.Input) error
 type hpccClassIdx struct {
 	first, hopsZero, hopsAbove, hopCountChange, pathChange, tie int
 	txWrap, tsNsWrap, tsSecWrap, egressCarry, tsWrap            int
-	egressEdges, dtsSeconds                                     int
+	egressEdges, dtsSeconds, termExtremes                       int
 	dtsZero, dtsOne, dtsMax, dtsAbove, qZero, qMax              int
 	uBelowEta, uAtEta, uAboveEta, incBelow, incAt, incAbove     int
 	seqBefore, seqAt, seqAfter, seqWrap, seqHalf                int
@@ -232,7 +233,7 @@ func (h *HPCC) buildClasses() error {
 	c := &h.cfg
 	x := &hpccClassIdx{}
 	for _, p := range []*int{&x.first, &x.hopsZero, &x.hopsAbove, &x.hopCountChange, &x.pathChange, &x.tie, &x.txWrap,
-		&x.tsNsWrap, &x.tsSecWrap, &x.egressCarry, &x.egressEdges, &x.dtsSeconds, &x.tsWrap, &x.dtsZero, &x.dtsOne, &x.dtsMax, &x.dtsAbove, &x.qZero, &x.qMax,
+		&x.tsNsWrap, &x.tsSecWrap, &x.egressCarry, &x.egressEdges, &x.dtsSeconds, &x.termExtremes, &x.tsWrap, &x.dtsZero, &x.dtsOne, &x.dtsMax, &x.dtsAbove, &x.qZero, &x.qMax,
 		&x.uBelowEta, &x.uAtEta, &x.uAboveEta, &x.incBelow, &x.incAt, &x.incAbove, &x.seqBefore, &x.seqAt, &x.seqAfter,
 		&x.seqWrap, &x.seqHalf, &x.elZero, &x.elBelowT, &x.elAtT, &x.elAboveT, &x.timeWrap, &x.nZero, &x.nOne, &x.nMax,
 		&x.rnEdges, &x.uZero, &x.uMax, &x.wMin, &x.wMax, &x.wcMin, &x.wcMax, &x.rdEdges, &x.ruEdges} {
@@ -444,6 +445,29 @@ func (h *HPCC) buildClasses() error {
 			})
 		}))
 	}
+
+	// Lines 4-5 at their extremes: saturating casts and every kq/kr entry.
+	x.termExtremes = h.add("hop_term_extremes", "one loaded hop over idle ones, for every valid speed code: delta ts in {1, 2, 3, 1000, MaxDeltaTsNs} x txBytes increase in {1, 2^8+1, 2^20+1, 2^26+1, half the counter range, the counter maximum} x queue length in {0, field maximum}: txRate = dTx/dts, its products with KR and KQ and their sum into U driven to saturation and through every kq/kr entry with several operands", 1, true,
+		func(emit emitFn) error {
+			for i := 0; i < h.maxHops; i++ {
+				for _, code := range h.okCodes {
+					for _, dts := range h.termDts() {
+						for _, dTx := range h.termTx() {
+							for _, q := range []uint64{0, h.qMask} {
+								st, in := h.idleBase(h.maxHops)
+								s := idle(h.baseHop(i))
+								s.code, s.dts, s.dTx, s.q, s.prevQ = code, dts, dTx, q, q
+								h.setHop(&st, &in, i, s)
+								if err := emit(st, in); err != nil {
+									return err
+								}
+							}
+						}
+					}
+				}
+			}
+			return nil
+		})
 
 	// U around eta: the comparator of line 12.
 	etaClass := func(name, doc string, target uint64) (int, error) {
@@ -751,6 +775,7 @@ func (h *HPCC) detectAll(o *hobs, hits *Hits) {
 		mark(x.dtsMax, o.dts[i] == c.MaxDeltaTsNs)
 		mark(x.qZero, uint64(hop.Qlen)&h.qMask == 0)
 		mark(x.qMax, o.minQ[i] == h.qMask)
+		mark(x.termExtremes, slices.Contains(h.termDts(), o.dts[i]) && slices.Contains(h.termTx(), o.dTx[i]) && (o.minQ[i] == 0 || o.minQ[i] == h.qMask))
 		if p := bits.Len64(o.dts[i]) - 1; p > h.rdK {
 			if _, edge := recipIndex(o.dts[i], h.rdK); edge {
 				mark(x.rdEdges, true)
@@ -900,4 +925,26 @@ func isDtsBorrowEdge(dts, maxDts uint64) bool {
 		}
 	}
 	return false
+}
+
+// termDts are the delta ts values of class hop_term_extremes, ns: the
+// smallest (largest 1/dts, so the largest txRate), two more small ones, a
+// typical one and MaxDeltaTsNs.
+func (h *HPCC) termDts() []uint64 { return []uint64{1, 2, 3, 1000, h.cfg.MaxDeltaTsNs} }
+
+// termTx are the txBytes counter increases of class hop_term_extremes, in
+// counter units: powers of two plus one (so the products carry dropped
+// fraction bits) up to half the counter range, and the counter maximum.
+func (h *HPCC) termTx() []uint64 {
+	var xs []uint64
+	for _, p := range []uint{0, 8, 20, 26} {
+		v := uint64(1) << p
+		if p > 0 {
+			v++
+		}
+		if v < h.txMask/2 {
+			xs = append(xs, v)
+		}
+	}
+	return append(xs, h.txMask/2, h.txMask)
 }
