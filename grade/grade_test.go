@@ -274,7 +274,7 @@ var pinned = []struct {
 	seed               uint64
 	killed, equivalent int
 }{
-	{"hpcc_update", 40, 14, 30, 1},
+	{"hpcc_update", 40, 14, 32, 1},
 	{"ldcp_update", 40, 14, 30, 3},
 }
 
