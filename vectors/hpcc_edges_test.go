@@ -136,3 +136,40 @@ func TestHPCCBoundaryClassesReachTheirEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestHopTermExtremesSelectsTheLoadedHop checks class hop_term_extremes:
+// on every hop slot, every valid speed code is driven with the smallest
+// delta ts and the counter maximum (the largest txRate a sample can carry),
+// and the golden datapath selects that slot, the only loaded one, as the
+// maximum u' (lines 6-7). Oracle: the class's own construction (the other
+// slots are idle, u' = 0) and the speed table.
+func TestHopTermExtremesSelectsTheLoadedHop(t *testing.T) {
+	h, err := NewHPCC(hpcc.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sts, ins, _ := runClass(t, h, "hop_term_extremes")
+	seen := map[[2]uint64]bool{}
+	for v, in := range ins {
+		_, out := h.update(sts[v], in)
+		for i := 0; i < h.maxHops; i++ {
+			prev := sts[v].Hops[i]
+			dTx := (uint64(in.Hops[i].TxBytes) - uint64(prev.TxBytes)) & h.txMask
+			p := telemetry.Hop{RxSec: uint32(prev.Ts >> telemetry.IFAEgressNsBits), RxNs: uint32(prev.Ts & (1<<telemetry.IFAEgressNsBits - 1))}
+			if dTx != h.txMask || telemetry.DeltaTsNs(telemetry.IFA, in.Hops[i], p) != 1 {
+				continue
+			}
+			if int(out.SelHop) != i {
+				t.Errorf("vector %d: hop %d at dts 1, dTx max: selected hop %d", v, i, out.SelHop)
+			}
+			seen[[2]uint64{uint64(i), uint64(in.Hops[i].SpeedCode)}] = true
+		}
+	}
+	for i := 0; i < h.maxHops; i++ {
+		for _, c := range h.okCodes {
+			if !seen[[2]uint64{uint64(i), uint64(c)}] {
+				t.Errorf("hop %d, speed code %d: no vector at dts 1 with the counter maximum", i, c)
+			}
+		}
+	}
+}
