@@ -90,6 +90,10 @@ func runCosim(env *Env) error {
 		lcfg, err = cosim.LDCPConfigFromManifest(*vecDir)
 	case *cc == "ldcp":
 		lcfg, err = loadLDCPConfig(*configFile)
+	case *design == "module" && *vecDir != "":
+		var so cosim.ModuleOptions
+		so, _, err = cosim.ModuleSetOptions(*vecDir)
+		cfg = so.Config
 	case *configFile == "" && *vecDir != "":
 		cfg, err = cosim.ConfigFromManifest(*vecDir)
 	default:
@@ -210,8 +214,12 @@ func runCosim(env *Env) error {
 			}
 			repErr = rep.Err()
 		case *design == "module":
-			mr, err := cosim.RunModule(ctx, cosim.ModuleOptions{Options: opts, FlowBits: *flowBits, Events: *events, Seed: int64(*seed),
-				Kinds: []hpccrtl.StreamKind{hpccrtl.SameFlow, hpccrtl.Interleaved, hpccrtl.Mixed}})
+			mopts := cosim.ModuleOptions{Options: opts, FlowBits: *flowBits, Events: *events, Seed: int64(*seed),
+				Kinds: []hpccrtl.StreamKind{hpccrtl.SameFlow, hpccrtl.Interleaved, hpccrtl.Mixed}}
+			if *vecDir != "" { // the stream set fixes them
+				mopts.FlowBits, mopts.Stages = 0, 0
+			}
+			mr, err := cosim.RunModule(ctx, mopts)
 			if err != nil {
 				return err
 			}
@@ -286,7 +294,7 @@ var cosimFlags = map[string][]string{
 	// hpccgold's hpcc_update / ldcp_update on a golden set
 	"update": {"cc", "simulator", "design", "vectors", "config", "stages", "level", "count", "seed", "limit", "gap", "work", "cache", "lint", "synth", "lockstep"},
 	// hpccgold's hpcc_module on generated event streams
-	"module": {"cc", "simulator", "design", "config", "stages", "seed", "gap", "flow-bits", "events", "work", "cache", "lint", "synth"},
+	"module": {"cc", "simulator", "design", "vectors", "config", "stages", "seed", "gap", "flow-bits", "events", "work", "cache", "lint", "synth"},
 	// the user's RTL (--rtl) on a golden set
 	"rtl": {"rtl", "top", "cc", "simulator", "design", "vectors", "config", "level", "count", "seed", "limit", "gap", "work", "cache"},
 }
@@ -326,7 +334,8 @@ func cosimFlagsUsed(set map[string]bool, design string) error {
 			used = used || u == name
 		}
 		if used && set["vectors"] && (name == "count" || name == "level" || name == "seed" ||
-			kind == "rtl" && (name == "config" || name == "cc")) {
+			kind == "rtl" && (name == "config" || name == "cc") ||
+			kind == "module" && (name == "config" || name == "stages" || name == "flow-bits" || name == "events")) {
 			used, byVectors = false, true
 		}
 		if !used {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/hpccgold/hpccgold/vectors"
 	"hash/crc32"
 	"os"
 	"os/exec"
@@ -161,5 +162,71 @@ func rehash(t *testing.T, dir, file string) {
 	}
 	if err := os.WriteFile(mp, out, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestModuleStreamSet writes an hpcc_module stream set with `vectors gen
+// --design module`, replays it with `cosim --design module --vectors` under
+// Icarus (exit 0, the predicted stall count met), then checks that a set
+// whose recorded stall count is one lower (as a module that over-stalls by
+// one cycle would show) and a set with one changed expected bit both fail
+// (exit 1), and that flags the set fixes are refused (exit 2).
+func TestModuleStreamSet(t *testing.T) {
+	testtool.Need(t, "iverilog", "vvp")
+	set := filepath.Join(t.TempDir(), "modset")
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := Main(args, &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	code, out, errs := run("vectors", "gen", "--design", "module", "--flow-bits", "4", "--events", "60", "--out", set)
+	if code != 0 || !strings.Contains(out, "wrote 180 hpcc_module events (16 flows, 3 update stages;") {
+		t.Fatalf("vectors gen --design module: %d\n%s\n%s", code, out, errs)
+	}
+	man, err := vectors.ReadManifest(set)
+	if err != nil || man.Module == nil || man.Module.WantStalls <= 0 {
+		t.Fatalf("manifest module section: %+v, %v", man, err)
+	}
+	if code, out, _ := run("verify", set); code != 0 || !strings.Contains(out, "stream set") {
+		t.Fatalf("verify: %d\n%s", code, out)
+	}
+	cosim := []string{"cosim", "--design", "module", "--vectors", set, "--simulator", "icarus", "--lint=false", "--cache", t.TempDir()}
+	code, out, errs = run(cosim...)
+	want := fmt.Sprintf("stall cycles: %d (handshake rule: %d)", man.Module.WantStalls, man.Module.WantStalls)
+	if code != 0 || !strings.Contains(out, "180 passed, 0 failed") || !strings.Contains(out, want) {
+		t.Fatalf("cosim on the set: %d\n%s\n%s", code, out, errs)
+	}
+	// One stall cycle fewer recorded: the module's real stalls exceed it.
+	mp := filepath.Join(set, "manifest.json")
+	orig, _ := os.ReadFile(mp)
+	fewer := strings.Replace(string(orig), fmt.Sprintf(`"want_stalls": %d`, man.Module.WantStalls), fmt.Sprintf(`"want_stalls": %d`, man.Module.WantStalls-1), 1)
+	os.WriteFile(mp, []byte(fewer), 0o644)
+	if code, out, errs := run(cosim...); code != 1 || !strings.Contains(errs+out, "stall cycles") {
+		t.Errorf("cosim with one stall cycle fewer recorded: %d\n%s\n%s", code, out, errs)
+	}
+	os.WriteFile(mp, orig, 0o644)
+	// One output bit changed (the set re-hashed to vouch for it): exit 1.
+	ep := filepath.Join(set, "expected.hex")
+	exp, _ := os.ReadFile(ep)
+	lines := strings.Split(string(exp), "\n")
+	l := []byte(lines[5])
+	l[len(l)-1] ^= 1
+	lines[5] = string(l)
+	os.WriteFile(ep, []byte(strings.Join(lines, "\n")), 0o644)
+	rehash(t, set, "expected.hex")
+	if code, out, errs := run(cosim...); code != 1 || !strings.Contains(out, "179 passed, 1 failed") {
+		t.Errorf("cosim with a changed expected bit: %d\n%s\n%s", code, out, errs)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(append([]string{}, cosim...), "--stages", "2"), "--stages: not used"},
+		{[]string{"vectors", "gen", "--design", "module", "--count", "5", "--out", filepath.Join(t.TempDir(), "x")}, "--count does not apply to --design module"},
+		{[]string{"vectors", "gen", "--flow-bits", "5", "--out", filepath.Join(t.TempDir(), "x")}, "--flow-bits applies to --design module only"},
+	} {
+		if code, _, errs := run(tc.args...); code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d %q, want 2 and %q", tc.args, code, errs, tc.want)
+		}
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/vectors/registry"
+	"github.com/hpccgold/hpccgold/verilog/cosim"
 	"io"
 	"math"
 	"os"
@@ -67,6 +69,10 @@ func runVectorsGen(env *Env) error {
 	out := fs.String("out", "vectors", "output directory")
 	shard := fs.String("shard", "", "generate only shard i/n (0 <= i < n) of the set")
 	classes := fs.String("class", "", "comma-separated directed classes to generate (default: all up to --level)")
+	design := fs.String("design", "update", "update: per-event vectors of the update datapath; module: an hpcc_module event stream set (flow RAM, hazards, stalls) replayed in order by cosim --design module --vectors")
+	flowBits := fs.Int("flow-bits", 10, "--design module: flow table of 2^N flows (the emitted hpcc_module's default)")
+	stages := fs.Int("stages", 3, "--design module: update pipeline stages of the module the set is for")
+	events := fs.Int("events", 3000, "--design module: events per stream kind (same-flow, interleaved, mixed)")
 	jsonl := fs.Bool("jsonl", false, "also write vectors.jsonl: every vector with named fields, raw and real values (about 5.5 KB a vector for HPCC++, 30x the hex files; check, verify, show and the testbenches need only the hex files)")
 	noJSONL := fs.Bool("no-jsonl", false, "do not write vectors.jsonl (the default; kept for scripts)")
 	workers := fs.Int("workers", 0, fmt.Sprintf("evaluating goroutines, 0..%d (0: one per CPU; at most 4 per CPU: more only cost memory); the output does not depend on it", vectors.MaxWorkers()))
@@ -85,6 +91,20 @@ func runVectorsGen(env *Env) error {
 	}
 	if err := inRange("workers", int64(*workers), 0, int64(vectors.MaxWorkers())); err != nil {
 		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch *design {
+	case "module":
+		return runVectorsModule(env, set, *configFile, *seed, *flowBits, *stages, *events, *out)
+	case "update":
+		for _, f := range []string{"flow-bits", "stages", "events"} {
+			if set[f] {
+				return fmt.Errorf("--%s applies to --design module only", f)
+			}
+		}
+	default:
+		return fmt.Errorf("--design=%q: must be update or module", *design)
 	}
 	if *fromSim != "" {
 		return runVectorsFromSim(env, fs, *fromSim, *configFile, *cc, *model, *seed, *count, *out, *shard, *noJSONL, *workers)
@@ -378,4 +398,37 @@ func reorderFlags(args []string, names ...string) []string {
 		}
 	}
 	return append(flags, rest...)
+}
+
+// runVectorsModule implements vectors gen --design module: the three
+// hpcc_module stream kinds as a stream set (cosim.WriteModuleSet).
+func runVectorsModule(env *Env, set map[string]bool, configFile string, seed uint64, flowBits, stages, events int, out string) error {
+	for _, f := range []string{"cc", "from-sim", "model", "level", "count", "shard", "class", "jsonl", "no-jsonl", "workers"} {
+		if set[f] {
+			return fmt.Errorf("--%s does not apply to --design module (a stream set of hpcc_module events)", f)
+		}
+	}
+	if err := inRange("flow-bits", int64(flowBits), 1, 16); err != nil {
+		return err
+	}
+	if err := inRange("stages", int64(stages), 1, 16); err != nil {
+		return err
+	}
+	if err := inRange("events", int64(events), 1, 1<<20); err != nil {
+		return err
+	}
+	cfg, err := loadHPCCConfig(configFile)
+	if err != nil {
+		return err
+	}
+	opts := cosim.ModuleOptions{FlowBits: flowBits, Events: events, Seed: int64(seed),
+		Kinds: []hpccrtl.StreamKind{hpccrtl.SameFlow, hpccrtl.Interleaved, hpccrtl.Mixed}}
+	opts.Config, opts.Stages = cfg, stages
+	man, err := cosim.WriteModuleSet(env.context(), out, opts)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(env.Stdout, "wrote %d hpcc_module events (%d flows, %d update stages; %d stall cycles predicted back to back) to %s\n",
+		man.Count, 1<<uint(flowBits), stages, man.Module.WantStalls, out)
+	return err
 }

@@ -39,7 +39,10 @@ type Manifest struct {
 	// Capture describes a captured set's source (vectors gen --from-sim);
 	// nil for generated sets, whose level, seed and random count say how
 	// they were made.
-	Capture  *CaptureInfo `json:"capture,omitempty"`
+	Capture *CaptureInfo `json:"capture,omitempty"`
+	// Module describes a stream set (WriteStreamSet): the events of a
+	// stateful module, replayed in order; nil for per-vector sets.
+	Module   *ModuleInfo  `json:"module,omitempty"`
 	Classes  []ClassCount `json:"classes"`  // every class, directed in order, then "random" (captured sets: the capture's class)
 	Coverage Coverage     `json:"coverage"` // of the vectors in this directory
 	Files    []FileHash   `json:"files"`    // every other file of the directory

@@ -53,6 +53,9 @@ func WriteCoverage(w io.Writer, m *Manifest) error {
 			if m.Capture != nil {
 				lvl = "sim"
 			}
+			if m.Module != nil {
+				lvl = "stream"
+			}
 		}
 		if err := t.Append([]string{c.Name, lvl, strconv.FormatInt(c.Count, 10), hits}); err != nil {
 			return err
