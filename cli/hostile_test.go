@@ -117,7 +117,8 @@ func TestHostileCLI(t *testing.T) {
 		{"replay --eta 0", []string{"replay", "--trace", "-", "--eta", "0"}, good, nil, 2, "Eta=0"},
 		{"replay missing trace file", []string{"replay", "--trace", "@nosuch"}, "", nil, 2, "--trace"},
 		// cosim: a flag the run does not use is refused, never ignored.
-		{"cosim --design module --vectors", []string{"cosim", "--design", "module", "--vectors", "@o"}, "", nil, 2, "--vectors: not used by a --design=module run"},
+		{"cosim --design module --vectors, no set", []string{"cosim", "--design", "module", "--vectors", "@o"}, "", nil, 2, "manifest.json: no such file"},
+		{"cosim --design module --vectors --events", []string{"cosim", "--design", "module", "--vectors", "@o", "--events", "5"}, "", nil, 2, "--events: not used by a --design=module run with --vectors"},
 		{"cosim --vectors --count", []string{"cosim", "--vectors", "@o", "--count", "5"}, "", nil, 2, "--count: not used by a --design=update run with --vectors"},
 		{"cosim --design update --events", []string{"cosim", "--events", "5"}, "", nil, 2, "--events: not used by a --design=update run"},
 		{"cosim --rtl without --top", []string{"cosim", "--rtl", "@x.v"}, "", nil, 2, "--top NAME"},
