@@ -126,6 +126,24 @@ func (f Format) String() string {
 	return c + strconv.Itoa(f.W) + "." + strconv.Itoa(f.I)
 }
 
+// MarshalText implements encoding.TextMarshaler: the notation of String
+// ("u32.8"), so a Format reads and writes as a JSON string in config files.
+// It never fails, even for an invalid Format (whose notation ParseFormat then
+// rejects).
+func (f Format) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler: it parses the notation
+// with ParseFormat. An invalid notation is an error naming the text and
+// wrapping ErrFormat, and leaves f unchanged.
+func (f *Format) UnmarshalText(b []byte) error {
+	v, err := ParseFormat(string(b))
+	if err != nil {
+		return err
+	}
+	*f = v
+	return nil
+}
+
 // MinRaw returns the smallest raw integer of f: -2^(W-1) signed, 0 unsigned.
 // ok is false when it does not fit in an int64 (signed W > 64; use
 // MinRawBig) or f is invalid.

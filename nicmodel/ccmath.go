@@ -27,7 +27,7 @@ type ccCore struct {
 }
 
 func newCCCore(model Model, cfg hpcc.Config) (*ccCore, error) {
-	c := &ccCore{model: model, cfg: cfg, fW: cfg.Formats.W.Format, fR: cfg.Formats.Rate.Format}
+	c := &ccCore{model: model, cfg: cfg, fW: cfg.Formats.W, fR: cfg.Formats.Rate}
 	c.wMax, _ = c.fW.MaxRawUint()
 	c.rMax, _ = c.fR.MaxRawUint()
 	d, err := hpcc.NewDatapath(cfg)
@@ -62,7 +62,7 @@ func fromFixed(o hpcc.Output) ccOut {
 }
 
 func (c *ccCore) fromFloat(o hpcc.RefOutput) ccOut {
-	fu := c.cfg.Formats.U.Format
+	fu := c.cfg.Formats.U
 	uMax, _ := fu.MaxRawUint()
 	return ccOut{w: quantize(o.W, c.fW.F(), c.wMax), r: quantize(o.RateBytesPerNs, c.fR.F(), c.rMax),
 		first: o.First, mi: o.MI, updateWc: o.UpdateWc, notify: o.Notify,

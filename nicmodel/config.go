@@ -483,8 +483,8 @@ func (c *Config) schedulerConfig() scheduler.Config {
 	}
 	return scheduler.Config{
 		Flows: c.QPs, ClockHz: c.ClockHz, LineRateBps: c.LineRateBps(), MTU: s.MTU, OverheadBytes: over,
-		RateFormat: scheduler.Format{Format: c.HPCC.Formats.Rate.Format}, RateUnit: scheduler.BytesPerNs,
-		WindowFormat: scheduler.Format{Format: c.HPCC.Formats.W.Format}, GapBits: s.GapBits, GapFracBits: s.GapFracBits,
+		RateFormat: c.HPCC.Formats.Rate, RateUnit: scheduler.BytesPerNs,
+		WindowFormat: c.HPCC.Formats.W, GapBits: s.GapBits, GapFracBits: s.GapFracBits,
 		WindowMode: s.WindowMode, Arbiter: s.Arbiter, Quantum: q, Quanta: append([]uint32(nil), s.Quanta...),
 		BurstBytes: s.BurstBytes, MaxMessages: s.MaxMessages, InitWindowBytes: winit, InitRateBps: c.initRateBps(),
 	}

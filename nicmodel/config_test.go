@@ -46,8 +46,8 @@ func TestLoadHandWritten(t *testing.T) {
 	}
 	s := c.DerivedScheduler()
 	want := scheduler.Config{Flows: 64, ClockHz: 500 * engine.MHz, LineRateBps: 25e9, MTU: 1000, OverheadBytes: 90,
-		RateFormat: scheduler.Format{Format: c.HPCC.Formats.Rate.Format}, RateUnit: scheduler.BytesPerNs,
-		WindowFormat: scheduler.Format{Format: c.HPCC.Formats.W.Format}, GapBits: 32, GapFracBits: 16,
+		RateFormat: c.HPCC.Formats.Rate, RateUnit: scheduler.BytesPerNs,
+		WindowFormat: c.HPCC.Formats.W, GapBits: 32, GapFracBits: 16,
 		Quantum: 1090, Quanta: []uint32{}, MaxMessages: 256, InitWindowBytes: 28125}
 	s.Quanta = []uint32{}
 	if !reflect.DeepEqual(s, want) {

@@ -20,9 +20,9 @@ func benchScheduler(b *testing.B, n int, arb Arbiter, paced bool) (*Scheduler, *
 	cfg.Arbiter = arb
 	cfg.LineRateBps = MaxLineRateBps
 	cfg.InitRateBps = MaxLineRateBps
-	cfg.WindowFormat = Format{fixedpoint.MustFormat("u64.56")}
+	cfg.WindowFormat = fixedpoint.MustFormat("u64.56")
 	cfg.InitWindowBytes = 1 << 55
-	cfg.RateFormat = Format{fixedpoint.MustFormat("u40.16")}
+	cfg.RateFormat = fixedpoint.MustFormat("u40.16")
 	var p Ports
 	p.Doorbells, _ = engine.NewFIFO[Doorbell]("db", n)
 	p.Updates, _ = engine.NewFIFO[Update]("up", n)

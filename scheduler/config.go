@@ -10,23 +10,6 @@ import (
 	"github.com/hpccgold/hpccgold/fixedpoint"
 )
 
-// Format is a fixedpoint.Format that reads and writes its notation ("u32.8")
-// in JSON config files.
-type Format struct{ fixedpoint.Format }
-
-// MarshalText implements encoding.TextMarshaler.
-func (f Format) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (f *Format) UnmarshalText(b []byte) error {
-	v, err := fixedpoint.ParseFormat(string(b))
-	if err != nil {
-		return err
-	}
-	f.Format = v
-	return nil
-}
-
 // RateUnit is the physical unit of the rate R on the update port.
 type RateUnit uint8
 
@@ -177,13 +160,13 @@ type Config struct {
 	// RateFormat is the unsigned fixed-point format of R on the update port
 	// (cc/hpcc Formats.Rate, default u32.8: 8 integer, 24 fraction bits).
 	// W <= 64 and F >= 0.
-	RateFormat Format `json:"rate_format"`
+	RateFormat fixedpoint.Format `json:"rate_format"`
 	// RateUnit is the unit of R (default BytesPerNs, as cc/hpcc).
 	RateUnit RateUnit `json:"rate_unit"`
 	// WindowFormat is the unsigned fixed-point format of W on the update port
 	// (cc/hpcc Formats.W, default u32.24: bytes with 8 fraction bits). The
 	// window test uses floor(W) bytes. W <= 64, F >= 0.
-	WindowFormat Format `json:"window_format"`
+	WindowFormat fixedpoint.Format `json:"window_format"`
 	// GapBits is the width of the per-flow gap-per-byte register G (cycles
 	// per byte, unsigned, GapFracBits fraction bits). Range [1, 64].
 	GapBits int `json:"gap_bits"`
@@ -234,9 +217,9 @@ func DefaultConfig() Config {
 		LineRateBps:     100_000_000_000,
 		MTU:             1000,
 		OverheadBytes:   82,
-		RateFormat:      Format{fixedpoint.MustFormat("u32.8")},
+		RateFormat:      fixedpoint.MustFormat("u32.8"),
 		RateUnit:        BytesPerNs,
-		WindowFormat:    Format{fixedpoint.MustFormat("u32.24")},
+		WindowFormat:    fixedpoint.MustFormat("u32.24"),
 		GapBits:         32,
 		GapFracBits:     16,
 		WindowMode:      WindowStrict,
@@ -274,7 +257,7 @@ func (c *Config) Validate() error {
 	}
 	for _, f := range []struct {
 		name string
-		f    Format
+		f    fixedpoint.Format
 	}{{"RateFormat", c.RateFormat}, {"WindowFormat", c.WindowFormat}} {
 		if err := f.f.Validate(); err != nil {
 			return fmt.Errorf("scheduler: %s=%v: %w", f.name, f.f, err)
@@ -340,7 +323,7 @@ func (c *Config) Validate() error {
 }
 
 // maxIntPart is the largest integer part of an unsigned format: floor(max).
-func maxIntPart(f Format) uint64 {
+func maxIntPart(f fixedpoint.Format) uint64 {
 	m, ok := f.MaxRawUint()
 	if !ok {
 		return math.MaxUint64

@@ -44,11 +44,11 @@ func TestGapPerByte(t *testing.T) {
 		{"3GHz GF=24", func(c *Config) { c.ClockHz = 3 * engine.GHz; c.GapFracBits = 24 }},
 		{"B/cycle u16.8 GF=8 GapBits=16", func(c *Config) {
 			c.RateUnit = BytesPerCycle
-			c.RateFormat = Format{fixedpoint.MustFormat("u16.8")}
+			c.RateFormat = fixedpoint.MustFormat("u16.8")
 			c.GapFracBits, c.GapBits = 8, 16
 		}},
 		{"u48.16 GF=32 GapBits=64", func(c *Config) {
-			c.RateFormat = Format{fixedpoint.MustFormat("u48.16")}
+			c.RateFormat = fixedpoint.MustFormat("u48.16")
 			c.GapFracBits, c.GapBits = 32, 64
 		}},
 	}
@@ -115,7 +115,7 @@ func TestPacingGaps(t *testing.T) {
 	for _, c := range cases {
 		cfg := DefaultConfig()
 		cfg.InitWindowBytes = 1 << 24
-		cfg.WindowFormat = Format{fixedpoint.MustFormat("u40.32")}
+		cfg.WindowFormat = fixedpoint.MustFormat("u40.32")
 		if c.mod != nil {
 			c.mod(&cfg)
 		}
@@ -186,7 +186,7 @@ func TestLineRateLimit(t *testing.T) {
 		cfg := DefaultConfig()
 		cfg.LineRateBps = bps
 		cfg.InitWindowBytes = 1 << 20
-		cfg.WindowFormat = Format{fixedpoint.MustFormat("u40.32")}
+		cfg.WindowFormat = fixedpoint.MustFormat("u40.32")
 		var script []cmd
 		for f := FlowID(0); f < 8; f++ {
 			script = append(script, db(0, f, 50_000))

@@ -133,7 +133,7 @@ func TestRoundRobin(t *testing.T) {
 // a cycle, and DWRR passes over a flow that is not eligible).
 func TestDWRRWeights(t *testing.T) {
 	cfg := windowCfg(1 << 22)
-	cfg.WindowFormat = Format{fixedpoint.MustFormat("u40.32")}
+	cfg.WindowFormat = fixedpoint.MustFormat("u40.32")
 	cfg.Arbiter = DWRR
 	cfg.Flows = 3
 	cfg.Quanta = []uint32{1082, 2164, 3246}
@@ -175,7 +175,7 @@ func TestDWRRWeights(t *testing.T) {
 func TestDWRRByteFairness(t *testing.T) {
 	for _, arb := range []Arbiter{DWRR, RoundRobin} {
 		cfg := windowCfg(1 << 22)
-		cfg.WindowFormat = Format{fixedpoint.MustFormat("u40.32")}
+		cfg.WindowFormat = fixedpoint.MustFormat("u40.32")
 		cfg.Arbiter = arb
 		cfg.Flows = 2
 		script := []cmd{rate(0, 0, rawRate(200)), rate(0, 1, rawRate(200)), db(5, 1, 2_000_000)}
@@ -335,8 +335,8 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.LineRateBps = 0 }, "scheduler: LineRateBps=0: must be in"},
 		{func(c *Config) { c.MTU = 0 }, "scheduler: MTU=0: must be in [1,65536]"},
 		{func(c *Config) { c.OverheadBytes = -1 }, "scheduler: OverheadBytes=-1"},
-		{func(c *Config) { c.RateFormat = Format{fixedpoint.MustFormat("s32.8")} }, "scheduler: RateFormat=s32.8: must be unsigned"},
-		{func(c *Config) { c.WindowFormat = Format{fixedpoint.MustFormat("u70.40")} }, "scheduler: WindowFormat=u70.40: must be unsigned with W <= 64"},
+		{func(c *Config) { c.RateFormat = fixedpoint.MustFormat("s32.8") }, "scheduler: RateFormat=s32.8: must be unsigned"},
+		{func(c *Config) { c.WindowFormat = fixedpoint.MustFormat("u70.40") }, "scheduler: WindowFormat=u70.40: must be unsigned with W <= 64"},
 		{func(c *Config) { c.RateUnit = 7 }, "scheduler: RateUnit=RateUnit(7)"},
 		{func(c *Config) { c.GapBits = 0 }, "scheduler: GapBits=0: must be in [1,64]"},
 		{func(c *Config) { c.GapFracBits = 33 }, "scheduler: GapFracBits=33: must be in [0,32]"},
@@ -350,7 +350,7 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.InitWindowBytes = 1 << 24 }, "scheduler: InitWindowBytes=16777216: must be at most 16777215"},
 		{func(c *Config) { c.InitRateBps = c.LineRateBps + 1 }, "scheduler: InitRateBps=100000000001"},
 		{func(c *Config) { c.LineRateBps = 1; c.GapBits = 20 }, "scheduler: LineRateBps=1: too slow"},
-		{func(c *Config) { c.RateFormat = Format{fixedpoint.MustFormat("u64.0")}; c.ClockHz = 999_999_999 }, "scheduler: RateFormat=u64.0: too wide"},
+		{func(c *Config) { c.RateFormat = fixedpoint.MustFormat("u64.0"); c.ClockHz = 999_999_999 }, "scheduler: RateFormat=u64.0: too wide"},
 	}
 	for _, tt := range tests {
 		c := DefaultConfig()

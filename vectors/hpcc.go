@@ -113,7 +113,7 @@ func NewHPCC(cfg hpcc.Config) (*HPCC, error) {
 	h.ruK = min(cfg.RecipU.TableBits, cfg.Formats.U.W-1)
 	h.rnK = min(cfg.RecipN.TableBits, cfg.FlowCountBits-1)
 	h.uMax = fieldtable.Mask(cfg.Formats.U.W)
-	one, err := fixedpoint.FromInt(cfg.Formats.U.Format, 1, fixedpoint.Sat)
+	one, err := fixedpoint.FromInt(cfg.Formats.U, 1, fixedpoint.Sat)
 	if err != nil {
 		return nil, fmt.Errorf("vectors: hpcc: 1.0 in Formats.U: %w", err)
 	}

@@ -1,6 +1,10 @@
 package hpcc
 
-import "math"
+import (
+	"math"
+
+	"github.com/hpccgold/hpccgold/fixedpoint"
+)
 
 // ErrorBounds are the per-event error bounds of the golden datapath against
 // the float reference when both start from the same state and see the same
@@ -48,7 +52,7 @@ func tableRelBound(t Table) float64 {
 func (d *Datapath) ErrorBounds() ErrorBounds {
 	c := d.cfg
 	fm := c.Formats
-	lsb := func(f Fmt) float64 { return math.Ldexp(1, -f.F()) }
+	lsb := func(f fixedpoint.Format) float64 { return math.Ldexp(1, -f.F()) }
 	var epsKQ, epsKR, epsInvT float64
 	for _, t := range d.tables {
 		switch t.Name {

@@ -61,27 +61,6 @@ func (m *Mode) UnmarshalText(b []byte) error {
 	return err
 }
 
-// Fmt is a fixedpoint.Format that reads and writes its notation ("u32.8")
-// in JSON config files.
-type Fmt struct{ fixedpoint.Format }
-
-// F parses a format notation for use in Go literals; it panics on a bad
-// literal (use only on constants).
-func F(s string) Fmt { return Fmt{fixedpoint.MustFormat(s)} }
-
-// MarshalText implements encoding.TextMarshaler.
-func (f Fmt) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (f *Fmt) UnmarshalText(b []byte) error {
-	v, err := fixedpoint.ParseFormat(string(b))
-	if err != nil {
-		return err
-	}
-	f.Format = v
-	return nil
-}
-
 // Formats are the fixed-point formats of the golden datapath's signals
 // (notation of package fixedpoint: uW.I = unsigned, W bits of which I are
 // integer bits; u32.8 has 8 integer and 24 fraction bits).
@@ -89,16 +68,16 @@ func (f *Fmt) UnmarshalText(b []byte) error {
 // configuration by a documented rule (see Datapath.Signals and
 // docs/datapath.md).
 type Formats struct {
-	U        Fmt `json:"u"`          // U, u' and U_init (normalized inflight, dimensionless); also UMax = U.Max
-	W        Fmt `json:"w"`          // W, Wc, W_ai, W_min, W_max, W_init (bytes)
-	Rate     Fmt `json:"rate"`       // pacing rate R = W/T (bytes per ns)
-	Eta      Fmt `json:"eta"`        // target utilization eta
-	Term     Fmt `json:"term"`       // per-hop qlen/(B*T) and txRate/B terms before saturation into U
-	TxRate   Fmt `json:"tx_rate"`    // per-hop txBytes delta / ts delta (counter units per ns)
-	RecipDts Fmt `json:"recip_dts"`  // output of the 1/dts reciprocal unit (1/ns)
-	RecipU   Fmt `json:"recip_u"`    // output of the 1/U reciprocal unit
-	EtaOverU Fmt `json:"eta_over_u"` // eta * (1/U), the multiplicative factor of line 13
-	RecipN   Fmt `json:"recip_n"`    // output of the 1/N reciprocal unit (receiver, dynamic W_ai)
+	U        fixedpoint.Format `json:"u"`          // U, u' and U_init (normalized inflight, dimensionless); also UMax = U.Max
+	W        fixedpoint.Format `json:"w"`          // W, Wc, W_ai, W_min, W_max, W_init (bytes)
+	Rate     fixedpoint.Format `json:"rate"`       // pacing rate R = W/T (bytes per ns)
+	Eta      fixedpoint.Format `json:"eta"`        // target utilization eta
+	Term     fixedpoint.Format `json:"term"`       // per-hop qlen/(B*T) and txRate/B terms before saturation into U
+	TxRate   fixedpoint.Format `json:"tx_rate"`    // per-hop txBytes delta / ts delta (counter units per ns)
+	RecipDts fixedpoint.Format `json:"recip_dts"`  // output of the 1/dts reciprocal unit (1/ns)
+	RecipU   fixedpoint.Format `json:"recip_u"`    // output of the 1/U reciprocal unit
+	EtaOverU fixedpoint.Format `json:"eta_over_u"` // eta * (1/U), the multiplicative factor of line 13
+	RecipN   fixedpoint.Format `json:"recip_n"`    // output of the 1/N reciprocal unit (receiver, dynamic W_ai)
 }
 
 // RecipParams configures one reciprocal unit (fixedpoint.Reciprocal): a
@@ -235,14 +214,14 @@ func DefaultConfigFor(e telemetry.Encoding) Config {
 		MaxLinkSpeedGbps: 400,
 		MaxQueueBytes:    16 << 20,
 		Formats: Formats{
-			U:        F("u32.8"),
-			W:        F("u32.24"),
-			Rate:     F("u32.8"),
-			Eta:      F("u24.0"),
-			Term:     F("u40.16"),
-			RecipU:   F("u56.24"),
-			EtaOverU: F("u56.24"),
-			RecipN:   F("u32.1"),
+			U:        fixedpoint.MustFormat("u32.8"),
+			W:        fixedpoint.MustFormat("u32.24"),
+			Rate:     fixedpoint.MustFormat("u32.8"),
+			Eta:      fixedpoint.MustFormat("u24.0"),
+			Term:     fixedpoint.MustFormat("u40.16"),
+			RecipU:   fixedpoint.MustFormat("u56.24"),
+			EtaOverU: fixedpoint.MustFormat("u56.24"),
+			RecipN:   fixedpoint.MustFormat("u32.1"),
 		},
 		TableEntryBits: 32,
 		RecipDts:       RecipParams{TableBits: 10, EntryBits: 20, NRSteps: 1},
@@ -253,14 +232,14 @@ func DefaultConfigFor(e telemetry.Encoding) Config {
 	if e == telemetry.Compact {
 		// txBytes wraps every 2^27 bytes: 2.68 ms at 400 Gbps.
 		c.MaxDeltaTsNs = 1<<21 - 1
-		c.Formats.TxRate = F("u52.20")
-		c.Formats.RecipDts = F("u46.1")
+		c.Formats.TxRate = fixedpoint.MustFormat("u52.20")
+		c.Formats.RecipDts = fixedpoint.MustFormat("u46.1")
 	} else {
 		// txBytes wraps every 2^32 bytes: 85.9 ms at 400 Gbps.
 		c.MaxDeltaTsNs = 1<<26 - 1
 		c.TrackHopIdentity = true
-		c.Formats.TxRate = F("u52.20")
-		c.Formats.RecipDts = F("u51.1")
+		c.Formats.TxRate = fixedpoint.MustFormat("u52.20")
+		c.Formats.RecipDts = fixedpoint.MustFormat("u51.1")
 	}
 	return c
 }
@@ -441,7 +420,7 @@ func (c Config) Validate() error {
 	}
 	fs := []struct {
 		name string
-		f    Fmt
+		f    fixedpoint.Format
 	}{
 		{"Formats.U", c.Formats.U}, {"Formats.W", c.Formats.W}, {"Formats.Rate", c.Formats.Rate},
 		{"Formats.Eta", c.Formats.Eta}, {"Formats.Term", c.Formats.Term}, {"Formats.TxRate", c.Formats.TxRate},

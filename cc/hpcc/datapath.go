@@ -184,8 +184,8 @@ func NewDatapath(cfg Config) (*Datapath, error) {
 	d.incMask = uint8(mask64(cfg.IncStageBits()))
 
 	fm := cfg.Formats
-	d.fU, d.fW, d.fRate, d.fEta = fm.U.Format, fm.W.Format, fm.Rate.Format, fm.Eta.Format
-	d.fTerm, d.fTx, d.fRD, d.fRU, d.fEoU, d.fRN = fm.Term.Format, fm.TxRate.Format, fm.RecipDts.Format, fm.RecipU.Format, fm.EtaOverU.Format, fm.RecipN.Format
+	d.fU, d.fW, d.fRate, d.fEta = fm.U, fm.W, fm.Rate, fm.Eta
+	d.fTerm, d.fTx, d.fRD, d.fRU, d.fEoU, d.fRN = fm.Term, fm.TxRate, fm.RecipDts, fm.RecipU, fm.EtaOverU, fm.RecipN
 	var err error
 	mk := func(w, i int) fixedpoint.Format {
 		f, e2 := fixedpoint.NewFormat(w, i, false)

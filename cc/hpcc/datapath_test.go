@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpccgold/hpccgold/fixedpoint"
 	"github.com/hpccgold/hpccgold/telemetry"
 )
 
@@ -203,11 +204,11 @@ func TestConfigValidateErrors(t *testing.T) {
 		{func(c *Config) { c.MaxDeltaTsNs = 1 << 30 }, "MaxDeltaTsNs=1073741824"},
 		{func(c *Config) { c.MaxLinkSpeedGbps = 30 }, "MaxLinkSpeedGbps=30"},
 		{func(c *Config) { c.DynamicWAI = true }, "DynamicWAI=true"},
-		{func(c *Config) { c.Formats.U = F("s32.8") }, "Formats.U"},
-		{func(c *Config) { c.Formats.Rate = F("u8.4") }, "signal rate"},
+		{func(c *Config) { c.Formats.U = fixedpoint.MustFormat("s32.8") }, "Formats.U"},
+		{func(c *Config) { c.Formats.Rate = fixedpoint.MustFormat("u8.4") }, "signal rate"},
 		{func(c *Config) { c.WMaxBytes = 1 << 25; c.WInitBytes = 1 << 20 }, "w_max"},
 		{func(c *Config) { c.RecipU.NRSteps = 4 }, "RecipU.NRSteps=4"},
-		{func(c *Config) { c.Formats.RecipDts = F("u30.1") }, "signal recip_dts"},
+		{func(c *Config) { c.Formats.RecipDts = fixedpoint.MustFormat("u30.1") }, "signal recip_dts"},
 	}
 	for _, cs := range cases {
 		c := DefaultConfig()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpccgold/hpccgold/fixedpoint"
 	"github.com/hpccgold/hpccgold/telemetry"
 )
 
@@ -19,9 +20,12 @@ import (
 func digestConfigs(t *testing.T) []namedConfig {
 	cs := testConfigs()
 	for ci, mod := range []func(*Config){
-		func(c *Config) { c.Formats.Eta = F("u28.0") },
-		func(c *Config) { c.Formats.U = F("u36.8"); c.Formats.Eta = F("u20.0") },
-		func(c *Config) { c.Formats.Term = F("u48.28"); c.TableEntryBits = 48 },
+		func(c *Config) { c.Formats.Eta = fixedpoint.MustFormat("u28.0") },
+		func(c *Config) {
+			c.Formats.U = fixedpoint.MustFormat("u36.8")
+			c.Formats.Eta = fixedpoint.MustFormat("u20.0")
+		},
+		func(c *Config) { c.Formats.Term = fixedpoint.MustFormat("u48.28"); c.TableEntryBits = 48 },
 		func(c *Config) { c.RecipDts.EntryBits = 40; c.RecipU.EntryBits = 40; c.Mode = Receiver },
 		func(c *Config) { c.RecipDts.NRSteps = 2; c.RecipU.NRSteps = 2 },
 	} {

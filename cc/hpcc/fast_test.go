@@ -110,9 +110,12 @@ func TestFastMatchesSpecFormats(t *testing.T) {
 		n = 1500
 	}
 	for ci, mod := range []func(*Config){
-		func(c *Config) { c.Formats.Eta = F("u28.0") },
-		func(c *Config) { c.Formats.U = F("u36.8"); c.Formats.Eta = F("u20.0") },
-		func(c *Config) { c.Formats.Term = F("u48.28"); c.TableEntryBits = 48 },
+		func(c *Config) { c.Formats.Eta = fixedpoint.MustFormat("u28.0") },
+		func(c *Config) {
+			c.Formats.U = fixedpoint.MustFormat("u36.8")
+			c.Formats.Eta = fixedpoint.MustFormat("u20.0")
+		},
+		func(c *Config) { c.Formats.Term = fixedpoint.MustFormat("u48.28"); c.TableEntryBits = 48 },
 		func(c *Config) { c.RecipDts.EntryBits = 40; c.RecipU.EntryBits = 40; c.Mode = Receiver },
 		func(c *Config) { c.RecipDts.NRSteps = 2; c.RecipU.NRSteps = 2 },
 	} {
@@ -151,7 +154,7 @@ func TestFastMatchesSpecFormats(t *testing.T) {
 func TestUEtaThreshold(t *testing.T) {
 	for _, fm := range [][2]string{{"u32.8", "u24.0"}, {"u32.8", "u28.0"}, {"u36.8", "u20.0"}, {"u32.8", "u31.0"}} {
 		c := DefaultConfigFor(telemetry.IFA)
-		c.Formats.U, c.Formats.Eta = F(fm[0]), F(fm[1])
+		c.Formats.U, c.Formats.Eta = fixedpoint.MustFormat(fm[0]), fixedpoint.MustFormat(fm[1])
 		d := mustDP(t, c)
 		th := d.fast.uEta
 		for u := th - min(th, 3); u <= th+3; u++ {

@@ -51,7 +51,7 @@ func (d *Datapath) TablesMarkdown() string {
 			if t.Reals[i].Sign() == 0 && e == 0 {
 				continue
 			}
-			fmt.Fprintf(&b, "| %d | %0*x | %.10g | %s |\n", i, (t.Format.W+3)/4, e, Real(Fmt{t.Format}, e), t.Reals[i].FloatString(10))
+			fmt.Fprintf(&b, "| %d | %0*x | %.10g | %s |\n", i, (t.Format.W+3)/4, e, Real(t.Format, e), t.Reals[i].FloatString(10))
 		}
 		if len(t.Entries) > 1 {
 			b.WriteString("\nIndices not listed (reserved codes, codes above MaxLinkSpeedGbps) hold 0 and make the hop invalid.\n")

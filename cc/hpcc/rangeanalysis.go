@@ -41,8 +41,8 @@ func (r RangeReport) String() string {
 	return b.String()
 }
 
-func fmax(f Fmt) float64 { return f.Max().Float64() }
-func flsb(f Fmt) float64 { return math.Ldexp(1, -f.F()) }
+func fmax(f fixedpoint.Format) float64 { return f.Max().Float64() }
+func flsb(f fixedpoint.Format) float64 { return math.Ldexp(1, -f.F()) }
 
 // RangeAnalysis proves, for the configured bounds (MaxLinkSpeedGbps and the
 // slowest defined speed, T, MaxQueueBytes, MaxDeltaTsNs, the wire widths,
@@ -53,7 +53,7 @@ func flsb(f Fmt) float64 { return math.Ldexp(1, -f.F()) }
 // report (Validate fails on any Overflow or Underflow row).
 func (c Config) RangeAnalysis() (RangeReport, error) {
 	var rep RangeReport
-	add := func(sig string, f Fmt, worst float64, st RangeStatus, note string) {
+	add := func(sig string, f fixedpoint.Format, worst float64, st RangeStatus, note string) {
 		rep.Rows = append(rep.Rows, RangeRow{Signal: sig, Format: f.String(), WorstCase: worst, FormatMax: fmax(f), Status: st, Note: note})
 	}
 	// verdict: fits if worst <= max; else SatByDesign if harmless, else Overflow.
@@ -132,7 +132,7 @@ func (c Config) RangeAnalysis() (RangeReport, error) {
 
 	// EWMA: tau <= T, result is a convex combination of U and u, both <= UMax.
 	add("u_next", fm.U, uMax, Fits, "convex combination of U and u (both <= UMax)")
-	tauF := Fmt{fixedpoint.Format{W: c.TauBits(), I: c.TauBits()}}
+	tauF := fixedpoint.Format{W: c.TauBits(), I: c.TauBits()}
 	add("tau", tauF, t, verdict(t, fmax(tauF), false), "tau = min(dts, T) <= T")
 
 	// 1/U: U >= LSB gives 1/U <= 2^F(U). Saturation is harmless if the

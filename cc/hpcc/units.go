@@ -88,7 +88,7 @@ func (d *Datapath) Constants() []Constant {
 
 // Real converts a raw datapath value of format f to float64 (display and
 // comparison only).
-func Real(f Fmt, raw uint64) float64 { return math.Ldexp(float64(raw), -f.F()) }
+func Real(f fixedpoint.Format, raw uint64) float64 { return math.Ldexp(float64(raw), -f.F()) }
 
 // WBytes returns a raw W or Wc register in bytes.
 func (d *Datapath) WBytes(raw uint64) float64 { return Real(d.cfg.Formats.W, raw) }

@@ -12,27 +12,6 @@ import (
 	"github.com/hpccgold/hpccgold/internal/strictjson"
 )
 
-// Fmt is a fixedpoint.Format that reads and writes its notation ("u32.12")
-// in JSON config files.
-type Fmt struct{ fixedpoint.Format }
-
-// F parses a format notation for use in Go literals; it panics on a bad
-// literal (use only on constants).
-func F(s string) Fmt { return Fmt{fixedpoint.MustFormat(s)} }
-
-// MarshalText implements encoding.TextMarshaler.
-func (f Fmt) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (f *Fmt) UnmarshalText(b []byte) error {
-	v, err := fixedpoint.ParseFormat(string(b))
-	if err != nil {
-		return err
-	}
-	f.Format = v
-	return nil
-}
-
 // Formats are the fixed-point formats of the golden datapath's registers
 // and constants (notation of package fixedpoint: uW.I is unsigned, W bits of
 // which I are integer bits). Every other signal's format is derived from
@@ -40,13 +19,13 @@ func (f *Fmt) UnmarshalText(b []byte) error {
 type Formats struct {
 	// Cw is the congestion window register, packets: cw, CwMax, IW, the
 	// increment n*alpha/cw and every window candidate.
-	Cw Fmt `json:"cw"`
+	Cw fixedpoint.Format `json:"cw"`
 	// Param holds the constants alpha, beta, gamma and eta (packets, or
 	// dimensionless for eta). Its fraction bits must not exceed Cw's, so
 	// that n*beta and n*gamma add to cw exactly.
-	Param Fmt `json:"param"`
+	Param fixedpoint.Format `json:"param"`
 	// RecipCw is the output of the 1/cw reciprocal unit (1/packets).
-	RecipCw Fmt `json:"recip_cw"`
+	RecipCw fixedpoint.Format `json:"recip_cw"`
 }
 
 // RecipParams configures the 1/cw reciprocal unit (fixedpoint.Reciprocal):
@@ -147,9 +126,9 @@ func DefaultConfig() Config {
 		AckPktsBits:    8,
 		DelayedAckPkts: 1,
 		Formats: Formats{
-			Cw:      F("u32.12"),
-			Param:   F("u16.4"),
-			RecipCw: F("u32.5"),
+			Cw:      fixedpoint.MustFormat("u32.12"),
+			Param:   fixedpoint.MustFormat("u16.4"),
+			RecipCw: fixedpoint.MustFormat("u32.5"),
 		},
 		RecipCw: RecipParams{TableBits: 10, EntryBits: 20, NRSteps: 1},
 	}
@@ -247,7 +226,7 @@ func (c Config) Validate() error {
 	}
 	for _, f := range []struct {
 		name string
-		f    Fmt
+		f    fixedpoint.Format
 	}{{"Formats.Cw", c.Formats.Cw}, {"Formats.Param", c.Formats.Param}, {"Formats.RecipCw", c.Formats.RecipCw}} {
 		if err := f.f.Validate(); err != nil {
 			return fmt.Errorf("ldcp: %s=%q: %w", f.name, f.f.String(), err)

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hpccgold/hpccgold/fixedpoint"
 )
 
 // TestDefaultConfig: the defaults are the draft's values (eta = 1/2) and
@@ -60,16 +62,19 @@ func TestValidateErrors(t *testing.T) {
 		{"ack bits", func(c *Config) { c.AckPktsBits = 0 }, "AckPktsBits=0"},
 		{"delayed ack zero", func(c *Config) { c.DelayedAckPkts = 0 }, "DelayedAckPkts=0"},
 		{"delayed ack above n", func(c *Config) { c.DelayedAckPkts = 256 }, "DelayedAckPkts=256"},
-		{"signed cw", func(c *Config) { c.Formats.Cw = F("s32.12") }, "Formats.Cw=s32.12: must be unsigned"},
-		{"param finer than cw", func(c *Config) { c.Formats.Param = F("u30.2") }, "Formats.Param=u30.2"},
-		{"cw without integer bit", func(c *Config) { c.Formats.Cw = F("u32.0") }, "Formats.Cw=u32.0"},
+		{"signed cw", func(c *Config) { c.Formats.Cw = fixedpoint.MustFormat("s32.12") }, "Formats.Cw=s32.12: must be unsigned"},
+		{"param finer than cw", func(c *Config) { c.Formats.Param = fixedpoint.MustFormat("u30.2") }, "Formats.Param=u30.2"},
+		{"cw without integer bit", func(c *Config) { c.Formats.Cw = fixedpoint.MustFormat("u32.0") }, "Formats.Cw=u32.0"},
 		{"recip table", func(c *Config) { c.RecipCw.TableBits = 0 }, "RecipCw.TableBits=0"},
 		{"recip nr", func(c *Config) { c.RecipCw.NRSteps = 4 }, "RecipCw.NRSteps=4"},
 		{"cw max overflows cw", func(c *Config) { c.IWPkts = 5000; c.CwMaxPkts = 10000 }, "signal cw_max (u32.12) can reach 10000"},
 		{"gamma rounds to zero", func(c *Config) { c.Gamma = 1e-6 }, "signal gamma (u16.4): gamma=1e-06 rounds to 0"},
-		{"recip too narrow for 1/gamma", func(c *Config) { c.Formats.RecipCw = F("u32.2") }, "signal recip_cw (u32.2) can reach 8"},
+		{"recip too narrow for 1/gamma", func(c *Config) { c.Formats.RecipCw = fixedpoint.MustFormat("u32.2") }, "signal recip_cw (u32.2) can reach 8"},
 		{"interval beyond half the time wrap", func(c *Config) { c.TimeBits = 16 }, "signal interval (u16.16)"},
-		{"increment underflows", func(c *Config) { c.Formats.Cw = F("u16.12"); c.Formats.Param = F("u8.4") }, "signal cw_ai (u16.12): the smallest increment"},
+		{"increment underflows", func(c *Config) {
+			c.Formats.Cw = fixedpoint.MustFormat("u16.12")
+			c.Formats.Param = fixedpoint.MustFormat("u8.4")
+		}, "signal cw_ai (u16.12): the smallest increment"},
 	}
 	for _, tc := range cases {
 		c := DefaultConfig()
@@ -99,7 +104,7 @@ func TestLoadConfig(t *testing.T) {
 		t.Fatalf("round trip: %v %+v", err, c)
 	}
 	c, err = LoadConfig(strings.NewReader(`{"gamma": 0.0625, "formats": {"cw": "u32.12", "param": "u16.4", "recip_cw": "u32.6"}}`))
-	if err != nil || c.Gamma != 0.0625 || c.Alpha != 1 || c.Formats.RecipCw != F("u32.6") {
+	if err != nil || c.Gamma != 0.0625 || c.Alpha != 1 || c.Formats.RecipCw != fixedpoint.MustFormat("u32.6") {
 		t.Errorf("override: %v %+v", err, c)
 	}
 	for _, tc := range []struct{ in, want string }{

@@ -137,9 +137,9 @@ func NewDatapath(cfg Config) (*Datapath, error) {
 		timeMask: mask64(cfg.TimeBits),
 		nMax:     cfg.NMax(),
 		half:     uint32(1) << uint(cfg.SeqBits-1),
-		fCw:      cfg.Formats.Cw.Format,
-		fParam:   cfg.Formats.Param.Format,
-		fRecip:   cfg.Formats.RecipCw.Format,
+		fCw:      cfg.Formats.Cw,
+		fParam:   cfg.Formats.Param,
+		fRecip:   cfg.Formats.RecipCw,
 	}
 	var err error
 	mk := func(w, i int) fixedpoint.Format {

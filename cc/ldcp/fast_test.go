@@ -15,7 +15,7 @@ func TestRawRecipMatchesUnit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	cfgs := testConfigs()
 	small := DefaultConfig()
-	small.Formats.Cw, small.Formats.Param, small.Formats.RecipCw = F("u16.5"), F("u8.4"), F("u17.4")
+	small.Formats.Cw, small.Formats.Param, small.Formats.RecipCw = fixedpoint.MustFormat("u16.5"), fixedpoint.MustFormat("u8.4"), fixedpoint.MustFormat("u17.4")
 	small.CwMaxPkts, small.IWPkts = 8, 4
 	small.RecipCw = RecipParams{TableBits: 6, EntryBits: 10, NRSteps: 2}
 	cfgs = append(cfgs, namedConfig{small, "small"})
@@ -115,7 +115,7 @@ func TestFastMatchesSpec(t *testing.T) {
 // constants and random ones, for n up to NMax and both ECE values.
 func TestFastMatchesSpecWide(t *testing.T) {
 	c := DefaultConfig()
-	c.AckPktsBits, c.Formats.Param = 16, F("u24.4")
+	c.AckPktsBits, c.Formats.Param = 16, fixedpoint.MustFormat("u24.4")
 	d := mustDP(t, c)
 	if d.fast.incNarrow {
 		t.Fatalf("AckPktsBits + W(Param) + W(RecipCw) = %d: want the wide path", c.AckPktsBits+c.Formats.Param.W+c.Formats.RecipCw.W)

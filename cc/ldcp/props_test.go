@@ -10,6 +10,8 @@ import (
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
 	"github.com/leanovate/gopter/prop"
+
+	"github.com/hpccgold/hpccgold/fixedpoint"
 )
 
 func params(n int) *gopter.TestParameters {
@@ -35,7 +37,7 @@ func testConfigs() []namedConfig {
 	def := DefaultConfig()
 	narrow := DefaultConfig()
 	narrow.AckPktsBits, narrow.Gamma, narrow.Beta = 4, 1.0/16, 1
-	narrow.Formats.Cw, narrow.Formats.Param, narrow.Formats.RecipCw = F("u24.8"), F("u12.4"), F("u24.5")
+	narrow.Formats.Cw, narrow.Formats.Param, narrow.Formats.RecipCw = fixedpoint.MustFormat("u24.8"), fixedpoint.MustFormat("u12.4"), fixedpoint.MustFormat("u24.5")
 	narrow.RecipCw = RecipParams{TableBits: 8, EntryBits: 12, NRSteps: 0}
 	odd := DefaultConfig()
 	odd.Alpha, odd.Beta, odd.Gamma, odd.Eta, odd.CwMaxPkts = 0.3, 0.7, 0.2, 0.6, 100.3

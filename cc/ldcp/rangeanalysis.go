@@ -47,10 +47,10 @@ func quantized(f fixedpoint.Format, x float64) float64 {
 // recipUnit builds the 1/cw unit of a configuration (also used by
 // RangeAnalysis and ErrorBounds, before a Datapath exists).
 func (c Config) recipUnit() (*fixedpoint.Reciprocal, error) {
-	fc := c.Formats.Cw.Format
+	fc := c.Formats.Cw
 	return fixedpoint.NewReciprocal(fixedpoint.ReciprocalConfig{
 		In: fc, TableBits: min(c.RecipCw.TableBits, fc.W-1), Entry: fixedpoint.Format{W: c.RecipCw.EntryBits, I: 0},
-		NRSteps: c.RecipCw.NRSteps, Out: c.Formats.RecipCw.Format, Q: fixedpoint.Rnd, O: fixedpoint.Sat,
+		NRSteps: c.RecipCw.NRSteps, Out: c.Formats.RecipCw, Q: fixedpoint.Rnd, O: fixedpoint.Sat,
 	})
 }
 
@@ -74,7 +74,7 @@ func (c Config) RangeAnalysis() RangeReport {
 		}
 		return Overflow
 	}
-	fc, fp, fr := c.Formats.Cw.Format, c.Formats.Param.Format, c.Formats.RecipCw.Format
+	fc, fp, fr := c.Formats.Cw, c.Formats.Param, c.Formats.RecipCw
 	nMax := float64(c.NMax())
 
 	// Constants.

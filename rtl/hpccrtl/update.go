@@ -47,8 +47,8 @@ func newBuilder(d *hpcc.Datapath, m *rtl.Module) (*builder, error) {
 	c := d.Config()
 	fm := c.Formats
 	b := &builder{m: m, d: d, cfg: c, e: c.Encoding,
-		fU: fm.U.Format, fW: fm.W.Format, fRate: fm.Rate.Format, fEta: fm.Eta.Format, fTerm: fm.Term.Format,
-		fTx: fm.TxRate.Format, fEoU: fm.EtaOverU.Format,
+		fU: fm.U, fW: fm.W, fRate: fm.Rate, fEta: fm.Eta, fTerm: fm.Term,
+		fTx: fm.TxRate, fEoU: fm.EtaOverU,
 		fDts: ufmt(c.DtsInBits()), fDB: ufmt(c.Encoding.TxBytesBits()), fQ: ufmt(c.Encoding.QlenBits()),
 		fTau: ufmt(c.TauBits()), fN: ufmt(c.FlowCountBits),
 		konst: map[string]fixedpoint.Value{}, tables: map[string]hpcc.Table{}, units: map[string]hpcc.RecipUnit{},

@@ -100,7 +100,7 @@ func buildComb(d *ldcp.Datapath) (*rtl.Module, error) {
 		wrap = fixedpoint.Wrap
 	)
 	sb, tb, nb := c.SeqBits, c.TimeBits, c.AckPktsBits
-	fCw := c.Formats.Cw.Format
+	fCw := c.Formats.Cw
 	fSeq, fN, fIv := ufmt(sb), ufmt(nb), ufmt(tb)
 	cst := func(w int, v uint64) *rtl.Node { return m.Const(w, false, v) }
 

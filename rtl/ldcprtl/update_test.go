@@ -8,6 +8,7 @@ import (
 	"github.com/hpccgold/hpccgold/cc/ldcp"
 	"github.com/hpccgold/hpccgold/cc/ldcp/ldcpvec"
 	"github.com/hpccgold/hpccgold/fieldtable"
+	"github.com/hpccgold/hpccgold/fixedpoint"
 	"github.com/hpccgold/hpccgold/rtl"
 	"github.com/hpccgold/hpccgold/vectors"
 	"github.com/hpccgold/hpccgold/verilog"
@@ -22,7 +23,7 @@ import (
 func testConfigs() map[string]ldcp.Config {
 	narrow := ldcp.DefaultConfig()
 	narrow.AckPktsBits, narrow.Gamma = 4, 1.0/16
-	narrow.Formats.Cw, narrow.Formats.Param, narrow.Formats.RecipCw = ldcp.F("u24.8"), ldcp.F("u12.4"), ldcp.F("u24.5")
+	narrow.Formats.Cw, narrow.Formats.Param, narrow.Formats.RecipCw = fixedpoint.MustFormat("u24.8"), fixedpoint.MustFormat("u12.4"), fixedpoint.MustFormat("u24.5")
 	narrow.RecipCw = ldcp.RecipParams{TableBits: 8, EntryBits: 12, NRSteps: 0}
 	odd := ldcp.DefaultConfig()
 	odd.Alpha, odd.Beta, odd.Gamma, odd.Eta, odd.CwMaxPkts = 0.3, 0.7, 0.2, 0.6, 100.3

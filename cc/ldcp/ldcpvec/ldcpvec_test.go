@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/hpccgold/hpccgold/cc/ldcp"
+	"github.com/hpccgold/hpccgold/fixedpoint"
 	"github.com/hpccgold/hpccgold/vectors"
 )
 
 func configs() map[string]ldcp.Config {
 	narrow := ldcp.DefaultConfig()
 	narrow.AckPktsBits, narrow.Gamma = 4, 1.0/16
-	narrow.Formats.Cw, narrow.Formats.Param, narrow.Formats.RecipCw = ldcp.F("u24.8"), ldcp.F("u12.4"), ldcp.F("u24.5")
+	narrow.Formats.Cw, narrow.Formats.Param, narrow.Formats.RecipCw = fixedpoint.MustFormat("u24.8"), fixedpoint.MustFormat("u12.4"), fixedpoint.MustFormat("u24.5")
 	narrow.RecipCw = ldcp.RecipParams{TableBits: 8, EntryBits: 12, NRSteps: 0}
 	return map[string]ldcp.Config{"default": ldcp.DefaultConfig(), "narrow": narrow}
 }
