@@ -66,7 +66,8 @@ func EmitHPCC(dir string, cfg hpcc.Config, stages, flowBits int) (*Emitted, erro
 // emitBench writes b's modules and testbench (verilog.Emit) and its field
 // layouts as Verilog includes (<module>_in.vh, _out.vh), JSON (_in.json,
 // _out.json), a SystemVerilog package of packed structs and enums
-// (<module>_pkg.sv) and Verilog-2005 pack/unpack modules (<module>_bus.v)
+// (<module>_pkg.sv), Verilog-2005 pack/unpack modules (<module>_bus.v) and
+// the module's named port connections for an instance (<module>_connect.vh)
 // into dir, atomically, appending the names of the files written to *files
 // (each name once).
 func emitBench(dir string, b verilog.Bench, enums []fieldtable.Enum, files *[]string) error {
@@ -97,6 +98,7 @@ func emitBench(dir string, b verilog.Bench, enums []fieldtable.Enum, files *[]st
 			return verilog.Package(b.DUT.Name, []fieldtable.Table{b.In, b.Out}, enums), nil
 		}},
 		{"_bus.v", func() ([]byte, error) { return verilog.BusModules(b.DUT.Name, []fieldtable.Table{b.In, b.Out}), nil }},
+		{"_connect.vh", func() ([]byte, error) { return verilog.PortConnections(b.DUT), nil }},
 	} {
 		data, err := t.data()
 		if err != nil {
