@@ -73,6 +73,26 @@ func workloadBase(cdf string, load float64, arrivalNs uint64) Config {
 	return c
 }
 
+// fatTreeBase is the HPCC paper's main evaluation (Li et al., SIGCOMM
+// 2019, section 5.1; the authors' simulator's mix/fat.txt): a three-tier
+// fat tree of 320 hosts (5 pods of 4 ToRs and 4 aggregation switches, 16
+// hosts per ToR, 16 cores), 100 Gbps host links, 400 Gbps fabric links,
+// 1 us per link, ECMP by flow hash, compact INT; random flows from a CDF
+// arriving for arrivalNs at the given load (the authors' traffic_gen.py
+// model), run until every flow completes. T is derived from the longest
+// path (6 links).
+func fatTreeBase(cdf string, load float64, arrivalNs uint64) Config {
+	c := paperBase(2)
+	c.Topology = network.Topology{Kind: network.KindFatTree, Pods: 5, TorsPerPod: 4, AggsPerPod: 4, HostsPerTor: 16, CoresPerAgg: 4,
+		HostLink: network.LinkSpec{Gbps: 100, DelayNs: 1000}, FabricLink: network.LinkSpec{Gbps: 400, DelayNs: 1000}}
+	c.Traffic = network.Traffic{Random: &network.RandomLoad{CDF: cdf, Load: load, DurationNs: arrivalNs, Seed: 1,
+		MaxFlows: maxFlowCount}}
+	c.Run.SampleNs = 10_000
+	c.Run.FlowSeriesMax = 0
+	c.Run.LimitNs = 200_000_000
+	return c
+}
+
 func incastSenders(n int) []int {
 	s := make([]int, n)
 	for i := range s {
@@ -175,6 +195,18 @@ func builtins() []builtin {
 		}},
 		{"hadoop-50", "Hadoop flow sizes at 50% load, 32 hosts on a 100/400 Gbps leaf-spine, 1 ms of arrivals", func() Config {
 			return workloadBase("hadoop", 0.5, 1_000_000)
+		}},
+		{"fattree-websearch-30", "HPCC paper main evaluation: WebSearch flow sizes at 30% load, 320-host fat tree (100/400 Gbps), 10 ms of arrivals", func() Config {
+			return fatTreeBase("websearch", 0.3, 10_000_000)
+		}},
+		{"fattree-websearch-50", "HPCC paper main evaluation: WebSearch flow sizes at 50% load, 320-host fat tree (100/400 Gbps), 10 ms of arrivals", func() Config {
+			return fatTreeBase("websearch", 0.5, 10_000_000)
+		}},
+		{"fattree-hadoop-30", "HPCC paper main evaluation: Hadoop flow sizes at 30% load, 320-host fat tree (100/400 Gbps), 10 ms of arrivals", func() Config {
+			return fatTreeBase("hadoop", 0.3, 10_000_000)
+		}},
+		{"fattree-hadoop-50", "HPCC paper main evaluation: Hadoop flow sizes at 50% load, 320-host fat tree (100/400 Gbps), 10 ms of arrivals", func() Config {
+			return fatTreeBase("hadoop", 0.5, 10_000_000)
 		}},
 	}
 }

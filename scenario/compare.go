@@ -31,8 +31,11 @@ type CompareOptions struct {
 	// (hpcc, hpcc-rx, ldcp, dcqcn).
 	CCs []nicmodel.CCMode
 	// Progress, if set, is called during each run (Options.Progress) with
-	// the congestion control running.
+	// the congestion control running; calls are serialized.
 	Progress func(cc nicmodel.CCMode, p Progress)
+	// Workers is the number of runs at a time (RunParallel; 0: every
+	// core, 1: one after another). The results do not depend on it.
+	Workers int
 	// NoSkip is Options.NoSkip for every run.
 	NoSkip bool
 }
@@ -53,23 +56,25 @@ func Compare(ctx context.Context, c Config, o CompareOptions) (*Comparison, erro
 		ccs = CCs
 	}
 	cmp := &Comparison{Config: c}
-	for _, cc := range ccs {
+	cfgs := make([]Config, len(ccs))
+	for i, cc := range ccs {
 		rc := c
 		rc.Traffic = cloneTraffic(c.Traffic)
 		rc.CC = cc
 		if err := rc.Validate(); err != nil {
 			return nil, err
 		}
-		opts := Options{NoSkip: o.NoSkip}
-		if o.Progress != nil {
-			opts.Progress = func(p Progress) { o.Progress(cc, p) }
-		}
-		r, err := Run(ctx, rc, opts)
-		if err != nil {
-			return nil, fmt.Errorf("scenario: cc=%s: %w", cc, err)
-		}
-		cmp.Results = append(cmp.Results, r)
+		cfgs[i] = rc
 	}
+	po := ParallelOptions{Workers: o.Workers, Options: Options{NoSkip: o.NoSkip}}
+	if o.Progress != nil {
+		po.OnProgress = func(i int, p Progress) { o.Progress(ccs[i], p) }
+	}
+	rs, err := RunParallel(ctx, cfgs, po)
+	if err != nil {
+		return nil, err
+	}
+	cmp.Results = rs
 	if len(cmp.Results) > 0 {
 		cmp.Config.CC = cmp.Results[0].Config.CC
 	}

@@ -68,9 +68,14 @@ func parse(f []byte) (h hdr, ok bool) {
 // flowHash is the ECMP hash of a frame's 5-tuple (IPv4 source and
 // destination, protocol UDP, source and destination port): 32-bit FNV-1a
 // over those 13 bytes in network order, starting from the FNV offset basis
-// XOR salt (each switch has its own salt, so that consecutive switches do
-// not make correlated choices). RoCEv2 puts per-QP entropy in the UDP
-// source port (IBTA Annex A17.2.2), so all packets of a flow take one path.
+// XOR salt (each switch has its own salt), then the MurmurHash3 32-bit
+// finalizer (fmix32). FNV-1a alone is not enough: its low bits depend
+// only on the low bits of the salt and the bytes, so two tiers that both
+// take the hash modulo a power of two made correlated choices (ECMP
+// polarization: on the HPCC paper's fat tree, flows across pods reached
+// only 12 of the 16 cores); the finalizer makes every output bit depend
+// on every input bit. RoCEv2 puts per-QP entropy in the UDP source port
+// (IBTA Annex A17.2.2), so all packets of a flow take one path.
 func flowHash(salt uint32, src, dst uint32, sport, dport uint16) uint32 {
 	const prime = 16777619
 	h := uint32(2166136261) ^ salt
@@ -84,5 +89,9 @@ func flowHash(salt uint32, src, dst uint32, sport, dport uint16) uint32 {
 		h ^= uint32(c)
 		h *= prime
 	}
-	return h
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	h *= 0xc2b2ae35
+	return h ^ h>>16
 }
