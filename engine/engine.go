@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"math/bits"
+
+	"github.com/hpccgold/hpccgold/queue"
 )
 
 // Component is a cycle-stepped block of a model. It owns its state and talks
@@ -115,7 +117,7 @@ type Engine struct {
 	// armed[id] is the cycle of the latest timer armed from NextWake, Never
 	// when it fired or none is armed.
 	armed  []Cycle
-	timers timerHeap
+	timers queue.Heap[struct{}] // wake-ups: Key = cycle, Tie = component ID
 	stats  Stats
 	// settle is the cycle after the latest one in which a component made
 	// progress (Never before any). The model is not idle before that cycle
@@ -235,7 +237,7 @@ func (e *Engine) Wake(id ID, at Cycle) error {
 
 // Idle reports whether no component is due and no wake is pending: the
 // model will never make progress again without outside input.
-func (e *Engine) Idle() bool { return !e.cur.any && e.settle != e.now && len(e.timers) == 0 }
+func (e *Engine) Idle() bool { return !e.cur.any && e.settle != e.now && e.timers.Len() == 0 }
 
 // Run executes cycles until Now() == until (cycles now..until-1), skipping
 // idle ones, or until Stop is called. It returns the cycle reached.
@@ -255,7 +257,7 @@ func (e *Engine) run(until Cycle, untilIdle bool) bool {
 	e.stop = false
 	for e.now < until && !e.stop {
 		if !e.cur.any {
-			if len(e.timers) == 0 {
+			if e.timers.Len() == 0 {
 				switch {
 				case e.settle == e.now:
 					// Execute it: nothing to tick, but not idle yet.
@@ -265,7 +267,7 @@ func (e *Engine) run(until Cycle, untilIdle bool) bool {
 					e.advance(until)
 					return false
 				}
-			} else if t := e.timers[0].at; !e.cfg.NoSkip && t > e.now {
+			} else if t := Cycle(e.timers.Min().Key); !e.cfg.NoSkip && t > e.now {
 				if t >= until {
 					e.advance(until)
 					return false
@@ -286,7 +288,7 @@ func (e *Engine) advance(to Cycle) {
 // cycle executes cycle e.now and advances to e.now+1.
 func (e *Engine) cycle() {
 	now := e.now
-	if len(e.timers) > 0 && e.timers[0].at <= now {
+	if e.timers.Len() > 0 && Cycle(e.timers.Min().Key) <= now {
 		e.fireTimers(now)
 	}
 	e.running = true
@@ -314,14 +316,15 @@ func (e *Engine) cycle() {
 // fireTimers makes due in cycle now every component whose timer is at or
 // before now.
 func (e *Engine) fireTimers(now Cycle) {
-	for len(e.timers) > 0 && e.timers[0].at <= now {
-		t := e.timers.pop()
-		if e.armed[t.id] == t.at {
-			e.armed[t.id] = Never
+	for e.timers.Len() > 0 && Cycle(e.timers.Min().Key) <= now {
+		t := e.timers.Pop()
+		id, at := ID(t.Tie), Cycle(t.Key)
+		if e.armed[id] == at {
+			e.armed[id] = Never
 		}
-		if !e.cur.has(t.id) {
+		if !e.cur.has(id) {
 			e.stats.Wakes++
-			e.cur.add(t.id)
+			e.cur.add(id)
 		}
 	}
 }
@@ -371,7 +374,7 @@ func (e *Engine) tickDue(now Cycle) uint64 {
 			if at > now+1 {
 				if e.armed[id] != at {
 					e.armed[id] = at
-					e.timers.push(timer{at: at, id: id})
+					e.timers.Push(uint64(at), uint64(id), struct{}{})
 				}
 				continue
 			}
@@ -394,7 +397,7 @@ func (e *Engine) sleep(id ID, now Cycle) {
 			w = now + 1
 		}
 		e.armed[id] = w
-		e.timers.push(timer{at: w, id: id})
+		e.timers.Push(uint64(w), uint64(id), struct{}{})
 	}
 }
 
@@ -411,7 +414,7 @@ func (e *Engine) sleepAfterProgress(sl Sleeper, id ID, now Cycle) bool {
 	}
 	if e.armed[id] != w {
 		e.armed[id] = w
-		e.timers.push(timer{at: w, id: id})
+		e.timers.Push(uint64(w), uint64(id), struct{}{})
 	}
 	return false
 }
@@ -464,7 +467,9 @@ func (e *Engine) tickNext(id ID, now Cycle) {
 }
 
 //go:noinline
-func (e *Engine) tickNextLater(id ID, now Cycle) { e.timers.push(timer{at: now + 1, id: id}) }
+func (e *Engine) tickNextLater(id ID, now Cycle) {
+	e.timers.Push(uint64(now+1), uint64(id), struct{}{})
+}
 
 // wakeAt arms a timer making id due in cycle at (raised to now+1 if earlier).
 func (e *Engine) wakeAt(id ID, at, now Cycle) {
@@ -472,7 +477,7 @@ func (e *Engine) wakeAt(id ID, at, now Cycle) {
 		e.tickNext(id, now)
 		return
 	}
-	e.timers.push(timer{at: at, id: id})
+	e.timers.Push(uint64(at), uint64(id), struct{}{})
 }
 
 // waker wakes one component in the cycle after the current one; queues hold
@@ -510,56 +515,4 @@ func (w *waker) wake(now Cycle) {
 
 func errAlreadyConnected(name string) error {
 	return fmt.Errorf("engine: queue %q: already connected", name)
-}
-
-type timer struct {
-	at Cycle
-	id ID
-}
-
-// timerHeap is a binary min-heap of timers ordered by (at, id).
-type timerHeap []timer
-
-func (h timerHeap) less(i, j int) bool {
-	return h[i].at < h[j].at || (h[i].at == h[j].at && h[i].id < h[j].id)
-}
-
-func (h *timerHeap) push(t timer) {
-	*h = append(*h, t)
-	s := *h
-	i := len(s) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !s.less(i, p) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *timerHeap) pop() timer {
-	s := *h
-	t := s[0]
-	last := len(s) - 1
-	s[0] = s[last]
-	s = s[:last]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= len(s) {
-			break
-		}
-		m := l
-		if r := l + 1; r < len(s) && s.less(r, l) {
-			m = r
-		}
-		if !s.less(m, i) {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	*h = s
-	return t
 }

@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/hpccgold/hpccgold/queue"
+
 // TimedQueue carries elements that each become visible at a cycle chosen by
 // the producer: a link that delivers a frame after its serialization and
 // propagation delay, a switch port that releases a packet after its queueing
@@ -26,7 +28,7 @@ type TimedQueue[T any] struct {
 	// earlier than the previous one's. rhead is its oldest, rn its length.
 	ring       []timedItem[T]
 	rhead, rn  int
-	h          []timedItem[T] // the others, a min-heap by (at, seq)
+	h          queue.Heap[T] // the others, by (at, seq)
 	seq        uint64
 	pushes     uint64
 	pops       uint64
@@ -35,15 +37,9 @@ type TimedQueue[T any] struct {
 	prod, cons ID
 }
 
-type timedItem[T any] struct {
-	at  Cycle
-	seq uint64
-	v   T
-}
-
-func (a *timedItem[T]) less(b *timedItem[T]) bool {
-	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
-}
+// timedItem is an element with its visibility cycle (Key) and push
+// sequence number (Tie): (at, seq) is the order in which elements leave.
+type timedItem[T any] = queue.Item[T]
 
 // NewTimedQueue returns an empty TimedQueue; name identifies it in errors and
 // traces.
@@ -55,7 +51,7 @@ func NewTimedQueue[T any](name string) *TimedQueue[T] {
 func (q *TimedQueue[T]) Name() string { return q.name }
 
 // Len returns the number of elements held, visible or not.
-func (q *TimedQueue[T]) Len() int { return q.rn + len(q.h) }
+func (q *TimedQueue[T]) Len() int { return q.rn + q.h.Len() }
 
 // MaxLevel returns the highest Len reached since creation.
 func (q *TimedQueue[T]) MaxLevel() int { return q.maxLevel }
@@ -66,24 +62,24 @@ func (q *TimedQueue[T]) Counts() (pushes, pops uint64) { return q.pushes, q.pops
 // head returns the element that leaves first, nil when empty.
 func (q *TimedQueue[T]) head() *timedItem[T] {
 	switch {
-	case q.rn == 0 && len(q.h) == 0:
+	case q.rn == 0 && q.h.Len() == 0:
 		return nil
 	case q.rn == 0:
-		return &q.h[0]
-	case len(q.h) == 0:
+		return q.h.Min()
+	case q.h.Len() == 0:
 		return &q.ring[q.rhead]
 	}
-	if r := &q.ring[q.rhead]; r.less(&q.h[0]) {
+	if r, m := &q.ring[q.rhead], q.h.Min(); r.Before(m) {
 		return r
 	}
-	return &q.h[0]
+	return q.h.Min()
 }
 
 // HeadAt returns the cycle at which the head (earliest) element becomes
 // visible, or (Never, false) when the queue is empty.
 func (q *TimedQueue[T]) HeadAt() (Cycle, bool) {
 	if h := q.head(); h != nil {
-		return h.at, true
+		return Cycle(h.Key), true
 	}
 	return Never, false
 }
@@ -95,35 +91,26 @@ func (q *TimedQueue[T]) Push(now, at Cycle, v T) {
 	if at <= now {
 		at = now + 1
 	}
-	it := timedItem[T]{at: at, seq: q.seq}
+	seq := q.seq
 	q.seq++
 	q.pushes++
 	var isHead bool
-	if q.rn == 0 || q.ring[(q.rhead+q.rn-1)&(len(q.ring)-1)].at <= at {
+	if q.rn == 0 || Cycle(q.ring[(q.rhead+q.rn-1)&(len(q.ring)-1)].Key) <= at {
 		// In order: the ring's tail.
 		if q.rn == len(q.ring) {
 			q.growRing()
 		}
 		i := (q.rhead + q.rn) & (len(q.ring) - 1)
-		q.ring[i] = it
-		q.ring[i].v = v
+		r := &q.ring[i]
+		r.Key, r.Tie, r.Val = uint64(at), seq, v
 		q.rn++
-		isHead = q.rn == 1 && (len(q.h) == 0 || it.less(&q.h[0]))
+		isHead = q.rn == 1 && (q.h.Len() == 0 || r.Before(q.h.Min()))
 	} else {
-		it.v = v
-		q.h = append(q.h, it)
-		i := len(q.h) - 1
-		for i > 0 {
-			p := (i - 1) / 2
-			if !q.h[i].less(&q.h[p]) {
-				break
-			}
-			q.h[i], q.h[p] = q.h[p], q.h[i]
-			i = p
-		}
-		isHead = i == 0 && (q.rn == 0 || q.h[0].less(&q.ring[q.rhead]))
+		q.h.Push(uint64(at), seq, v)
+		m := q.h.Min()
+		isHead = m.Tie == seq && (q.rn == 0 || m.Before(&q.ring[q.rhead]))
 	}
-	if n := q.rn + len(q.h); n > q.maxLevel {
+	if n := q.rn + q.h.Len(); n > q.maxLevel {
 		q.maxLevel = n
 	}
 	if isHead && q.eng != nil && q.cons != NoID {
@@ -144,13 +131,13 @@ func (q *TimedQueue[T]) growRing() {
 // CanPop reports whether the head element is visible in cycle now.
 func (q *TimedQueue[T]) CanPop(now Cycle) bool {
 	h := q.head()
-	return h != nil && h.at <= now
+	return h != nil && Cycle(h.Key) <= now
 }
 
 // Peek returns the head element if it is visible in cycle now.
 func (q *TimedQueue[T]) Peek(now Cycle) (T, bool) {
-	if h := q.head(); h != nil && h.at <= now {
-		return h.v, true
+	if h := q.head(); h != nil && Cycle(h.Key) <= now {
+		return h.Val, true
 	}
 	var zero T
 	return zero, false
@@ -160,51 +147,27 @@ func (q *TimedQueue[T]) Peek(now Cycle) (T, bool) {
 func (q *TimedQueue[T]) Pop(now Cycle) (T, bool) {
 	var zero T
 	h := q.head()
-	if h == nil || h.at > now {
+	if h == nil || Cycle(h.Key) > now {
 		return zero, false
 	}
-	v := h.v
+	v := h.Val
 	if q.rn > 0 && h == &q.ring[q.rhead] {
 		*h = timedItem[T]{} // drop references for the garbage collector
 		q.rhead = (q.rhead + 1) & (len(q.ring) - 1)
 		q.rn--
 	} else {
-		q.popHeap()
+		q.h.Pop()
 	}
 	q.pops++
-	if h := q.head(); h != nil && h.at > now && q.eng != nil && q.cons != NoID {
+	if h := q.head(); h != nil && Cycle(h.Key) > now && q.eng != nil && q.cons != NoID {
 		// The next element becomes visible later: wake the consumer then
 		// (also in the next cycle, where a consumer that made progress by
 		// popping used to be due anyway: a Sleeper need not be). An
 		// element visible already is the consumer's to take in this cycle
 		// or to count as input left (Sleeper).
-		q.eng.wakeAt(q.cons, h.at, now)
+		q.eng.wakeAt(q.cons, Cycle(h.Key), now)
 	}
 	return v, true
-}
-
-// popHeap removes the heap's minimum.
-func (q *TimedQueue[T]) popHeap() {
-	last := len(q.h) - 1
-	q.h[0] = q.h[last]
-	q.h[last] = timedItem[T]{}
-	q.h = q.h[:last]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= len(q.h) {
-			break
-		}
-		m := l
-		if r := l + 1; r < len(q.h) && q.h[r].less(&q.h[l]) {
-			m = r
-		}
-		if !q.h[m].less(&q.h[i]) {
-			break
-		}
-		q.h[i], q.h[m] = q.h[m], q.h[i]
-		i = m
-	}
 }
 
 func (q *TimedQueue[T]) bind(e *Engine, producer, consumer ID) error {

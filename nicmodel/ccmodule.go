@@ -7,6 +7,7 @@ import (
 	"github.com/hpccgold/hpccgold/engine"
 	"github.com/hpccgold/hpccgold/pipeline"
 	"github.com/hpccgold/hpccgold/pipeline/wire"
+	"github.com/hpccgold/hpccgold/queue"
 	"github.com/hpccgold/hpccgold/scheduler"
 )
 
@@ -236,11 +237,8 @@ const (
 	tmCC                   // the algorithm's (ccQP.ccAt)
 )
 
-type ccTimer struct {
-	at   engine.Cycle
-	qpn  wire.QPN
-	kind timerKind
-}
+// timerTie orders the timers of one cycle by (QPN, kind).
+func timerTie(q wire.QPN, k timerKind) uint64 { return uint64(q)<<8 | uint64(k) }
 
 // ccModule is the CC module component (see the comment above).
 type ccModule struct {
@@ -253,9 +251,9 @@ type ccModule struct {
 	winMax  uint64 // largest window register value
 
 	qps    []ccQP
-	cand   ring[wire.QPN] // QPs that may release a packet
-	dirtyQ ring[wire.QPN] // QPs with a rate/window update to push
-	timers []ccTimer      // min-heap by (at, qpn, kind)
+	cand   ring[wire.QPN]       // QPs that may release a packet
+	dirtyQ ring[wire.QPN]       // QPs with a rate/window update to push
+	timers queue.Heap[struct{}] // Key = cycle, Tie = timerTie(qpn, kind)
 
 	events *engine.FIFO[pipeline.Event]
 	posts  *engine.FIFO[post]
@@ -288,11 +286,11 @@ func (m *ccModule) Tick(now engine.Cycle) bool {
 // wait to release a packet or to push an update.
 func (m *ccModule) NextWake(now engine.Cycle) (engine.Cycle, bool) {
 	w, ok := engine.Never, false
-	for len(m.timers) > 0 && !m.timerLive(m.timers[0]) {
-		m.popTimer()
+	for m.timers.Len() > 0 && !m.timerLive(m.timers.Min()) {
+		m.timers.Pop()
 	}
-	if len(m.timers) > 0 {
-		w, ok = max(m.timers[0].at, now+1), true
+	if m.timers.Len() > 0 {
+		w, ok = max(engine.Cycle(m.timers.Min().Key), now+1), true
 	}
 	if m.cand.len() > 0 || m.dirtyQ.len() > 0 {
 		w, ok = now+1, true
@@ -391,7 +389,7 @@ func (m *ccModule) releaseOne(now engine.Cycle, q wire.QPN, s *ccQP) bool {
 	if !r.ok {
 		if r.wait != engine.Never {
 			s.ccAt = r.wait
-			m.pushTimer(ccTimer{at: s.ccAt, qpn: q, kind: tmCC})
+			m.timers.Push(uint64(s.ccAt), timerTie(q, tmCC), struct{}{})
 		}
 		return false
 	}
@@ -417,7 +415,7 @@ func (m *ccModule) releaseOne(now engine.Cycle, q wire.QPN, s *ccQP) bool {
 
 func (m *ccModule) armRTO(now engine.Cycle, q wire.QPN, s *ccQP) {
 	s.rtoAt = now + m.rto
-	m.pushTimer(ccTimer{at: s.rtoAt, qpn: q, kind: tmRTO})
+	m.timers.Push(uint64(s.rtoAt), timerTie(q, tmRTO), struct{}{})
 }
 
 // takeSend passes one scheduler PktSend to the Tx pipeline as the QP's
@@ -579,7 +577,7 @@ func (m *ccModule) rated(q wire.QPN, s *ccQP, r ccRate) {
 	}
 	s.ccAt = r.wait
 	if r.wait != engine.Never {
-		m.pushTimer(ccTimer{at: s.ccAt, qpn: q, kind: tmCC})
+		m.timers.Push(uint64(s.ccAt), timerTie(q, tmCC), struct{}{})
 	}
 	if r.cand {
 		m.addCand(q)
@@ -617,79 +615,32 @@ func (m *ccModule) pushUpdate(now engine.Cycle) bool {
 // fireTimers runs every timer due at or before now.
 func (m *ccModule) fireTimers(now engine.Cycle) bool {
 	p := false
-	for len(m.timers) > 0 && m.timers[0].at <= now {
-		t := m.popTimer()
-		if !m.timerLive(t) {
+	for m.timers.Len() > 0 && engine.Cycle(m.timers.Min().Key) <= now {
+		t := m.timers.Pop()
+		if !m.timerLive(&t) {
 			continue
 		}
 		p = true
-		s := &m.qps[t.qpn]
-		switch t.kind {
+		q := wire.QPN(t.Tie >> 8)
+		s := &m.qps[q]
+		switch timerKind(t.Tie) {
 		case tmRTO:
-			m.timeout(now, t.qpn, s)
+			m.timeout(now, q, s)
 		case tmCC:
 			s.ccAt = engine.Never
-			m.rated(t.qpn, s, m.algo.onTimer(now, t.qpn))
+			m.rated(q, s, m.algo.onTimer(now, q))
 		}
 	}
 	return p
 }
 
 // timerLive reports whether a heap entry is still the QP's armed timer.
-func (m *ccModule) timerLive(t ccTimer) bool {
-	s := &m.qps[t.qpn]
-	if t.kind == tmRTO {
-		return s.rtoAt == t.at
+func (m *ccModule) timerLive(t *queue.Item[struct{}]) bool {
+	s := &m.qps[t.Tie>>8]
+	if timerKind(t.Tie) == tmRTO {
+		return s.rtoAt == engine.Cycle(t.Key)
 	}
-	return s.ccAt == t.at
-}
-
-func (m *ccModule) timerLess(i, j int) bool {
-	a, b := &m.timers[i], &m.timers[j]
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	if a.qpn != b.qpn {
-		return a.qpn < b.qpn
-	}
-	return a.kind < b.kind
-}
-
-func (m *ccModule) pushTimer(t ccTimer) {
-	m.timers = append(m.timers, t)
-	i := len(m.timers) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !m.timerLess(i, p) {
-			break
-		}
-		m.timers[i], m.timers[p] = m.timers[p], m.timers[i]
-		i = p
-	}
-}
-
-func (m *ccModule) popTimer() ccTimer {
-	t := m.timers[0]
-	last := len(m.timers) - 1
-	m.timers[0] = m.timers[last]
-	m.timers = m.timers[:last]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= len(m.timers) {
-			break
-		}
-		c := l
-		if r := l + 1; r < len(m.timers) && m.timerLess(r, l) {
-			c = r
-		}
-		if !m.timerLess(c, i) {
-			break
-		}
-		m.timers[i], m.timers[c] = m.timers[c], m.timers[i]
-		i = c
-	}
-	return t
+	return s.ccAt == engine.Cycle(t.Key)
 }
 
 // CCQPStatus is the CC module's view of one QP (cc=ldcp, cc=dcqcn).

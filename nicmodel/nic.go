@@ -387,7 +387,7 @@ func (n *NIC) OpenFlow(f FlowSpec) (FlowID, error) {
 	}
 	id := n.nextFlow
 	n.nextFlow++
-	n.host.push(opening{at: start, p: post{flow: id, qpn: f.QPN, bytes: f.Bytes, start: start}})
+	n.host.open(start, post{flow: id, qpn: f.QPN, bytes: f.Bytes, start: start})
 	n.host.cnt.Opened++
 	if n.eng != nil {
 		if err := n.eng.Wake(n.hostID, start); err != nil {

@@ -4,6 +4,7 @@ import (
 	"github.com/hpccgold/hpccgold/engine"
 	"github.com/hpccgold/hpccgold/pipeline"
 	"github.com/hpccgold/hpccgold/pipeline/wire"
+	"github.com/hpccgold/hpccgold/queue"
 	"github.com/hpccgold/hpccgold/scheduler"
 )
 
@@ -190,68 +191,26 @@ type HostCounters struct {
 	Stalls uint64 // posts that waited for room in the post FIFO
 }
 
-// opening is a flow waiting for its start cycle.
-type opening struct {
-	at engine.Cycle
-	p  post
-}
-
 // host is the driver side of the flow API (not hardware): it posts each
 // opened flow's message to the module at its start cycle, in (start, id)
 // order, as many per cycle as the post FIFO takes.
 type host struct {
-	pending []opening // min-heap by (at, flow id)
+	pending queue.Heap[post] // Key = start cycle, Tie = flow id
 	posts   *engine.FIFO[post]
 	stalled bool
 	cnt     HostCounters
 }
 
-func (h *host) less(i, j int) bool {
-	a, b := &h.pending[i], &h.pending[j]
-	return a.at < b.at || (a.at == b.at && a.p.flow < b.p.flow)
-}
+// open schedules flow p.flow's message to be posted at cycle at.
+func (h *host) open(at engine.Cycle, p post) { h.pending.Push(uint64(at), uint64(p.flow), p) }
 
-func (h *host) push(o opening) {
-	h.pending = append(h.pending, o)
-	i := len(h.pending) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			break
-		}
-		h.pending[i], h.pending[p] = h.pending[p], h.pending[i]
-		i = p
-	}
-}
-
-func (h *host) pop() opening {
-	o := h.pending[0]
-	last := len(h.pending) - 1
-	h.pending[0] = h.pending[last]
-	h.pending = h.pending[:last]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= len(h.pending) {
-			break
-		}
-		m := l
-		if r := l + 1; r < len(h.pending) && h.less(r, l) {
-			m = r
-		}
-		if !h.less(m, i) {
-			break
-		}
-		h.pending[i], h.pending[m] = h.pending[m], h.pending[i]
-		i = m
-	}
-	return o
-}
+// nextAt returns the start cycle of the next flow to post; there must be one.
+func (h *host) nextAt() engine.Cycle { return engine.Cycle(h.pending.Min().Key) }
 
 // Tick posts every flow whose start cycle has come (engine.Component).
 func (h *host) Tick(now engine.Cycle) bool {
 	p := false
-	for len(h.pending) > 0 && h.pending[0].at <= now {
+	for h.pending.Len() > 0 && h.nextAt() <= now {
 		if !h.posts.CanPush(now) {
 			if !h.stalled {
 				h.stalled = true
@@ -260,8 +219,8 @@ func (h *host) Tick(now engine.Cycle) bool {
 			}
 			return p
 		}
-		o := h.pop()
-		h.posts.Push(now, o.p)
+		o := h.pending.Pop()
+		h.posts.Push(now, o.Val)
 		h.stalled = false
 		h.cnt.Posted++
 		p = true
@@ -272,16 +231,16 @@ func (h *host) Tick(now engine.Cycle) bool {
 // SleepUntil (engine.Sleeper): the next flow's start cycle, at least the
 // next cycle.
 func (h *host) SleepUntil(now engine.Cycle) (engine.Cycle, bool) {
-	if len(h.pending) > 0 {
-		return max(h.pending[0].at, now+1), true
+	if h.pending.Len() > 0 {
+		return max(h.nextAt(), now+1), true
 	}
 	return engine.Never, false
 }
 
 // NextWake returns the next flow's start cycle.
 func (h *host) NextWake(now engine.Cycle) (engine.Cycle, bool) {
-	if len(h.pending) > 0 && h.pending[0].at > now {
-		return h.pending[0].at, true
+	if h.pending.Len() > 0 && h.nextAt() > now {
+		return h.nextAt(), true
 	}
 	return engine.Never, false
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hpccgold/hpccgold/engine"
+	"github.com/hpccgold/hpccgold/queue"
 )
 
 // Ports are the scheduler's queues (engine FIFOs, one cycle of latency each).
@@ -216,7 +217,7 @@ func (s *Scheduler) reevaluate(id uint32, now engine.Cycle) {
 				s.cal.live++
 			}
 			f.waitAt = at
-			s.cal.push(calEntry{at: at, id: id})
+			s.cal.h.Push(uint64(at), uint64(id), struct{}{})
 		}
 	} else if f.waitAt != engine.Never {
 		f.waitAt = engine.Never // its calendar entry is now stale
@@ -237,12 +238,13 @@ func (s *Scheduler) reevaluate(id uint32, now engine.Cycle) {
 func (s *Scheduler) Tick(now engine.Cycle) bool {
 	progress := false
 	// 1. Pacing calendar: flows whose time has come.
-	for len(s.cal.h) > 0 && s.cal.h[0].at <= now {
-		e := s.cal.pop()
-		if f := &s.flows[e.id]; f.waitAt == e.at {
+	for s.cal.h.Len() > 0 && engine.Cycle(s.cal.h.Min().Key) <= now {
+		e := s.cal.h.Pop()
+		id := uint32(e.Tie)
+		if f := &s.flows[id]; f.waitAt == engine.Cycle(e.Key) {
 			f.waitAt = engine.Never
 			s.cal.live--
-			s.reevaluate(e.id, now)
+			s.reevaluate(id, now)
 			progress = true
 		}
 	}
@@ -298,8 +300,8 @@ func (s *Scheduler) Tick(now engine.Cycle) bool {
 // a port, room in Sends) wakes it through the engine.
 func (s *Scheduler) NextWake(now engine.Cycle) (engine.Cycle, bool) {
 	w := engine.Never
-	if len(s.cal.h) > 0 {
-		w = s.cal.h[0].at
+	if s.cal.h.Len() > 0 {
+		w = engine.Cycle(s.cal.h.Min().Key)
 	}
 	if l := s.lineNext.ceil(); s.ready.n > 0 && l > now {
 		// Eligible flows wait for the line-rate limiter. (If they wait for
@@ -337,8 +339,8 @@ func (s *Scheduler) SleepUntil(now engine.Cycle) (engine.Cycle, bool) {
 	case s.ready.n > 0 || s.stall != 0:
 		return n1, true
 	}
-	if len(s.cal.h) > 0 {
-		w = min(w, max(s.cal.h[0].at, n1))
+	if s.cal.h.Len() > 0 {
+		w = min(w, max(engine.Cycle(s.cal.h.Min().Key), n1))
 	}
 	if w == engine.Never {
 		return 0, false
@@ -514,58 +516,12 @@ func (s *Scheduler) ack(a Ack, now engine.Cycle) {
 	s.reevaluate(uint32(a.Flow), now+1)
 }
 
-// calEntry is a pacing-calendar entry: flow id may send from cycle at.
-type calEntry struct {
-	at engine.Cycle
-	id uint32
-}
-
-// calendar is the pacing calendar, a binary min-heap ordered by (at, id).
-// Entries superseded by a later reevaluation stay in the heap and are skipped
-// when they surface (the flow's waitAt no longer matches); live counts the
-// valid ones. It gives the same eligibility times as an exact timing wheel.
+// calendar is the pacing calendar: a min-heap of (cycle, flow id) entries
+// (Key = the cycle from which the flow may send, Tie = its id). Entries
+// superseded by a later reevaluation stay in the heap and are skipped when
+// they surface (the flow's waitAt no longer matches); live counts the valid
+// ones. It gives the same eligibility times as an exact timing wheel.
 type calendar struct {
-	h    []calEntry
+	h    queue.Heap[struct{}]
 	live int
-}
-
-func (c *calendar) less(i, j int) bool {
-	return c.h[i].at < c.h[j].at || (c.h[i].at == c.h[j].at && c.h[i].id < c.h[j].id)
-}
-
-func (c *calendar) push(e calEntry) {
-	c.h = append(c.h, e)
-	i := len(c.h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !c.less(i, p) {
-			break
-		}
-		c.h[i], c.h[p] = c.h[p], c.h[i]
-		i = p
-	}
-}
-
-func (c *calendar) pop() calEntry {
-	e := c.h[0]
-	last := len(c.h) - 1
-	c.h[0] = c.h[last]
-	c.h = c.h[:last]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= len(c.h) {
-			break
-		}
-		m := l
-		if r := l + 1; r < len(c.h) && c.less(r, l) {
-			m = r
-		}
-		if !c.less(m, i) {
-			break
-		}
-		c.h[i], c.h[m] = c.h[m], c.h[i]
-		i = m
-	}
-	return e
 }
