@@ -13,6 +13,7 @@ func commandList() []command {
 		{"emit", "write the HPCC++ RTL (Verilog) from a configuration", runEmit},
 		{"verify", "check any output directory against its manifest: hashes, unlisted files, vector sets re-run", runVerify},
 		{"grade", "mutation-grade a golden vector set: seeded single-point mutants of the RTL description, killed, equivalent or gap", runGrade},
+		{"bench", "time hpccgold's scenarios and, where built, the HPCC authors' ns-3 simulator on the same scenarios (table of times and ratios)", runBench},
 		{"cosim", "co-simulate the emitted RTL against golden vectors (Verilator or Icarus)", runCosim},
 	}
 }

@@ -411,3 +411,22 @@ func (n *Network) Path(src, dst int, sport uint16) ([]Hop, error) {
 	}
 	return nil, fmt.Errorf("network: Path: routing loop from host %d to host %d", src, dst)
 }
+
+// Link is one full-duplex link of a Builder: its two ends and its spec.
+type Link struct {
+	A, B Node
+	Spec LinkSpec
+}
+
+// Counts returns the number of hosts and switches added so far.
+func (b *Builder) Counts() (hosts, switches int) { return len(b.hosts), len(b.switches) }
+
+// Links returns the links in the order they were added (the order that
+// numbers the switches' ports).
+func (b *Builder) Links() []Link {
+	out := make([]Link, len(b.links))
+	for i, l := range b.links {
+		out[i] = Link{A: l.a, B: l.b, Spec: l.spec}
+	}
+	return out
+}
