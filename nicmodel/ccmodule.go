@@ -5,6 +5,7 @@ import (
 
 	"github.com/hpccgold/hpccgold/cc/ldcp"
 	"github.com/hpccgold/hpccgold/engine"
+	"github.com/hpccgold/hpccgold/nicmodel/trace"
 	"github.com/hpccgold/hpccgold/pipeline"
 	"github.com/hpccgold/hpccgold/pipeline/wire"
 	"github.com/hpccgold/hpccgold/queue"
@@ -266,7 +267,7 @@ type ccModule struct {
 	ect    *engine.FIFO[bool]
 
 	complete func(FlowRecord)
-	tr       *tracer
+	hooks    trace.Hooks
 	cnt      *CCCounters
 }
 
@@ -403,9 +404,7 @@ func (m *ccModule) releaseOne(now engine.Cycle, q wire.QPN, s *ccQP) bool {
 	s.grants.push(gr)
 	d := scheduler.Doorbell{Flow: scheduler.FlowID(q), Bytes: uint64(gr.bytes)}
 	m.bells.Push(now, d)
-	if m.tr != nil {
-		m.tr.doorbell(now, d)
-	}
+	m.hooks.Doorbell(now, d)
 	m.cnt.Releases++
 	if s.rtoAt == engine.Never {
 		m.armRTO(now, q, s)
@@ -448,11 +447,8 @@ func (m *ccModule) takeSend(now engine.Cycle) bool {
 	a := scheduler.Ack{Flow: c.Flow, AckedBytes: s.schedSent}
 	m.sacks.Push(now, a)
 	m.cnt.PktSends++
-	if m.tr != nil {
-		tc := scheduler.PktSend{Flow: c.Flow, Bytes: g.bytes, Offset: g.offset, PSN: g.psn, First: g.first, Last: g.last}
-		m.tr.pktSend(now, &tc, p.AckReq)
-		m.tr.ack(now, a)
-	}
+	m.hooks.PktSend(now, scheduler.PktSend{Flow: c.Flow, Bytes: g.bytes, Offset: g.offset, PSN: g.psn, First: g.first, Last: g.last}, p.AckReq)
+	m.hooks.Ack(now, a)
 	if s.active {
 		m.addCand(q)
 	}
@@ -466,9 +462,7 @@ func (m *ccModule) takeEvent(now engine.Cycle) bool {
 		return false
 	}
 	q, kind, syn, psn, ece := ev.Flow, ev.Kind, ev.Syndrome, uint32(ev.PSN), ev.ECNEcho
-	if m.tr != nil {
-		m.tr.event(now, ev)
-	}
+	m.hooks.Event(now, ev)
 	m.events.Discard(now)
 	if int(q) >= len(m.qps) || kind != pipeline.EventAck || (syn.Type() != wire.AckTypeACK && syn.Type() != wire.AckTypeNAK) {
 		m.cnt.OtherEvents++
@@ -606,9 +600,7 @@ func (m *ccModule) pushUpdate(now engine.Cycle) bool {
 	s.rateRaw = rate
 	m.upd.Push(now, u)
 	m.cnt.RateUpdates++
-	if m.tr != nil {
-		m.tr.update(now, u)
-	}
+	m.hooks.Update(now, u)
 	return true
 }
 

@@ -72,7 +72,7 @@ func newCCWiring(n *NIC, cfg *Config) (*ccWiring, error) {
 	m := &ccModule{freq: cfg.ClockHz, mtu: uint64(cfg.Scheduler.MTU), credits: cfg.credits(),
 		rto: cfg.ClockHz.CyclesNS(cfg.rtoNs()), ackReq: cfg.Tx.AckReqLast, qps: make([]ccQP, cfg.QPs),
 		events: n.events, posts: n.posts, sends: n.sends, cnps: a.cnps, bells: n.bells, upd: n.updates, sacks: n.acks,
-		pkts: n.pkts, ect: a.ect, complete: n.complete, tr: n.tr, cnt: &a.cnt}
+		pkts: n.pkts, ect: a.ect, complete: n.complete, hooks: n.hooks, cnt: &a.cnt}
 	for i := range m.qps {
 		s := &m.qps[i]
 		s.rtoAt, s.ccAt = engine.Never, engine.Never
@@ -119,7 +119,7 @@ func (a *ccWiring) attach(n *NIC) {
 		n.macRx.out = a.rawRx
 	}
 	n.macTx.in = a.txPort
-	a.mod.tr = n.tr
+	a.mod.hooks = n.hooks
 }
 
 // register adds the NIC's components in the cc=ldcp/dcqcn wiring (MAC Rx,

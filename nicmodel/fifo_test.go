@@ -104,7 +104,7 @@ func TestFIFOFull(t *testing.T) {
 			t.Fatalf("drops %d, MAC drops %d, module events %d, event stalls %d; want 0, 0, 40, >0",
 				drops, c.MAC.RxDrops, c.Module.Events, c.Rx.Stalls[pipeline.StallEvent])
 		}
-		rows := streamRows(t, n.tr.events)
+		rows := streamRows(t, n.rec, "events")
 		if len(rows) != 40 || rows[39]["cycle"] != 732 {
 			t.Fatalf("%d events traced, last taken in cycle %d; want 40, 732", len(rows), rows[len(rows)-1]["cycle"])
 		}
@@ -129,7 +129,7 @@ func TestFIFOFull(t *testing.T) {
 				t.Fatalf("UnexpectedProgress %d", st.UnexpectedProgress)
 			}
 			ca, cb := a.Counters(), b.Counters()
-			if ca.Rx != cb.Rx || ca.Module != cb.Module || ca.MAC != cb.MAC || a.tr.events.hex.String() != b.tr.events.hex.String() {
+			if ca.Rx != cb.Rx || ca.Module != cb.Module || ca.MAC != cb.MAC || streamHex(t, a.rec, "events") != streamHex(t, b.rec, "events") {
 				t.Fatalf("%v: results differ with and without skipping", p)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/engine"
+	"github.com/hpccgold/hpccgold/nicmodel/trace"
 	"github.com/hpccgold/hpccgold/pipeline/wire"
 	"github.com/hpccgold/hpccgold/scheduler"
 )
@@ -160,8 +161,8 @@ func TestPacingFollowsModule(t *testing.T) {
 	b := newBench(t, benchOpts{cfgA: cfg, cfgB: cfg, flows: 1, delay: 1000, qlen: qlen, trace: TraceOptions{Vectors: true}})
 	b.open(t, 1, 400_000, 0)
 	b.runIdle(t, 10_000_000)
-	ups := streamRows(t, b.a.tr.updates)
-	sends := streamRows(t, b.a.tr.sends)
+	ups := streamRows(t, b.a.rec, "updates")
+	sends := streamRows(t, b.a.rec, "pktsend")
 	if len(ups) < 100 || len(sends) != 400 {
 		t.Fatalf("%d updates, %d sends", len(ups), len(sends))
 	}
@@ -199,16 +200,30 @@ func TestPacingFollowsModule(t *testing.T) {
 }
 
 // streamRows parses a recorded vector stream back into named fields.
-func streamRows(t testing.TB, s *stream) []map[string]uint64 {
+// streamHex returns the hex lines of the recorder's stream name.
+func streamHex(t testing.TB, rec *trace.Recorder, name string) string {
 	t.Helper()
+	_, hex, ok := rec.Stream(name)
+	if !ok {
+		t.Fatalf("no trace stream %q", name)
+	}
+	return hex
+}
+
+func streamRows(t testing.TB, rec *trace.Recorder, name string) []map[string]uint64 {
+	t.Helper()
+	table, hex, ok := rec.Stream(name)
+	if !ok {
+		t.Fatalf("no trace stream %q", name)
+	}
 	var rows []map[string]uint64
-	word := make([]uint64, s.table.Words())
-	for _, line := range splitLines(s.hex.String()) {
-		if err := s.table.ParseHex(line, word); err != nil {
+	word := make([]uint64, table.Words())
+	for _, line := range splitLines(hex) {
+		if err := table.ParseHex(line, word); err != nil {
 			t.Fatal(err)
 		}
 		m := map[string]uint64{}
-		for _, f := range s.table.Fields {
+		for _, f := range table.Fields {
 			m[f.Name] = fieldValue(word, f.Offset, f.Width)
 		}
 		rows = append(rows, m)
@@ -320,7 +335,7 @@ func TestFloatModelNIC(t *testing.T) {
 		// equal here, so check the receiver's flow state instead: the
 		// reference's U (float64) is not the datapath's U (24 fraction
 		// bits).
-		if cc == CCHPCC && fb.a.tr.updates.hex.String() == lb.a.tr.updates.hex.String() {
+		if cc == CCHPCC && streamHex(t, fb.a.rec, "updates") == streamHex(t, lb.a.rec, "updates") {
 			t.Errorf("%v: float and fixed runs sent identical updates", cc)
 		}
 		if cc == CCHPCCRx {

@@ -3,6 +3,7 @@ package nicmodel
 import (
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/engine"
+	"github.com/hpccgold/hpccgold/nicmodel/trace"
 	"github.com/hpccgold/hpccgold/pipeline"
 	"github.com/hpccgold/hpccgold/pipeline/wire"
 	"github.com/hpccgold/hpccgold/scheduler"
@@ -159,7 +160,7 @@ type module struct {
 	postStall bool
 	pollFIFO  bool // the head waits for room in a FIFO not known to be full: poll next cycle
 	complete  func(FlowRecord)
-	tr        *tracer
+	hooks     trace.Hooks
 	cnt       ModuleCounters
 	hpccInput hpcc.Input
 	onUpdate  func(*HPCCUpdate) // Options.OnHPCCUpdate (fixed model only)
@@ -242,9 +243,7 @@ func (m *module) retire(now engine.Cycle) bool {
 	u := scheduler.Update{Flow: scheduler.FlowID(e.qpn), Window: e.out.w, Rate: e.out.r, SetWindow: true, SetRate: true}
 	m.upd.Push(now, u) // room guaranteed by the credit check at issue
 	m.cnt.CCRetired++
-	if m.tr != nil {
-		m.tr.update(now, u)
-	}
+	m.hooks.Update(now, u)
 	return true
 }
 
@@ -282,9 +281,7 @@ func (m *module) takePost(now engine.Cycle) bool {
 	d := scheduler.Doorbell{Flow: scheduler.FlowID(p.qpn), Bytes: p.bytes, Reset: reset}
 	m.bells.Push(now, d)
 	m.cnt.Posts++
-	if m.tr != nil {
-		m.tr.doorbell(now, d)
-	}
+	m.hooks.Doorbell(now, d)
 	return true
 }
 
@@ -442,9 +439,7 @@ func (m *module) takeEvent(now engine.Cycle) bool {
 	if ev.ECNEcho {
 		m.cnt.ECNEchoes++
 	}
-	if m.tr != nil {
-		m.tr.event(now, ev)
-	}
+	m.hooks.Event(now, ev)
 	if ev.Kind != pipeline.EventProbeReply && ev.Syndrome.Type() != wire.AckTypeACK {
 		m.cnt.NAKs++
 	}
@@ -481,9 +476,7 @@ func (m *module) ack(now engine.Cycle, qpn wire.QPN, q *qpState, una uint64) {
 	q.acked = end
 	a := scheduler.Ack{Flow: scheduler.FlowID(qpn), AckedBytes: end}
 	m.acks.Push(now, a)
-	if m.tr != nil {
-		m.tr.ack(now, a)
-	}
+	m.hooks.Ack(now, a)
 	for q.msgs.len() > 0 && q.msgs.front().end <= q.acked {
 		msg := q.msgs.pop()
 		m.cnt.Completions++
@@ -506,9 +499,6 @@ func (m *module) issueDatapath(now engine.Cycle, qpn wire.QPN, q *qpState, ev *p
 		st := m.fx[qpn]
 		next, out := m.core.d.Update(st, *in)
 		e.fx, e.out = next, fromFixed(out)
-		if m.tr != nil {
-			m.tr.hpccTxn(now, qpn, m.core.d, st, *in, next, out)
-		}
 		if m.onUpdate != nil {
 			m.captureSender(now, qpn, q.epoch, st, in, next, out)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/engine"
+	"github.com/hpccgold/hpccgold/nicmodel/trace"
 	"github.com/hpccgold/hpccgold/pipeline"
 	"github.com/hpccgold/hpccgold/pipeline/wire"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
@@ -128,7 +129,7 @@ func newModBench(t testing.TB, o modOpts) *modBench {
 	acks := must(engine.NewFIFO[scheduler.Ack]("acks", o.ackDepth))(t)
 	bells := must(engine.NewFIFO[scheduler.Doorbell]("bells", 4))(t)
 	const qps = 8
-	m := &module{cc: CCHPCC, core: core, lat: engine.Cycle(o.lat), space: engine.Cycle(o.lat), ii: engine.Cycle(o.ii), qps: make([]qpState, qps),
+	m := &module{hooks: trace.Nop{}, cc: CCHPCC, core: core, lat: engine.Cycle(o.lat), space: engine.Cycle(o.lat), ii: engine.Cycle(o.ii), qps: make([]qpState, qps),
 		events: b.events, posts: posts, sent: sent, upd: upd, acks: acks, bells: bells}
 	if o.model == Fixed {
 		m.fx = make([]hpcc.State, qps)

@@ -7,6 +7,7 @@ import (
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/engine"
 	"github.com/hpccgold/hpccgold/fieldtable"
+	"github.com/hpccgold/hpccgold/nicmodel/trace"
 	"github.com/hpccgold/hpccgold/pipeline"
 	"github.com/hpccgold/hpccgold/pipeline/wire"
 	"github.com/hpccgold/hpccgold/scheduler"
@@ -96,7 +97,10 @@ type NIC struct {
 	rxcc  *rxHPCC
 	ccw   *ccWiring // cc=ldcp/dcqcn: the CC module and port (ccwiring.go); nil otherwise
 	mac   MACCounters
-	tr    *tracer
+	// rec records the traces Options.Trace selects (nil: none); hooks is
+	// what every block reports to: rec, or trace.Nop.
+	rec   *trace.Recorder
+	hooks trace.Hooks
 
 	eng                            *engine.Engine
 	macRxID, rxID, modID, hostID   engine.ID
@@ -199,20 +203,35 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 		n.rxcc = newRxHPCC(rxCore, cfg.ClockHz, cfg.QPs, cfg.RxHPCC.FlowWindowNs)
 		rxcc = n.rxcc
 	}
+	n.hooks = trace.Nop{}
+	onUpdate := opts.OnHPCCUpdate
 	if opts.Trace.Packets || opts.Trace.Vectors {
-		var tc *ccCore
-		if cfg.CC == CCHPCC {
-			tc = txCore
+		l := trace.Layout{Freq: cfg.ClockHz, Encoding: cfg.HPCC.Encoding, MaxHops: cfg.HPCC.MaxHops,
+			W: cfg.HPCC.Formats.W, Rate: cfg.HPCC.Formats.Rate}
+		if cfg.CC == CCHPCC && txCore != nil {
+			l.Sender = txCore.d
 		}
-		if n.tr, err = newTracer(opts.Trace, &cfg, tc, rxCore); err != nil {
+		if rxCore != nil {
+			l.Receiver = rxCore.d
+		}
+		if n.rec, err = trace.New(opts.Trace, l); err != nil {
 			return nil, err
 		}
-		if n.rxcc != nil {
-			n.rxcc.tr = n.tr
+		n.hooks = n.rec
+		if opts.Trace.Vectors && (l.Sender != nil || l.Receiver != nil) {
+			// The datapath transactions reach the recorder through the
+			// update observer, ahead of the caller's.
+			rec, user := n.rec, onUpdate
+			onUpdate = func(u *HPCCUpdate) {
+				rec.Txn(u.Cycle, u.QPN, u.Receiver, u.Datapath, &u.State, &u.Input, &u.Next, &u.Output)
+				if user != nil {
+					user(u)
+				}
+			}
 		}
 	}
 	if n.rxcc != nil && cfg.Model == Fixed {
-		n.rxcc.onUpdate = opts.OnHPCCUpdate
+		n.rxcc.onUpdate = onUpdate
 	}
 
 	rxReplies := n.replies
@@ -236,9 +255,9 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 		Doorbells: n.bells, Sends: n.sends}); err != nil {
 		return nil, fmt.Errorf("nicmodel: scheduler: %w", err)
 	}
-	n.macRx = &macRx{in: n.in, out: n.rxMAC, cnt: &n.mac, tr: n.tr}
+	n.macRx = &macRx{in: n.in, out: n.rxMAC, cnt: &n.mac, hooks: n.hooks}
 	n.macTx = &macTx{in: n.txMAC, out: n.out, freq: cfg.ClockHz, bps: cfg.LineRateBps(), overhead: uint64(cfg.MACOverheadBytes),
-		cnt: &n.mac, tr: n.tr}
+		cnt: &n.mac, hooks: n.hooks}
 	n.host = &host{posts: n.posts}
 	if n.ccw != nil {
 		// cc=ldcp/dcqcn: the CC module replaces the HPCC++ module and the
@@ -246,15 +265,15 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 		n.ccw.attach(n)
 		return n, nil
 	}
-	n.sreg = &sendReg{in: n.sends, out: n.pkts, log: n.sentLog, ackReqLast: cfg.Tx.AckReqLast, tr: n.tr}
+	n.sreg = &sendReg{in: n.sends, out: n.pkts, log: n.sentLog, ackReqLast: cfg.Tx.AckReqLast, hooks: n.hooks}
 	lat, space := cfg.moduleTiming()
 	n.mod = &module{cc: cfg.CC, core: txCore, lat: engine.Cycle(lat), space: engine.Cycle(space), ii: engine.Cycle(cfg.Module.IICycles),
 		qps: make([]qpState, cfg.QPs), events: n.events, posts: n.posts, sent: n.sentLog, upd: n.updates, acks: n.acks,
-		bells: n.bells, complete: n.complete, tr: n.tr}
+		bells: n.bells, complete: n.complete, hooks: n.hooks}
 	if txCore != nil {
 		if cfg.Model == Fixed {
 			n.mod.fx = make([]hpcc.State, cfg.QPs)
-			n.mod.onUpdate = opts.OnHPCCUpdate
+			n.mod.onUpdate = onUpdate
 		} else {
 			n.mod.fl = make([]hpcc.RefState, cfg.QPs)
 			for i := range n.mod.fl {
@@ -530,10 +549,10 @@ func (n *NIC) QP(q wire.QPN) (QPStatus, error) {
 // its SHA-256, the tool version and the configuration). Every file is
 // written atomically. It returns the files written.
 func (n *NIC) WriteTraces(dir string) ([]TraceFile, error) {
-	if n.tr == nil {
+	if n.rec == nil {
 		return nil, fmt.Errorf("nicmodel: %s: no traces recorded (Options.Trace)", n.name)
 	}
-	return n.tr.write(dir, n.name, n.name, n.cfgJSON)
+	return n.rec.Write(dir, n.name, n.name, n.cfgJSON)
 }
 
 // Watch adds the NIC's waveform signals to v under scope <name>: FIFO
@@ -590,3 +609,19 @@ func (n *NIC) Watch(v *VCD, qps []wire.QPN) error {
 	}
 	return nil
 }
+
+// TraceOptions selects the traces a NIC records (package trace).
+type TraceOptions = trace.Options
+
+// TraceFile describes one file NIC.WriteTraces wrote.
+type TraceFile = trace.File
+
+// PcapSnapLen is the snapshot length written in the pcap headers: the
+// largest frame the NIC can see (4096-byte payload, headers, 8 IFA hops).
+const PcapSnapLen = trace.PcapSnapLen
+
+// VCD is a waveform writer (package trace); NIC.Watch adds a NIC's signals.
+type VCD = trace.VCD
+
+// NewVCD returns a waveform writer at clock freq (trace.NewVCD).
+func NewVCD(freq engine.Freq, comment string) (*VCD, error) { return trace.NewVCD(freq, comment) }

@@ -2,6 +2,7 @@ package nicmodel
 
 import (
 	"github.com/hpccgold/hpccgold/engine"
+	"github.com/hpccgold/hpccgold/nicmodel/trace"
 	"github.com/hpccgold/hpccgold/pipeline"
 	"github.com/hpccgold/hpccgold/pipeline/wire"
 	"github.com/hpccgold/hpccgold/queue"
@@ -23,11 +24,11 @@ type MACCounters struct {
 // bounded MAC Rx FIFO the Rx pipeline reads; a frame that finds the FIFO
 // full is dropped and counted (a port cannot push back on the wire).
 type macRx struct {
-	in   *engine.TimedQueue[pipeline.Frame]
-	out  *engine.FIFO[pipeline.Frame]
-	cnt  *MACCounters
-	tr   *tracer
-	bufs *engine.Buffers // where dropped frames are released; nil: not released
+	in    *engine.TimedQueue[pipeline.Frame]
+	out   *engine.FIFO[pipeline.Frame]
+	cnt   *MACCounters
+	hooks trace.Hooks
+	bufs  *engine.Buffers // where dropped frames are released; nil: not released
 }
 
 // Tick takes every frame arriving in cycle now (engine.Component).
@@ -41,9 +42,7 @@ func (m *macRx) Tick(now engine.Cycle) bool {
 		p = true
 		m.cnt.RxFrames++
 		m.cnt.RxBytes += uint64(len(f.Data))
-		if m.tr != nil {
-			m.tr.rxFrame(now, f.Data)
-		}
+		m.hooks.RxFrame(now, f.Data)
 		if !m.out.Push(now, f) {
 			m.cnt.RxDrops++
 			if m.bufs != nil {
@@ -79,7 +78,7 @@ type macTx struct {
 	freePS   uint64       // the transmitter's end of the last frame, ps
 	free     engine.Cycle // the cycle containing freePS: the first cycle a frame can be taken
 	cnt      *MACCounters
-	tr       *tracer
+	hooks    trace.Hooks
 }
 
 // Tick starts the next frame if the transmitter is free (engine.Component).
@@ -101,9 +100,7 @@ func (m *macTx) Tick(now engine.Cycle) bool {
 	m.cnt.TxFrames++
 	m.cnt.TxBytes += n
 	m.cnt.TxBusyPS += end - start
-	if m.tr != nil {
-		m.tr.txFrame(dep, f.Data)
-	}
+	m.hooks.TxFrame(dep, f.Data)
 	return true
 }
 
@@ -142,7 +139,7 @@ type sendReg struct {
 	log        *engine.FIFO[sendRecord]
 	ackReqLast bool
 	stalled    bool
-	tr         *tracer
+	hooks      trace.Hooks
 	cnt        SendRegCounters
 }
 
@@ -167,9 +164,7 @@ func (s *sendReg) Tick(now engine.Cycle) bool {
 	s.out.Push(now, p)
 	s.log.Push(now, sendRecord{qpn: wire.QPN(c.Flow), end: c.Offset + uint64(c.Bytes)})
 	s.cnt.Commands++
-	if s.tr != nil {
-		s.tr.pktSend(now, &c, p.AckReq)
-	}
+	s.hooks.PktSend(now, c, p.AckReq)
 	return true
 }
 

@@ -42,7 +42,6 @@ type rxHPCC struct {
 	lastSeen []uint64
 	seen     ring[seenEntry]
 	active   uint32
-	tr       *tracer
 	cnt      RxHPCCCounters
 	onUpdate func(*HPCCUpdate) // Options.OnHPCCUpdate (fixed model only)
 	captured HPCCUpdate        // its argument's storage
@@ -110,9 +109,6 @@ func (r *rxHPCC) OnTelemetry(now engine.Cycle, flow wire.QPN, psn wire.PSN, enc 
 		next, o := r.core.d.Update(st, *in)
 		r.fx[q] = next
 		out = fromFixed(o)
-		if r.tr != nil {
-			r.tr.rxhpccTxn(now, flow, r.core.d, st, *in, next, o)
-		}
 		if r.onUpdate != nil {
 			r.captureReceiver(now, flow, st, in, next, o)
 		}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hpccgold/hpccgold/engine"
 	"github.com/hpccgold/hpccgold/internal/testtool"
+	"github.com/hpccgold/hpccgold/nicmodel/trace"
 	"github.com/hpccgold/hpccgold/pipeline/wire"
 )
 
@@ -124,7 +125,7 @@ func TestSkipEquivalence(t *testing.T) {
 func TestTraceFiles(t *testing.T) {
 	r := goldenRun(t, false)
 	for _, nic := range []string{"A", "B"} {
-		var m traceManifest
+		var m trace.Manifest
 		if err := json.Unmarshal(r.files[nic+".manifest.json"], &m); err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package nicmodel
+package trace
 
 import (
 	"bytes"
@@ -26,10 +26,10 @@ import (
 	"github.com/hpccgold/hpccgold/telemetry"
 )
 
-// TraceOptions selects the traces a NIC records (in memory, written by
-// NIC.WriteTraces). Tracing costs time and memory per packet; it is off by
+// Options selects the traces a NIC records (in memory, written by
+// Recorder.Write). Tracing costs time and memory per packet; it is off by
 // default.
-type TraceOptions struct {
+type Options struct {
 	// Packets records every frame entering the Rx port (stamped with its
 	// arrival cycle) and leaving the Tx port (stamped with its departure
 	// cycle) as pcap (nanosecond timestamps) and as a hex stream.
@@ -47,8 +47,26 @@ type TraceOptions struct {
 // largest frame the NIC can see (4096-byte payload, headers, 8 IFA hops).
 const PcapSnapLen = 65535
 
-// tracer collects a NIC's traces in memory.
-type tracer struct {
+// Layout is what the recorder needs to know of the NIC it records: the
+// clock (cycles to ns stamps), the telemetry encoding and hop count (the
+// events stream's hop slots), the formats of W and R (the updates stream),
+// and the golden datapaths whose transactions it records in the
+// hpcc_update layout (nil: none, e.g. the float model or no such role).
+type Layout struct {
+	Freq     engine.Freq
+	Encoding telemetry.Encoding
+	MaxHops  int
+	W, Rate  fixedpoint.Format
+	// Sender is the HPCC++ module's datapath (cc=hpcc), Receiver
+	// Rx-HPCC's (cc=hpcc-rx).
+	Sender, Receiver *hpcc.Datapath
+}
+
+// Recorder collects a NIC's traces in memory: frames at the port (pcap and
+// hex) and the transactions between the blocks (vector streams). It
+// implements Hooks; the NIC's blocks call it and know nothing of what it
+// records.
+type Recorder struct {
 	freq    engine.Freq
 	packets bool
 	vectors bool
@@ -68,8 +86,9 @@ type tracer struct {
 	word                                []uint64
 }
 
-func newTracer(o TraceOptions, cfg *Config, tx *ccCore, rx *ccCore) (*tracer, error) {
-	t := &tracer{freq: cfg.ClockHz, packets: o.Packets, vectors: o.Vectors, enc: cfg.HPCC.Encoding, maxHops: cfg.HPCC.MaxHops}
+// New returns a Recorder of the traces o selects for a NIC of layout l.
+func New(o Options, l Layout) (*Recorder, error) {
+	t := &Recorder{freq: l.Freq, packets: o.Packets, vectors: o.Vectors, enc: l.Encoding, maxHops: l.MaxHops}
 	if o.Packets {
 		t.rxPW = pcapgo.NewWriterNanos(&t.rxPcap)
 		t.txPW = pcapgo.NewWriterNanos(&t.txPcap)
@@ -96,7 +115,7 @@ func newTracer(o TraceOptions, cfg *Config, tx *ccCore, rx *ccCore) (*tracer, er
 		}
 		return s
 	}
-	wf, rf := cfg.HPCC.Formats.W.String(), cfg.HPCC.Formats.Rate.String()
+	wf, rf := l.W.String(), l.Rate.String()
 	cyc := func(doc string) fieldtable.Spec {
 		return fieldtable.Spec{Name: "cycle", Width: 64, Format: "uint", Doc: doc}
 	}
@@ -128,8 +147,8 @@ func newTracer(o TraceOptions, cfg *Config, tx *ccCore, rx *ccCore) (*tracer, er
 	t.updates = mk("updates", "HPCC++ module -> scheduler: window and rate updates (section 7.2)", []fieldtable.Spec{pushed, qpn,
 		{Name: "set_window", Width: 1, Format: "bool", Doc: "apply w"},
 		{Name: "set_rate", Width: 1, Format: "bool", Doc: "apply rate"},
-		{Name: "w", Width: cfg.HPCC.Formats.W.W, Format: wf, Doc: "window W, bytes"},
-		{Name: "rate", Width: cfg.HPCC.Formats.Rate.W, Format: rf, Doc: "pacing rate R = W/T, bytes per ns"}})
+		{Name: "w", Width: l.W.W, Format: wf, Doc: "window W, bytes"},
+		{Name: "rate", Width: l.Rate.W, Format: rf, Doc: "pacing rate R = W/T, bytes per ns"}})
 	t.bells = mk("doorbells", "HPCC++ module (QP context) -> scheduler: messages to send", []fieldtable.Spec{pushed, qpn,
 		{Name: "bytes", Width: 64, Format: "uint", Doc: "message payload bytes"},
 		{Name: "reset", Width: 1, Format: "bool", Doc: "new connection: reset the flow's entry first"}})
@@ -149,13 +168,13 @@ func newTracer(o TraceOptions, cfg *Config, tx *ccCore, rx *ccCore) (*tracer, er
 		maxWords = max(maxWords, s.table.Words())
 	}
 	t.word = make([]uint64, maxWords)
-	if tx != nil && tx.d != nil {
-		if t.txnHPCC, err = newTxnStream("hpcc_update", tx.d); err != nil {
+	if l.Sender != nil {
+		if t.txnHPCC, err = newTxnStream("hpcc_update", l.Sender); err != nil {
 			return nil, err
 		}
 	}
-	if rx != nil && rx.d != nil {
-		if t.txnRx, err = newTxnStream("rxhpcc_update", rx.d); err != nil {
+	if l.Receiver != nil {
+		if t.txnRx, err = newTxnStream("rxhpcc_update", l.Receiver); err != nil {
 			return nil, err
 		}
 	}
@@ -200,7 +219,7 @@ func frameHexHeader(port, stamp string) string {
 		" cycle> <ns> <length> <bytes in hex, wire order, no FCS>\n"
 }
 
-func (t *tracer) frame(pw *pcapgo.Writer, hx *bytes.Buffer, at engine.Cycle, data []byte) {
+func (t *Recorder) frame(pw *pcapgo.Writer, hx *bytes.Buffer, at engine.Cycle, data []byte) {
 	ns := t.freq.NS(at)
 	if t.pcapErr == nil {
 		ci := gopacket.CaptureInfo{Timestamp: time.Unix(0, int64(ns)).UTC(), CaptureLength: len(data), Length: len(data)}
@@ -223,21 +242,24 @@ func (t *tracer) frame(pw *pcapgo.Writer, hx *bytes.Buffer, at engine.Cycle, dat
 	hx.WriteByte('\n')
 }
 
-func (t *tracer) rxFrame(at engine.Cycle, data []byte) {
+// RxFrame records a frame entering the Rx port in cycle at (Hooks).
+func (t *Recorder) RxFrame(at engine.Cycle, data []byte) {
 	if t.packets {
 		t.rxFrames++
 		t.frame(t.rxPW, &t.rxHex, at, data)
 	}
 }
 
-func (t *tracer) txFrame(at engine.Cycle, data []byte) {
+// TxFrame records a frame leaving the Tx port in cycle at (Hooks).
+func (t *Recorder) TxFrame(at engine.Cycle, data []byte) {
 	if t.packets {
 		t.txFrames++
 		t.frame(t.txPW, &t.txHex, at, data)
 	}
 }
 
-func (t *tracer) event(now engine.Cycle, ev *pipeline.Event) {
+// Event records a telemetry response event taken by the module (Hooks).
+func (t *Recorder) Event(now engine.Cycle, ev *pipeline.Event) {
 	if !t.vectors {
 		return
 	}
@@ -253,45 +275,51 @@ func (t *tracer) event(now engine.Cycle, ev *pipeline.Event) {
 	t.events.add(t.word, v)
 }
 
-func (t *tracer) ack(now engine.Cycle, a scheduler.Ack) {
+// Ack records acknowledged bytes pushed to the scheduler (Hooks).
+func (t *Recorder) Ack(now engine.Cycle, a scheduler.Ack) {
 	if t.vectors {
 		t.acks.add(t.word, append(t.vals(), uint64(now), uint64(a.Flow), a.AckedBytes))
 	}
 }
 
-func (t *tracer) update(now engine.Cycle, u scheduler.Update) {
+// Update records a window/rate update pushed to the scheduler (Hooks).
+func (t *Recorder) Update(now engine.Cycle, u scheduler.Update) {
 	if t.vectors {
 		t.updates.add(t.word, append(t.vals(), uint64(now), uint64(u.Flow), b2u(u.SetWindow), b2u(u.SetRate), u.Window, u.Rate))
 	}
 }
 
-func (t *tracer) doorbell(now engine.Cycle, d scheduler.Doorbell) {
+// Doorbell records a doorbell pushed to the scheduler (Hooks).
+func (t *Recorder) Doorbell(now engine.Cycle, d scheduler.Doorbell) {
 	if t.vectors {
 		t.bells.add(t.word, append(t.vals(), uint64(now), uint64(d.Flow), d.Bytes, b2u(d.Reset)))
 	}
 }
 
-func (t *tracer) pktSend(now engine.Cycle, c *scheduler.PktSend, ackReq bool) {
+// PktSend records a PktSend command passed to the Tx pipeline (Hooks).
+func (t *Recorder) PktSend(now engine.Cycle, c scheduler.PktSend, ackReq bool) {
 	if t.vectors {
 		t.sends.add(t.word, append(t.vals(), uint64(now), uint64(c.Flow), uint64(c.PSN), uint64(c.Bytes), c.Offset,
 			b2u(c.First), b2u(c.Last), b2u(ackReq)))
 	}
 }
 
-func (t *tracer) hpccTxn(now engine.Cycle, q wire.QPN, d *hpcc.Datapath, st hpcc.State, in hpcc.Input, next hpcc.State, out hpcc.Output) {
-	if t.vectors && t.txnHPCC != nil {
-		t.txnHPCC.add(now, q, d, st, in, next, out)
+// Txn records one HPCC++ datapath transaction of the fixed model: the
+// sender's module (receiver false) or Rx-HPCC (receiver true), with the
+// state read, the event, the state written and the outputs. The NIC
+// subscribes it to the datapaths' update observer.
+func (t *Recorder) Txn(now engine.Cycle, q wire.QPN, receiver bool, d *hpcc.Datapath, st *hpcc.State, in *hpcc.Input, next *hpcc.State, out *hpcc.Output) {
+	x := t.txnHPCC
+	if receiver {
+		x = t.txnRx
 	}
-}
-
-func (t *tracer) rxhpccTxn(now engine.Cycle, q wire.QPN, d *hpcc.Datapath, st hpcc.State, in hpcc.Input, next hpcc.State, out hpcc.Output) {
-	if t.vectors && t.txnRx != nil {
-		t.txnRx.add(now, q, d, st, in, next, out)
+	if t.vectors && x != nil {
+		x.add(now, q, d, st, in, next, out)
 	}
 }
 
 // vals returns a scratch slice for field values.
-func (t *tracer) vals() []uint64 { return make([]uint64, 0, 16) }
+func (t *Recorder) vals() []uint64 { return make([]uint64, 0, 16) }
 
 func b2u(b bool) uint64 {
 	if b {
@@ -417,13 +445,13 @@ func newTxnStream(name string, d *hpcc.Datapath) (*txnStream, error) {
 	return s, err
 }
 
-func (s *txnStream) add(now engine.Cycle, q wire.QPN, d *hpcc.Datapath, st hpcc.State, in hpcc.Input, next hpcc.State, out hpcc.Output) {
+func (s *txnStream) add(now engine.Cycle, q wire.QPN, d *hpcc.Datapath, st *hpcc.State, in *hpcc.Input, next *hpcc.State, out *hpcc.Output) {
 	clear(s.inW)
 	clear(s.outW)
-	if err := d.PackInput(st, in, s.inW); err != nil && s.err == nil {
+	if err := d.PackInput(*st, *in, s.inW); err != nil && s.err == nil {
 		s.err = fmt.Errorf("nicmodel: trace %s: %w", s.name, err)
 	}
-	if err := d.PackOutput(next, out, s.outW); err != nil && s.err == nil {
+	if err := d.PackOutput(*next, *out, s.outW); err != nil && s.err == nil {
 		s.err = fmt.Errorf("nicmodel: trace %s: %w", s.name, err)
 	}
 	s.stim.Write(s.in.AppendHex(nil, s.inW))
@@ -441,37 +469,39 @@ func (s *txnStream) add(now engine.Cycle, q wire.QPN, d *hpcc.Datapath, st hpcc.
 	s.n++
 }
 
-// TraceFile describes one file NIC.WriteTraces wrote.
-type TraceFile struct {
+// File describes one trace file Recorder.Write wrote.
+type File struct {
 	Name   string `json:"name"`
 	Lines  uint64 `json:"records"` // transactions or frames
 	SHA256 string `json:"sha256"`
 	Doc    string `json:"doc"`
 }
 
-// traceManifest is <prefix>.manifest.json.
-type traceManifest struct {
+// Manifest is <prefix>.manifest.json: the tool version, the NIC's name
+// and configuration, and every file with its SHA-256.
+type Manifest struct {
 	Tool   string          `json:"tool"`
 	NIC    string          `json:"nic"`
 	Config json.RawMessage `json:"config"`
-	Files  []TraceFile     `json:"files"`
+	Files  []File          `json:"files"`
 }
 
-// write writes every trace file into dir with names prefix.<stream>.<ext>
-// and, last, prefix.manifest.json (tool version, configuration, SHA-256 of
-// every file). It returns the files written (manifest excluded).
-func (t *tracer) write(dir, prefix, nic string, cfgJSON []byte) ([]TraceFile, error) {
+// Write writes every trace file into dir with names prefix.<stream>.<ext>
+// and, last, prefix.manifest.json (tool version, the NIC's name and
+// configuration cfgJSON, SHA-256 of every file). It returns the files
+// written (manifest excluded).
+func (t *Recorder) Write(dir, prefix, nic string, cfgJSON []byte) ([]File, error) {
 	if t.pcapErr != nil {
 		return nil, fmt.Errorf("nicmodel: pcap: %w", t.pcapErr)
 	}
-	var files []TraceFile
+	var files []File
 	put := func(name string, n uint64, doc string, data []byte) error {
 		p := filepath.Join(dir, prefix+"."+name)
 		if err := atomicfile.WriteBytes(p, 0o644, data); err != nil {
 			return err
 		}
 		sum := sha256.Sum256(data)
-		files = append(files, TraceFile{Name: prefix + "." + name, Lines: n, SHA256: hex.EncodeToString(sum[:]), Doc: doc})
+		files = append(files, File{Name: prefix + "." + name, Lines: n, SHA256: hex.EncodeToString(sum[:]), Doc: doc})
 		return nil
 	}
 	if t.packets {
@@ -534,7 +564,7 @@ func (t *tracer) write(dir, prefix, nic string, cfgJSON []byte) ([]TraceFile, er
 			}
 		}
 	}
-	m := traceManifest{Tool: buildinfo.String(), NIC: nic, Config: json.RawMessage(bytes.TrimSpace(cfgJSON)), Files: files}
+	m := Manifest{Tool: buildinfo.String(), NIC: nic, Config: json.RawMessage(bytes.TrimSpace(cfgJSON)), Files: files}
 	mb, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("nicmodel: trace manifest: %w", err)

@@ -1,4 +1,4 @@
-package nicmodel
+package trace
 
 import (
 	"bytes"
