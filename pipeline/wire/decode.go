@@ -168,8 +168,7 @@ func (p *Packet) fail(r Reason) {
 // Decode parses frame (an Ethernet II frame without FCS) into p and
 // classifies it. It never panics on any input: every length is checked
 // before a view is built, and a frame that fails a check is ClassMalformed
-// with the first failing Reason. It allocates nothing except when a hop
-// record fails to parse (telemetry.ParseHop builds an error value). Bytes after the IPv4
+// with the first failing Reason. It allocates nothing. Bytes after the IPv4
 // datagram (Ethernet padding) are ignored. Checks, outside-in: Ethernet and
 // at most one 802.1Q tag; IPv4 version, IHL = 5, lengths, checksum, no
 // fragmentation, protocol UDP; UDP length and destination port 4791, and
@@ -390,15 +389,47 @@ func (p *Packet) decodeINT(ib []byte, ibOff int, pos *int, end int, class *Class
 		if e == telemetry.IFA {
 			i = n - 1 - j
 		}
-		h, err := telemetry.ParseHop(stack[j*size:], e)
-		if err != nil {
+		if !parseHop(stack[j*size:], e, &p.Hops[i]) {
 			return ReasonHopRecord
 		}
-		p.Hops[i] = h
 	}
 	p.StackOff, p.StackLen = ibOff+*pos, n*size
 	*pos += n * size
 	p.HasINT = true
 	p.INT = INTHeader{Kind: k, Encoding: e, HopCount: n, MaxHops: mh, Exceeded: s.Exceeded()}
 	return ReasonNone
+}
+
+// parseHop decodes one hop record of encoding e (a valid encoding, with
+// len(b) >= e.HopSize()) into *h, exactly as telemetry.ParseHop does, and
+// reports whether ParseHop would accept it. It is Decode's inline form of
+// ParseHop: every field is read from a bit field of exactly its wire
+// width, so of ParseHop's checks (Hop.Validate) only two can fail on wire
+// bytes: a reserved speed code, and (IFA) RxNs >= 10^9. On failure *h is
+// the zero Hop, as ParseHop returns. TestParseHopMatches
+// checks it against telemetry.ParseHop on random and edge records.
+func parseHop(b []byte, e telemetry.Encoding, h *telemetry.Hop) bool {
+	if e == telemetry.Compact {
+		w := binary.BigEndian.Uint64(b)
+		*h = telemetry.Hop{SpeedCode: uint8(w & 7), Ts: uint32(w>>3) & (1<<telemetry.CompactTsBits - 1),
+			TxBytes: uint32(w>>27) & (1<<telemetry.CompactTxBits - 1), Qlen: uint32(w >> 47)}
+	} else {
+		w0 := binary.BigEndian.Uint32(b[0:])
+		w1 := binary.BigEndian.Uint32(b[4:])
+		w2 := binary.BigEndian.Uint32(b[8:])
+		*h = telemetry.Hop{Ins: uint8(w0 >> 28), DeviceID: w0 >> 8 & (1<<telemetry.IFADeviceIDBits - 1),
+			SpeedCode: uint8(w1 >> 28), RxSec: w1 & (1<<telemetry.IFARxSecBits - 1),
+			EgressPort: uint16(w2 >> 16), IngressPort: uint16(w2),
+			RxNs: binary.BigEndian.Uint32(b[12:]), ResidenceNs: binary.BigEndian.Uint32(b[16:]),
+			TxBytes: binary.BigEndian.Uint32(b[20:]), Qlen: binary.BigEndian.Uint32(b[24:]) & (1<<telemetry.IFAQlenBits - 1)}
+		if h.RxNs >= telemetry.NsPerSecond {
+			*h = telemetry.Hop{}
+			return false
+		}
+	}
+	if _, ok := e.SpeedGbps(h.SpeedCode); !ok {
+		*h = telemetry.Hop{}
+		return false
+	}
+	return true
 }
