@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
-	"github.com/hpccgold/hpccgold/cc/ldcp"
 	"github.com/hpccgold/hpccgold/cc/ldcp/ldcpvec"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/rtl/ldcprtl"
 	"github.com/hpccgold/hpccgold/vectors"
+	"github.com/hpccgold/hpccgold/vectors/registry"
 	"github.com/hpccgold/hpccgold/verilog"
 	"github.com/hpccgold/hpccgold/verilog/cosim"
 )
@@ -83,21 +83,23 @@ func runCosim(env *Env) error {
 	if *cc == "ldcp" && *design != "update" {
 		return fmt.Errorf("--design=%s: LDCP has the update design only", *design)
 	}
+	// cfg configures the module design; model is the vector model of the
+	// update design (and of a golden set generated for --rtl).
 	var cfg hpcc.Config
-	var lcfg ldcp.Config
+	var model vectors.Model
 	switch {
-	case *cc == "ldcp" && *configFile == "" && *vecDir != "":
-		lcfg, err = cosim.LDCPConfigFromManifest(*vecDir)
-	case *cc == "ldcp":
-		lcfg, err = loadLDCPConfig(*configFile)
 	case *design == "module" && *vecDir != "":
 		var so cosim.ModuleOptions
 		so, _, err = cosim.ModuleSetOptions(*vecDir)
 		cfg = so.Config
-	case *configFile == "" && *vecDir != "":
-		cfg, err = cosim.ConfigFromManifest(*vecDir)
-	default:
+	case *design == "module":
 		cfg, err = loadHPCCConfig(*configFile)
+	case *configFile == "" && *vecDir != "":
+		if model, err = cosim.ModelFromManifest(*vecDir); err == nil && model.Name() != ccModel(*cc) {
+			err = fmt.Errorf("cosim: %s: model %q, want %q", *vecDir, model.Name(), ccModel(*cc))
+		}
+	default:
+		model, err = goldenModel(*cc, *configFile)
 	}
 	if err != nil {
 		return err
@@ -141,7 +143,7 @@ func runCosim(env *Env) error {
 				cache = filepath.Join(ucd, "hpccgold", "cosim")
 			}
 		}
-		opts := cosim.Options{Config: cfg, Stages: *stages, Simulator: sim, Vectors: *vecDir, Level: *level, Seed: *seed,
+		opts := cosim.Options{Model: model, Stages: *stages, Simulator: sim, Vectors: *vecDir, Level: *level, Seed: *seed,
 			Count: *count, Limit: *limit, WorkDir: dir, CacheDir: cache, Lint: *lint, Synth: *synth, Gap: *gap, Log: env.Stderr}
 		// Progress on a terminal for runs over 2 s: vectors/s and ETA.
 		var prog *vectors.Progress
@@ -165,15 +167,10 @@ func runCosim(env *Env) error {
 		}
 		var rep *cosim.Report
 		var repErr error
-		lopts := cosim.LDCPOptions{Options: opts, LDCP: lcfg}
 		if len(rtlFiles) > 0 {
 			ropts := cosim.RTLOptions{Files: rtlFiles, Top: *top, Options: opts}
 			if *vecDir == "" {
-				m, err := goldenModel(*cc, cfg, lcfg)
-				if err != nil {
-					return err
-				}
-				ropts.Model = m
+				ropts.Model = model
 			}
 			rep, err := cosim.RunRTL(ctx, ropts)
 			if err != nil {
@@ -185,12 +182,7 @@ func runCosim(env *Env) error {
 			if *design != "update" {
 				return fmt.Errorf("--lockstep: only with --design=update")
 			}
-			var lr *cosim.LockstepReport
-			if *cc == "ldcp" {
-				lr, err = cosim.RunLDCPLockstep(ctx, lopts)
-			} else {
-				lr, err = cosim.RunLockstep(ctx, opts)
-			}
+			lr, err := cosim.RunLockstep(ctx, opts)
 			if err != nil {
 				return err
 			}
@@ -201,20 +193,14 @@ func runCosim(env *Env) error {
 			return nil
 		}
 		switch {
-		case *cc == "ldcp":
-			rep, err = cosim.RunLDCP(ctx, lopts)
-			if err != nil {
-				return err
-			}
-			repErr = rep.Err()
 		case *design == "update":
-			rep, err = cosim.RunUpdate(ctx, opts)
+			rep, err = cosim.Run(ctx, opts)
 			if err != nil {
 				return err
 			}
 			repErr = rep.Err()
 		case *design == "module":
-			mopts := cosim.ModuleOptions{Options: opts, FlowBits: *flowBits, Events: *events, Seed: int64(*seed),
+			mopts := cosim.ModuleOptions{Options: opts, Config: cfg, FlowBits: *flowBits, Events: *events, Seed: int64(*seed),
 				Kinds: []hpccrtl.StreamKind{hpccrtl.SameFlow, hpccrtl.Interleaved, hpccrtl.Mixed}}
 			if *vecDir != "" { // the stream set fixes them
 				mopts.FlowBits, mopts.Stages = 0, 0
@@ -352,11 +338,28 @@ func cosimFlagsUsed(set map[string]bool, design string) error {
 	return nil
 }
 
-// goldenModel returns the vector model a generated golden set for --rtl
-// is made with: HPCC++ (cfg) or LDCP (lcfg).
-func goldenModel(cc string, cfg hpcc.Config, lcfg ldcp.Config) (vectors.Model, error) {
+// ccModel returns the vector model name (package vectors/registry) of a
+// --cc datapath.
+func ccModel(cc string) string {
 	if cc == "ldcp" {
+		return registry.LDCP
+	}
+	return registry.HPCC
+}
+
+// goldenModel returns the vector model of a --cc datapath (hpcc or ldcp)
+// with the configuration in configFile (default: the default one).
+func goldenModel(cc, configFile string) (vectors.Model, error) {
+	if cc == "ldcp" {
+		lcfg, err := loadLDCPConfig(configFile)
+		if err != nil {
+			return nil, err
+		}
 		return ldcpvec.New(lcfg)
+	}
+	cfg, err := loadHPCCConfig(configFile)
+	if err != nil {
+		return nil, err
 	}
 	return vectors.NewHPCC(cfg)
 }

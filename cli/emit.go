@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/hpccgold/hpccgold/cc/ldcp/ldcpvec"
 	"path/filepath"
 
 	"github.com/hpccgold/hpccgold/artefact"
@@ -177,7 +178,11 @@ func emitLDCP(env *Env, tools verilog.Tools, configFile string, stages int, out 
 	}
 	defer aw.Close()
 	dir := aw.Root()
-	em, err := cosim.EmitLDCP(dir, cfg, stages)
+	model, err := ldcpvec.New(cfg)
+	if err != nil {
+		return err
+	}
+	em, err := cosim.EmitUpdate(dir, model, stages)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/hpccgold/hpccgold/rtl/ldcprtl"
 	"github.com/hpccgold/hpccgold/vectors"
 	"github.com/hpccgold/hpccgold/vectors/registry"
-	"github.com/hpccgold/hpccgold/verilog/cosim"
 )
 
 // Files of a grade --out directory.
@@ -186,24 +185,9 @@ func gradeTarget(cc, vecDir, configFile string, opts vectors.Options) (*rtl.Modu
 	if err != nil {
 		return nil, nil, fmt.Errorf("--vectors %s: %w", vecDir, err)
 	}
-	var m *rtl.Module
-	if want == "ldcp" {
-		cfg, err := cosim.LDCPConfigFromManifest(vecDir)
-		if err != nil {
-			return nil, nil, err
-		}
-		m, err = ldcprtl.UpdateComb(cfg)
-		if err != nil {
-			return nil, nil, err
-		}
-	} else {
-		cfg, err := cosim.ConfigFromManifest(vecDir)
-		if err != nil {
-			return nil, nil, err
-		}
-		if m, err = hpccrtl.UpdateComb(cfg); err != nil {
-			return nil, nil, err
-		}
+	m, err := registry.Comb(model)
+	if err != nil {
+		return nil, nil, err
 	}
 	v, _, err := grade.ReadDir(vecDir, model.Input(), model.Output())
 	if err != nil {

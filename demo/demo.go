@@ -260,9 +260,13 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}); err != nil {
 		return rep, err
 	}
-	cfg, err := cosim.ConfigFromManifest(filepath.Join(root, simDir))
+	simModel, err := cosim.ModelFromManifest(filepath.Join(root, simDir))
 	if err != nil {
 		return rep, fmt.Errorf("demo: %w", err)
+	}
+	cfg, ok := simModel.Config().(hpcc.Config)
+	if !ok {
+		return rep, fmt.Errorf("demo: %s: model %s, want %s", filepath.Join(root, simDir), simModel.Name(), vectors.HPCCModelName)
 	}
 	if err := step("vectors-directed", dirDir, func(dir string) (string, error) {
 		m, err := vectors.NewHPCC(cfg)
@@ -352,8 +356,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	for _, set := range []string{simDir, dirDir} {
 		work := filepath.Join("cosim", set)
 		if err := step("cosim "+set, work, func(dir string) (string, error) {
-			r, err := cosim.RunUpdate(ctx, cosim.Options{
-				Config: cfg, Stages: opts.Stages, Simulator: sim,
+			r, err := cosim.Run(ctx, cosim.Options{
+				Model: simModel, Stages: opts.Stages, Simulator: sim,
 				Vectors: filepath.Join(root, set), WorkDir: dir,
 				CacheDir: opts.CacheDir, MaxVectors: depth,
 			})

@@ -198,7 +198,7 @@ func writeSmall(dir, name string, data []byte) (FileHash, error) {
 // writeDir writes a set's files through an artefact.Writer on dir:
 // layout.json and fields.vh, then stimulus.hex, expected.hex and
 // vectors.jsonl in one pass over the blocks that feed hands to emit, then
-// manifest.json with every file's hash, committed last. ctx is checked
+// classes.txt (the class ranges), then manifest.json with every file's hash, committed last. ctx is checked
 // before each block.
 func writeDir(ctx context.Context, outDir string, p *plan, feed func(emit func(*block) error) (*Manifest, error)) error {
 	aw, err := artefact.Create(outDir, "vectors")
@@ -281,7 +281,11 @@ func writeDir(ctx context.Context, outDir string, p *plan, feed func(emit func(*
 	if org != nil {
 		man.Files = append(man.Files, org.sum(CaptureFile))
 	}
-	man.Files = append(man.Files, vhHash, layoutHash)
+	clHash, err := writeClasses(dir, man)
+	if err != nil {
+		return err
+	}
+	man.Files = append(man.Files, clHash, vhHash, layoutHash)
 	mb, err := marshalManifest(man)
 	if err != nil {
 		return err

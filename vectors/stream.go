@@ -124,7 +124,11 @@ func WriteStreamSet(ctx context.Context, dir string, s StreamSet) (*Manifest, er
 			return nil, fmt.Errorf("vectors: writing %s stopped: %w", dir, err)
 		}
 	}
-	man.Files = append(files, vhHash, layoutHash)
+	clHash, err := writeClasses(root, man)
+	if err != nil {
+		return nil, err
+	}
+	man.Files = append(files, clHash, vhHash, layoutHash)
 	mb, err := marshalManifest(man)
 	if err != nil {
 		return nil, err

@@ -123,6 +123,15 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 		}
 	}
 
+	if listed[ClassesFile] {
+		want, err := classRanges(man)
+		if err != nil {
+			problem("%s: %v", ClassesFile, err)
+		} else if got, err := os.ReadFile(filepath.Join(dir, ClassesFile)); err == nil && !bytes.Equal(got, want) {
+			problem("%s: differs from the class ranges of the manifest", ClassesFile)
+		}
+	}
+
 	// A stream set's outputs depend on the module's state across vectors:
 	// its files are checked above; the replay is a co-simulation.
 	if man.Module != nil {

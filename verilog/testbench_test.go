@@ -55,8 +55,10 @@ func sh(t *testing.T, dir, line string) (string, int) {
 // emitted testbench's header, verbatim, under Icarus and Verilator: without
 // +n the testbench takes the vector count from the files; a passing set
 // exits 0, one flipped expected bit exits non-zero naming the field, and
-// files of different lengths exit non-zero. The expected values come from
-// the rtl evaluator (combVectors).
+// files of different lengths exit non-zero. A failure names the vector's
+// class from the set's class ranges (classes.txt, as vectors writes it:
+// vector 7 lies in the second range), and by index only when the file is
+// missing. The expected values come from the rtl evaluator (combVectors).
 func TestTestbenchHeaderCommands(t *testing.T) {
 	needTools(t, FlowIcarus, FlowVerilator)
 	m := opsFixture(false)
@@ -89,6 +91,9 @@ func TestTestbenchHeaderCommands(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "bad.hex"), []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "classes.txt"), []byte("0 5 zero_edges\n5 4 carry_borrow_edges\n9 291 random\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "short.hex"), []byte(strings.Join(lines[:n-5], "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -101,10 +106,16 @@ func TestTestbenchHeaderCommands(t *testing.T) {
 		if code != 0 || !strings.Contains(o, "300 passed, 0 failed") {
 			t.Fatalf("%s: exit %d, want 0 and 300 passed\n%s", cmds[1], code, tail(o, 3000))
 		}
-		o, code = sh(t, dir, strings.Replace(cmds[1], "+exp=expected.hex", "+exp=bad.hex", 1))
-		if code == 0 || !strings.Contains(o, "299 passed, 1 failed") || !strings.Contains(o, "MISMATCH vector 7:") ||
-			!strings.Contains(o, "  "+out.Fields[0].Name+": got") {
-			t.Errorf("%s with one flipped bit: exit %d, want non-zero, 1 failed, vector 7, field %s\n%s", intro, code, out.Fields[0].Name, tail(o, 3000))
+		for _, c := range []struct{ classes, want string }{
+			{"+classes=classes.txt", "MISMATCH vector 7 (class carry_borrow_edges):"},
+			{"+classes=none.txt", "MISMATCH vector 7:"},
+		} {
+			run := strings.Replace(strings.Replace(cmds[1], "+exp=expected.hex", "+exp=bad.hex", 1), "+classes=classes.txt", c.classes, 1)
+			o, code = sh(t, dir, run)
+			if code == 0 || !strings.Contains(o, "299 passed, 1 failed") || !strings.Contains(o, c.want) ||
+				!strings.Contains(o, "  "+out.Fields[0].Name+": got") {
+				t.Errorf("%s with one flipped bit, %s: exit %d, want non-zero, 1 failed, %q, field %s\n%s", intro, c.classes, code, c.want, out.Fields[0].Name, tail(o, 3000))
+			}
 		}
 		o, code = sh(t, dir, strings.Replace(cmds[1], "+exp=expected.hex", "+exp=short.hex", 1))
 		if code == 0 || !strings.Contains(o, "short.hex has 295") {

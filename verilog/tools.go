@@ -269,6 +269,10 @@ type Build struct {
 	// the testbench prints "progress N" lines (+progress=K), which Run
 	// keeps out of Result.Output.
 	Progress func(done, total int64)
+	// Classes, when set, is the set's class ranges (vectors.ClassesFile),
+	// passed as +classes so that the testbench names each failing
+	// vector's class.
+	Classes string
 }
 
 // ProgressStep is the number of results between two progress lines of a
@@ -516,6 +520,13 @@ func (b *Build) Run(ctx context.Context, stim, exp string, n, gap int) (Result, 
 	}
 	args := append(append([]string(nil), b.Cmd[1:]...),
 		"+stim="+stim, "+exp="+exp, "+n="+strconv.Itoa(n), "+gap="+strconv.Itoa(gap))
+	if b.Classes != "" {
+		c, err := exttool.Abs(b.Classes)
+		if err != nil {
+			return Result{}, fmt.Errorf("verilog: run %s: %w", b.Top, err)
+		}
+		args = append(args, "+classes="+c)
+	}
 	var onLine func(string) bool
 	if b.Progress != nil {
 		args = append(args, "+progress="+strconv.Itoa(ProgressStep(n)))

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/verilog"
 )
 
@@ -17,7 +16,7 @@ var benchVectors string
 // 100k random vectors) shared by the benchmarks of one run.
 func benchSet(b *testing.B) string {
 	benchOnce.Do(func() {
-		_, err := RunUpdate(context.Background(), Options{Config: hpcc.DefaultConfig(), Stages: 3, Simulator: verilog.Icarus,
+		_, err := Run(context.Background(), Options{Model: hpccModel(b), Stages: 3, Simulator: verilog.Icarus,
 			Level: 2, Seed: 3, Count: 100000, WorkDir: filepath.Join(buildCache, "bench-gen"), Limit: 1, CacheDir: buildCache})
 		if err != nil {
 			b.Fatal(err)
@@ -39,7 +38,7 @@ func benchUpdate(b *testing.B, sim verilog.Simulator, limit int) {
 	var simRate, e2e, build float64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		rep, err := RunUpdate(context.Background(), Options{Config: hpcc.DefaultConfig(), Stages: 3, Simulator: sim,
+		rep, err := Run(context.Background(), Options{Model: hpccModel(b), Stages: 3, Simulator: sim,
 			Vectors: vec, Limit: limit, WorkDir: work, CacheDir: buildCache})
 		if err != nil {
 			b.Fatal(err)

@@ -3,6 +3,7 @@ package cosim
 import (
 	"context"
 	"fmt"
+	"github.com/hpccgold/hpccgold/vectors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -45,8 +46,8 @@ func checkLDCPClasses(t *testing.T, rep *Report, level int) {
 // datapath's (cc/ldcp through ldcpvec).
 func TestLDCPVerilator(t *testing.T) {
 	needTools(t, verilog.FlowVerilator, verilog.FlowLint)
-	rep, err := RunLDCP(context.Background(), LDCPOptions{LDCP: ldcp.DefaultConfig(), Options: Options{Stages: 3,
-		Simulator: verilog.Verilator, Level: 2, Seed: 1, Count: 40000, WorkDir: t.TempDir(), CacheDir: buildCache, Lint: true}})
+	rep, err := Run(context.Background(), Options{Model: mustLDCPModel(t, ldcp.DefaultConfig()), Stages: 3,
+		Simulator: verilog.Verilator, Level: 2, Seed: 1, Count: 40000, WorkDir: t.TempDir(), CacheDir: buildCache, Lint: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,9 +118,9 @@ func TestLDCPIcarus(t *testing.T) {
 	tools := verilog.LookupTools()
 	ctx := context.Background()
 	work := t.TempDir()
-	opts := LDCPOptions{LDCP: ldcp.DefaultConfig(), Options: Options{Stages: 2, Simulator: verilog.Icarus,
-		Level: 1, Seed: 2, Count: 2000, WorkDir: work, CacheDir: buildCache, Gap: 5}}
-	rep, err := RunLDCP(ctx, opts)
+	opts := Options{Model: mustLDCPModel(t, ldcp.DefaultConfig()), Stages: 2, Simulator: verilog.Icarus,
+		Level: 1, Seed: 2, Count: 2000, WorkDir: work, CacheDir: buildCache, Gap: 5}
+	rep, err := Run(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestLDCPIcarus(t *testing.T) {
 		t.Fatal(err)
 	}
 	stim, exp := filepath.Join(work, "vectors", "stimulus.hex"), filepath.Join(work, "vectors", "expected.hex")
-	for _, mu := range ldcpMutations(opts.LDCP) {
+	for _, mu := range ldcpMutations(ldcp.DefaultConfig()) {
 		mutated, err := mu.apply(string(orig))
 		if err != nil {
 			t.Fatalf("mutation %s: %v", mu.name, err)
@@ -189,9 +190,9 @@ func TestLDCPIcarus(t *testing.T) {
 func TestLDCPLockstep(t *testing.T) {
 	needTools(t, verilog.FlowIcarus)
 	work := t.TempDir()
-	opts := LDCPOptions{LDCP: ldcp.DefaultConfig(), Options: Options{Stages: 1, Simulator: verilog.Icarus, Level: 1, Seed: 4,
-		Count: 400, Limit: 300, WorkDir: work, CacheDir: buildCache}}
-	rep, err := RunLDCPLockstep(context.Background(), opts)
+	opts := Options{Model: mustLDCPModel(t, ldcp.DefaultConfig()), Stages: 1, Simulator: verilog.Icarus, Level: 1, Seed: 4,
+		Count: 400, Limit: 300, WorkDir: work, CacheDir: buildCache}
+	rep, err := RunLockstep(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestLDCPLockstep(t *testing.T) {
 		rep.Write(&b)
 		t.Fatalf("%d vectors: %s", rep.Vectors, b.String())
 	}
-	d, err := ldcp.NewDatapath(opts.LDCP)
+	d, err := ldcp.NewDatapath(ldcp.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +221,7 @@ func TestLDCPLockstep(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts.Vectors = filepath.Join(work, "vectors")
-	rep, err = RunLDCPLockstep(context.Background(), opts)
+	rep, err = RunLockstep(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,28 +236,28 @@ func TestLDCPLockstep(t *testing.T) {
 // another configuration, is rejected before any simulation.
 func TestLDCPVectorsMismatch(t *testing.T) {
 	work := t.TempDir()
-	opts := LDCPOptions{LDCP: ldcp.DefaultConfig(), Options: Options{Stages: 1, Simulator: verilog.Icarus, Level: 1, Seed: 1,
-		Count: 10, WorkDir: work}}
-	if _, _, _, err := vectorSetFor(&opts.Options, mustLDCPModel(t, opts.LDCP)); err != nil {
+	opts := Options{Model: mustLDCPModel(t, ldcp.DefaultConfig()), Stages: 1, Simulator: verilog.Icarus, Level: 1, Seed: 1,
+		Count: 10, WorkDir: work}
+	if _, _, _, err := vectorSetFor(&opts, opts.Model); err != nil {
 		t.Fatal(err)
 	}
-	other := opts.LDCP
+	other := ldcp.DefaultConfig()
 	other.Gamma = 1.0 / 16
 	opts.Vectors = filepath.Join(work, "vectors")
-	if _, _, _, err := vectorSetFor(&opts.Options, mustLDCPModel(t, other)); err == nil || !strings.Contains(err.Error(), "another configuration") {
+	if _, _, _, err := vectorSetFor(&opts, mustLDCPModel(t, other)); err == nil || !strings.Contains(err.Error(), "another configuration") {
 		t.Fatalf("set of another configuration: err = %v", err)
 	}
-	hopts := Options{Config: hpcc.DefaultConfig(), Level: 1, Count: 10, WorkDir: t.TempDir()}
-	if _, _, _, err := vectorSet(&hopts); err != nil {
+	hopts := Options{Model: hpccModel(t), Level: 1, Count: 10, WorkDir: t.TempDir()}
+	if _, _, _, err := vectorSetFor(&hopts, hopts.Model); err != nil {
 		t.Fatal(err)
 	}
 	opts.Vectors = filepath.Join(hopts.WorkDir, "vectors")
-	if _, _, _, err := vectorSetFor(&opts.Options, mustLDCPModel(t, opts.LDCP)); err == nil || !strings.Contains(err.Error(), `model "hpcc_update"`) {
+	if _, _, _, err := vectorSetFor(&opts, opts.Model); err == nil || !strings.Contains(err.Error(), `model "hpcc_update"`) {
 		t.Fatalf("HPCC++ set: err = %v", err)
 	}
 }
 
-func mustLDCPModel(t *testing.T, cfg ldcp.Config) *ldcpvec.Model {
+func mustLDCPModel(t testing.TB, cfg ldcp.Config) *ldcpvec.Model {
 	t.Helper()
 	m, err := ldcpvec.New(cfg)
 	if err != nil {
@@ -282,8 +283,8 @@ func BenchmarkVerilatorLDCP(b *testing.B) {
 	cfg := ldcp.DefaultConfig()
 	ldcpBenchOnce.Do(func() {
 		dir := filepath.Join(buildCache, "bench-ldcp")
-		_, err := RunLDCP(context.Background(), LDCPOptions{LDCP: cfg, Options: Options{Stages: 3, Simulator: verilog.Icarus,
-			Level: 2, Seed: 3, Count: 200000, WorkDir: dir, Limit: 1, CacheDir: buildCache}})
+		_, err := Run(context.Background(), Options{Model: mustLDCPModel(b, cfg), Stages: 3, Simulator: verilog.Icarus,
+			Level: 2, Seed: 3, Count: 200000, WorkDir: dir, Limit: 1, CacheDir: buildCache})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -293,8 +294,8 @@ func BenchmarkVerilatorLDCP(b *testing.B) {
 	var simRate, e2e float64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		rep, err := RunLDCP(context.Background(), LDCPOptions{LDCP: cfg, Options: Options{Stages: 3, Simulator: verilog.Verilator,
-			Vectors: ldcpBenchVectors, WorkDir: work, CacheDir: buildCache}})
+		rep, err := Run(context.Background(), Options{Model: mustLDCPModel(b, cfg), Stages: 3, Simulator: verilog.Verilator,
+			Vectors: ldcpBenchVectors, WorkDir: work, CacheDir: buildCache})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -312,4 +313,14 @@ func BenchmarkVerilatorLDCP(b *testing.B) {
 	if ldcpBenchBuild > 0 {
 		b.ReportMetric(ldcpBenchBuild, "build-s")
 	}
+}
+
+// hpccModel is the HPCC++ vector model of the default configuration.
+func hpccModel(t testing.TB) *vectors.HPCC {
+	t.Helper()
+	m, err := vectors.NewHPCC(hpcc.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/hpccgold/hpccgold/fieldtable"
-	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/vectors"
 	"github.com/hpccgold/hpccgold/verilog"
 )
@@ -21,25 +20,21 @@ type LockstepReport struct {
 	Divergence string // both states and outputs, field by field
 }
 
-// RunLockstep drives hpcc_update under the chosen simulator one
-// transaction at a time (a line protocol over the simulator's stdin and
-// stdout), compares each result with the golden one, and stops at the first
-// divergence, printing the state before, the event, and both next states
-// and outputs field by field.
+// RunLockstep drives the update RTL of opts.Model (any model of package
+// vectors/registry) under the chosen simulator one transaction at a time
+// (a line protocol over the simulator's stdin and stdout), compares each
+// result with the golden one, and stops at the first divergence, printing
+// the state before, the event, and both next states and outputs field by
+// field.
 func RunLockstep(ctx context.Context, opts Options) (*LockstepReport, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	m, _, err := hpccrtl.Update(opts.Config, opts.Stages)
+	bench, _, err := updateBench(opts.Model, opts.Stages)
 	if err != nil {
 		return nil, err
 	}
-	model, err := vectors.NewHPCC(opts.Config)
-	if err != nil {
-		return nil, err
-	}
-	bench := verilog.Bench{DUT: m, In: model.Input(), Out: model.Output(), ValidIn: hpccrtl.ValidIn, ValidOut: hpccrtl.ValidOut}
-	return lockstep(ctx, &opts, bench, model)
+	return lockstep(ctx, &opts, bench, opts.Model)
 }
 
 // lockstep runs bench's DUT in lockstep on a vector set of model.

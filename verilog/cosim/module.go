@@ -17,8 +17,9 @@ import (
 
 // ModuleOptions configures a co-simulation of hpcc_module.
 type ModuleOptions struct {
-	Options      // Config, Stages, Simulator, WorkDir, CacheDir, Lint, Synth, Gap, Log
-	FlowBits int // flow-table depth 2^FlowBits
+	Options              // Stages, Simulator, WorkDir, CacheDir, Lint, Synth, Gap, Log (Model unused)
+	Config   hpcc.Config // the HPCC++ configuration of the module and its model
+	FlowBits int         // flow-table depth 2^FlowBits
 	Kinds    []hpccrtl.StreamKind
 	Events   int   // events per stream kind
 	Seed     int64 // stream seed
@@ -108,7 +109,7 @@ func runModuleSet(ctx context.Context, opts ModuleOptions, tools verilog.Tools) 
 	}
 	in, out := mm.Tables()
 	run0 := opts.Options
-	run0.Config, run0.Stages = so.Config, so.Stages
+	run0.Stages = so.Stages
 	bench := verilog.Bench{DUT: m, In: in, Out: out, ValidIn: hpccrtl.EvValid, ValidOut: hpccrtl.UpdValid, Ready: hpccrtl.EvReady}
 	opts.logf("hpcc_module: stream set %s: %d events, %d flows, update stages %d", opts.Vectors, man.Count, 1<<uint(so.FlowBits), so.Stages)
 	rep, err := run(ctx, &run0, tools, bench, opts.Vectors, int(man.Count), nil)

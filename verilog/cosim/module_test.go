@@ -30,7 +30,7 @@ func TestModuleCosim(t *testing.T) {
 	}
 	for _, c := range cases {
 		rep, err := RunModule(context.Background(), ModuleOptions{
-			Options:  Options{Config: hpcc.DefaultConfig(), Stages: c.stages, Simulator: c.sim, WorkDir: t.TempDir(), CacheDir: buildCache, Lint: c.lint},
+			Config: hpcc.DefaultConfig(), Options: Options{Stages: c.stages, Simulator: c.sim, WorkDir: t.TempDir(), CacheDir: buildCache, Lint: c.lint},
 			FlowBits: 4, Kinds: all, Events: c.events, Seed: 9})
 		if err != nil {
 			t.Fatal(err)

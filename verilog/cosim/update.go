@@ -6,15 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/hpccgold/hpccgold/cc/hpcc"
-	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
+	"github.com/hpccgold/hpccgold/rtl"
 	"github.com/hpccgold/hpccgold/vectors"
+	"github.com/hpccgold/hpccgold/vectors/registry"
 	"github.com/hpccgold/hpccgold/verilog"
 )
 
@@ -24,8 +25,11 @@ var ErrMismatch = errors.New("co-simulation mismatch")
 
 // Options configures a co-simulation run.
 type Options struct {
-	Config    hpcc.Config
-	Stages    int               // hpcc_update pipeline stages
+	// Model is the vector model whose update RTL is simulated (built by
+	// package vectors/registry for the model's configuration, which is
+	// also the golden set's); RunModule and RunRTL do not use it.
+	Model     vectors.Model
+	Stages    int               // update pipeline stages
 	Simulator verilog.Simulator // verilator or icarus
 	// Vectors is an existing vector set directory (stimulus.hex,
 	// expected.hex, manifest.json); empty: generate one into WorkDir/vectors
@@ -129,28 +133,15 @@ func (o *Options) logf(format string, args ...any) {
 	}
 }
 
-// ConfigFromManifest returns the configuration a vector set was generated
-// with (its manifest's "config").
-func ConfigFromManifest(dir string) (hpcc.Config, error) {
-	man, err := vectors.ReadManifest(dir)
+// ModelFromManifest returns the vector model a set was generated with,
+// rebuilt from its manifest's "model" and "config" (package
+// vectors/registry), whatever the model.
+func ModelFromManifest(dir string) (vectors.Model, error) {
+	m, err := registry.OpenSet(dir)
 	if err != nil {
-		return hpcc.Config{}, err
+		return nil, fmt.Errorf("cosim: %w", err)
 	}
-	if man.Model != vectors.HPCCModelName {
-		return hpcc.Config{}, fmt.Errorf("cosim: %s: model %q, want %q", dir, man.Model, vectors.HPCCModelName)
-	}
-	return hpcc.LoadConfig(strings.NewReader(string(man.Config)))
-}
-
-// vectorSet makes sure opts names a vector set for the HPCC++ configuration
-// opts.Config and returns its directory, the number of vectors to use, and
-// its class counts.
-func vectorSet(opts *Options) (string, int, []vectors.ClassCount, error) {
-	model, err := vectors.NewHPCC(opts.Config)
-	if err != nil {
-		return "", 0, nil, err
-	}
-	return vectorSetFor(opts, model)
+	return m, nil
 }
 
 // vectorSetFor makes sure opts names a vector set of model (generating one
@@ -210,8 +201,12 @@ func maxVec(n int) int {
 	return m
 }
 
-// RunUpdate co-simulates hpcc_update on a golden vector set.
-func RunUpdate(ctx context.Context, opts Options) (*Report, error) {
+// Run co-simulates the update RTL of opts.Model (hpcc_update,
+// ldcp_update: any model of package vectors/registry) on a golden vector
+// set of that model (generated into WorkDir/vectors unless opts.Vectors
+// names one made with the same configuration): emit, optionally lint and
+// synthesize, build, run every vector, and report passes and failures.
+func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
@@ -219,20 +214,30 @@ func RunUpdate(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, _, err := hpccrtl.Update(opts.Config, opts.Stages)
+	bench, _, err := updateBench(opts.Model, opts.Stages)
 	if err != nil {
 		return nil, err
 	}
-	d, err := hpcc.NewDatapath(opts.Config)
+	dir, n, classes, err := vectorSetFor(&opts, opts.Model)
 	if err != nil {
 		return nil, err
 	}
-	dir, n, classes, err := vectorSet(&opts)
-	if err != nil {
-		return nil, err
-	}
-	bench := verilog.Bench{DUT: m, In: d.InputTable(), Out: d.OutputTable(), ValidIn: hpccrtl.ValidIn, ValidOut: hpccrtl.ValidOut}
 	return run(ctx, &opts, tools, bench, dir, n, classes)
+}
+
+// updateBench builds model's update RTL pipelined into stages (package
+// vectors/registry) and its testbench description, whose field tables
+// are the model's.
+func updateBench(model vectors.Model, stages int) (verilog.Bench, []rtl.StageReport, error) {
+	if model == nil {
+		return verilog.Bench{}, nil, fmt.Errorf("cosim: Model is required (the vector model whose RTL is simulated)")
+	}
+	d, err := registry.Update(model, stages)
+	if err != nil {
+		return verilog.Bench{}, nil, fmt.Errorf("cosim: %w", err)
+	}
+	b := verilog.Bench{DUT: d.Module, In: model.Input(), Out: model.Output(), ValidIn: d.ValidIn, ValidOut: d.ValidOut}
+	return b, d.Stages, nil
 }
 
 // tools looks up the programs the run uses and checks that those of its
@@ -306,6 +311,9 @@ func buildRun(ctx context.Context, opts *Options, tools verilog.Tools, bench ver
 	}
 	rep.BuildTime, rep.Cached = b.Duration, b.Cached
 	b.Progress = opts.Progress
+	if cl := filepath.Join(dir, vectors.ClassesFile); fileExists(cl) {
+		b.Classes = cl // the testbench names failing vectors' classes
+	}
 	stim, err := filepath.Abs(filepath.Join(dir, "stimulus.hex"))
 	if err != nil {
 		return err
@@ -327,11 +335,19 @@ func buildRun(ctx context.Context, opts *Options, tools verilog.Tools, bench ver
 	return nil
 }
 
+// fileExists reports whether path names an existing regular file.
+func fileExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
 var reMismatch = regexp.MustCompile(`(?m)^MISMATCH vector (\d+):$`)
 
 // annotateClasses names the class of each failing vector in the
 // testbench's "MISMATCH vector K:" lines, from the set's class ranges (K
-// counts from the first vector of the directory, a shard's included).
+// counts from the first vector of the directory, a shard's included): for
+// a set without classes.txt (written before it), whose failures the
+// testbench could not name.
 func annotateClasses(out string, man *vectors.Manifest) string {
 	return reMismatch.ReplaceAllStringFunc(out, func(l string) string {
 		k, err := strconv.ParseInt(reMismatch.FindStringSubmatch(l)[1], 10, 64)

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/fieldtable"
 	"github.com/hpccgold/hpccgold/internal/exttool"
 	"github.com/hpccgold/hpccgold/internal/testtool"
@@ -53,7 +52,7 @@ func needTools(t *testing.T, flows ...verilog.Flow) {
 func TestUpdateVerilator(t *testing.T) {
 	needTools(t, verilog.FlowVerilator, verilog.FlowLint)
 	work := t.TempDir()
-	rep, err := RunUpdate(context.Background(), Options{Config: hpcc.DefaultConfig(), Stages: 3, Simulator: verilog.Verilator,
+	rep, err := Run(context.Background(), Options{Model: hpccModel(t), Stages: 3, Simulator: verilog.Verilator,
 		Level: 2, Seed: 1, Count: 40000, WorkDir: work, CacheDir: buildCache, Lint: true})
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +72,7 @@ func TestUpdateVerilator(t *testing.T) {
 func TestUpdateIcarus(t *testing.T) {
 	needTools(t, verilog.FlowIcarus)
 	work := t.TempDir()
-	rep, err := RunUpdate(context.Background(), Options{Config: hpcc.DefaultConfig(), Stages: 2, Simulator: verilog.Icarus,
+	rep, err := Run(context.Background(), Options{Model: hpccModel(t), Stages: 2, Simulator: verilog.Icarus,
 		Level: 1, Seed: 2, Count: 1500, WorkDir: work, CacheDir: buildCache, Gap: 5})
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +95,7 @@ func TestUpdateIcarus(t *testing.T) {
 func TestLockstep(t *testing.T) {
 	needTools(t, verilog.FlowVerilator)
 	work := t.TempDir()
-	opts := Options{Config: hpcc.DefaultConfig(), Stages: 2, Simulator: verilog.Verilator, Level: 1, Seed: 4, Count: 100,
+	opts := Options{Model: hpccModel(t), Stages: 2, Simulator: verilog.Verilator, Level: 1, Seed: 4, Count: 100,
 		Limit: 400, WorkDir: work, CacheDir: buildCache}
 	rep, err := RunLockstep(context.Background(), opts)
 	if err != nil {
@@ -109,8 +108,7 @@ func TestLockstep(t *testing.T) {
 	}
 	// Corrupt vector 123's ns_w field in the expected file.
 	path := filepath.Join(work, "vectors", "expected.hex")
-	d, _ := hpcc.NewDatapath(opts.Config)
-	out := d.OutputTable()
+	out := opts.Model.Output()
 	lines, err := verilog.ReadVectors(path, out, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +152,7 @@ func linkTools(t *testing.T, names ...string) string {
 	return bin
 }
 
-// TestIcarusOnlyRelativePaths runs RunUpdate under Icarus with only
+// TestIcarusOnlyRelativePaths runs Run under Icarus with only
 // iverilog and vvp on PATH (no Verilator, make, g++ or Yosys: the run does
 // not use them) and every path relative to the working directory, first
 // generating a vector set, then on that set by its relative path. Asking
@@ -165,11 +163,11 @@ func TestIcarusOnlyRelativePaths(t *testing.T) {
 	t.Setenv("PATH", linkTools(t, "iverilog", "vvp"))
 	t.Chdir(t.TempDir())
 	ctx := context.Background()
-	opts := Options{Config: hpcc.DefaultConfig(), Stages: 1, Simulator: verilog.Icarus, Level: 1, Seed: 5, Count: 10,
+	opts := Options{Model: hpccModel(t), Stages: 1, Simulator: verilog.Icarus, Level: 1, Seed: 5, Count: 10,
 		Limit: 300, WorkDir: "work", CacheDir: "cache"}
 	for _, vec := range []string{"", filepath.Join("work", "vectors")} {
 		opts.Vectors = vec
-		rep, err := RunUpdate(ctx, opts)
+		rep, err := Run(ctx, opts)
 		if err != nil {
 			t.Fatalf("Vectors=%q: %v", vec, err)
 		}
@@ -179,7 +177,7 @@ func TestIcarusOnlyRelativePaths(t *testing.T) {
 	}
 	opts.Lint = true
 	opts.WorkDir = "lint"
-	_, err := RunUpdate(ctx, opts)
+	_, err := Run(ctx, opts)
 	if !errors.Is(err, verilog.ErrToolMissing) || !strings.Contains(err.Error(), "verilator") ||
 		!strings.Contains(err.Error(), "apt-get install -y verilator") {
 		t.Fatalf("Lint without verilator: err = %v, want naming verilator and its install command", err)
