@@ -26,11 +26,11 @@ type ccCore struct {
 	dp *hpcc.Datapath
 }
 
-func newCCCore(model Model, cfg hpcc.Config) (*ccCore, error) {
+func newCCCore(model Model, cfg hpcc.Config, dps *Datapaths) (*ccCore, error) {
 	c := &ccCore{model: model, cfg: cfg, fW: cfg.Formats.W, fR: cfg.Formats.Rate}
 	c.wMax, _ = c.fW.MaxRawUint()
 	c.rMax, _ = c.fR.MaxRawUint()
-	d, err := hpcc.NewDatapath(cfg)
+	d, err := dps.get(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,7 @@ func TestRateMatchesDatapath(t *testing.T) {
 		for _, rtt := range []uint32{5000, 8700} {
 			cfg := hpcc.DefaultConfigFor(enc)
 			cfg.BaseRTTNs = rtt
-			core := must(newCCCore(Fixed, cfg))(t)
+			core := must(newCCCore(Fixed, cfg, nil))(t)
 			var st hpcc.State
 			for k := 0; k < 2000; k++ {
 				h := must(telemetry.FromPhysical(enc, telemetry.Physical{SwitchID: 1, PortID: 1, SpeedGbps: 100,
@@ -48,7 +48,7 @@ func TestRateMatchesMulCast(t *testing.T) {
 		for _, rtt := range []uint32{5000, 8700} {
 			cfg := hpcc.DefaultConfigFor(enc)
 			cfg.BaseRTTNs = rtt
-			core := must(newCCCore(Fixed, cfg))(t)
+			core := must(newCCCore(Fixed, cfg, nil))(t)
 			var invT fixedpoint.Value
 			for _, tb := range core.d.Tables() {
 				if tb.Name == "inv_t" {
@@ -81,7 +81,7 @@ func TestRateMatchesMulCast(t *testing.T) {
 // the u32.24 register (x 2^8, saturating at the format's maximum) and
 // back (floor, saturating at 2^32-1), and quantize's rounding.
 func TestWindowBytes(t *testing.T) {
-	core := must(newCCCore(Fixed, hpcc.DefaultConfig()))(t) // W u32.24: 8 fraction bits
+	core := must(newCCCore(Fixed, hpcc.DefaultConfig(), nil))(t) // W u32.24: 8 fraction bits
 	for _, tc := range []struct {
 		b    uint32
 		want uint64

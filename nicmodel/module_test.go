@@ -115,7 +115,7 @@ func newModBench(t testing.TB, o modOpts) *modBench {
 	if o.hpccCfg.Mode == 0 {
 		o.hpccCfg = hpcc.DefaultConfig()
 	}
-	core := must(newCCCore(o.model, o.hpccCfg))(t)
+	core := must(newCCCore(o.model, o.hpccCfg, nil))(t)
 	b := &modBench{e: e, core: core}
 	if core.d == nil {
 		b.d = must(hpcc.NewDatapath(o.hpccCfg))(t)

@@ -35,6 +35,10 @@ type Options struct {
 	// NIC. Unset, it costs one nil check per update; set or not, the NIC
 	// behaves identically. Package vectors captures vector sets with it.
 	OnHPCCUpdate func(*HPCCUpdate)
+	// Datapaths, if set, shares the HPCC++ golden datapaths among the
+	// NICs given the same set (one per distinct hpcc.Config); nil: the NIC
+	// builds its own. Results are identical either way.
+	Datapaths *Datapaths
 	// KeepInputFrames stops the NIC from reusing the buffers of the frames
 	// pushed into In (see NIC.In): for a network that keeps references to
 	// the frames it delivered. The frames the NIC sends still come from the
@@ -186,18 +190,18 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 	var rxcc pipeline.RxCC
 	switch cfg.CC {
 	case CCHPCC:
-		if txCore, err = newCCCore(cfg.Model, cfg.HPCC); err != nil {
+		if txCore, err = newCCCore(cfg.Model, cfg.HPCC, opts.Datapaths); err != nil {
 			return nil, err
 		}
 	case CCHPCCRx:
-		if rxCore, err = newCCCore(cfg.Model, cfg.HPCC); err != nil {
+		if rxCore, err = newCCCore(cfg.Model, cfg.HPCC, opts.Datapaths); err != nil {
 			return nil, err
 		}
 		// The sender side applies W with R = W/T of the same formats; the
 		// datapath it builds is a sender-mode copy of the configuration.
 		sc := cfg.HPCC
 		sc.Mode, sc.DynamicWAI = hpcc.Sender, false
-		if txCore, err = newCCCore(cfg.Model, sc); err != nil {
+		if txCore, err = newCCCore(cfg.Model, sc, opts.Datapaths); err != nil {
 			return nil, err
 		}
 		n.rxcc = newRxHPCC(rxCore, cfg.ClockHz, cfg.QPs, cfg.RxHPCC.FlowWindowNs)

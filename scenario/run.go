@@ -285,6 +285,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		traced[h] = true
 	}
 	var first nicmodel.Config
+	dps := nicmodel.NewDatapaths() // NICs of equal HPCC++ configuration share one golden datapath
 	for h := 0; h < nh; h++ {
 		nc, err := cfg.nicConfig(T, gbps[h], qps[h])
 		if err != nil {
@@ -297,7 +298,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 			first = nc
 		}
 		host := h
-		o := nicmodel.Options{Name: net.HostName(h), DiscardRecords: true,
+		o := nicmodel.Options{Name: net.HostName(h), DiscardRecords: true, Datapaths: dps,
 			OnComplete: func(r nicmodel.FlowRecord) { s.complete(host, r) }}
 		if traced[h] {
 			o.Trace = nicmodel.TraceOptions{Packets: true, Vectors: true}
