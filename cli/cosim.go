@@ -43,12 +43,17 @@ func runCosim(env *Env) error {
 	cacheDir := fs.String("cache", "", "simulator build cache (default: the user cache directory, hpccgold/cosim)")
 	lint := fs.Bool("lint", true, "lint the emitted modules first (verilator --lint-only -Wall); left at the default, skipped with a note when Verilator is not installed")
 	synth := fs.Bool("synth", false, "also run Yosys synthesis checks (minutes for the default configuration)")
+	jobs := fs.Int("jobs", 0, "verilator: simulator processes a set is split over (0: one per CPU from 100,000 vectors; the module design runs in one)")
+	verilogTB := fs.Bool("verilog-tb", false, "verilator: run the $readmemh testbench instead of the C++ harness that streams the files (slower; the testbench users run)")
 	lockstep := fs.Bool("lockstep", false, "update: drive the simulator transaction by transaction from Go and stop at the first divergence, printing both states")
 	if err := fs.Parse(env.Args); err != nil {
 		return err
 	}
 	if err := noPositional(fs); err != nil {
 		return err
+	}
+	if *jobs < 0 {
+		return fmt.Errorf("--jobs=%d: must be >= 0 (0: one per CPU)", *jobs)
 	}
 	if *level != 1 && *level != 2 {
 		return fmt.Errorf("--level=%d: must be 1 or 2", *level)
@@ -64,6 +69,9 @@ func runCosim(env *Env) error {
 	sim, err := verilog.ParseSimulator(*simName)
 	if err != nil {
 		return err
+	}
+	if (set["jobs"] || set["verilog-tb"]) && (sim != verilog.Verilator || *lockstep) {
+		return fmt.Errorf("--jobs, --verilog-tb: only for a Verilator run without --lockstep (Icarus always runs the testbench, in one process)")
 	}
 	if *cc == "" {
 		*cc = "hpcc"
@@ -144,7 +152,8 @@ func runCosim(env *Env) error {
 			}
 		}
 		opts := cosim.Options{Model: model, Stages: *stages, Simulator: sim, Vectors: *vecDir, Level: *level, Seed: *seed,
-			Count: *count, Limit: *limit, WorkDir: dir, CacheDir: cache, Lint: *lint, Synth: *synth, Gap: *gap, Log: env.Stderr}
+			Count: *count, Limit: *limit, WorkDir: dir, CacheDir: cache, Lint: *lint, Synth: *synth, Gap: *gap, Log: env.Stderr,
+			Jobs: *jobs, VerilogBench: *verilogTB}
 		// Progress on a terminal for runs over 2 s: vectors/s and ETA.
 		var prog *vectors.Progress
 		if f, ok := env.Stderr.(*os.File); ok && vectors.IsTerminal(f) {
@@ -246,6 +255,10 @@ func printCosim(env *Env, rep *cosim.Report, repErr error, timing string) error 
 		}
 		fmt.Fprintf(env.Stdout, "%s under %s (%s): %s, run %.2fs, %.0f vectors/s simulated\n",
 			rep.Design, rep.Simulator, timing, build, rep.RunTime.Seconds(), rep.SimRate)
+		if rep.CPUTime > 0 {
+			fmt.Fprintf(env.Stdout, "end to end: %.0f vectors/s wall, %.0f vectors per CPU-second (%d process(es), %.2f CPU-s)\n",
+				rep.VectorsPerSecond(), rep.VectorsPerCPUSecond(), max(rep.Jobs, 1), rep.CPUTime.Seconds())
+		}
 		if rep.Stalls > 0 {
 			fmt.Fprintf(env.Stdout, "stall cycles (ready low): %d\n", rep.Stalls)
 		}
@@ -278,11 +291,11 @@ func (l *fileList) Set(s string) error {
 // a run that does not use it is refused, never ignored.
 var cosimFlags = map[string][]string{
 	// hpccgold's hpcc_update / ldcp_update on a golden set
-	"update": {"cc", "simulator", "design", "vectors", "config", "stages", "level", "count", "seed", "limit", "gap", "work", "cache", "lint", "synth", "lockstep"},
+	"update": {"cc", "simulator", "design", "vectors", "config", "stages", "level", "count", "seed", "limit", "gap", "work", "cache", "lint", "synth", "lockstep", "jobs", "verilog-tb"},
 	// hpccgold's hpcc_module on generated event streams
-	"module": {"cc", "simulator", "design", "vectors", "config", "stages", "seed", "gap", "flow-bits", "events", "work", "cache", "lint", "synth"},
+	"module": {"cc", "simulator", "design", "vectors", "config", "stages", "seed", "gap", "flow-bits", "events", "work", "cache", "lint", "synth", "verilog-tb"},
 	// the user's RTL (--rtl) on a golden set
-	"rtl": {"rtl", "top", "cc", "simulator", "design", "vectors", "config", "level", "count", "seed", "limit", "gap", "work", "cache"},
+	"rtl": {"rtl", "top", "cc", "simulator", "design", "vectors", "config", "level", "count", "seed", "limit", "gap", "work", "cache", "jobs", "verilog-tb"},
 }
 
 // cosimFlagsUsed refuses flags the run does not use: those outside the
@@ -311,7 +324,7 @@ func cosimFlagsUsed(set map[string]bool, design string) error {
 	var bad []string
 	byVectors := false
 	for _, name := range []string{"cc", "simulator", "design", "vectors", "config", "stages", "level", "count", "seed", "limit", "gap",
-		"flow-bits", "events", "work", "cache", "lint", "synth", "lockstep", "rtl", "top"} {
+		"flow-bits", "events", "work", "cache", "lint", "synth", "lockstep", "rtl", "top", "jobs", "verilog-tb"} {
 		if !set[name] {
 			continue
 		}

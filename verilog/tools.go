@@ -287,7 +287,8 @@ func ProgressStep(n int) int { return max(64, n/1000) }
 // files' directories (the flags are fixed here): an unchanged design is
 // compiled once and reused. The directory of each file is on the include
 // path (-I), and a .sv file among them makes Icarus read SystemVerilog
-// (-g2012 instead of -g2005). maxVec > 0 sets the
+// (-g2012 instead of -g2005); a .cpp file among them is Verilator's C++
+// main (Bench.HarnessFiles; --cc --exe --build instead of --binary). maxVec > 0 sets the
 // testbench's MAXVEC parameter. srcDir and cacheDir may be relative to the
 // working directory: Compile makes them absolute before handing them to
 // the simulator, which runs in the build directory, and the Build it
@@ -397,8 +398,14 @@ func (t Tools) Compile(ctx context.Context, sim Simulator, srcDir, cacheDir, top
 	start := time.Now()
 	switch sim {
 	case Verilator:
-		args := []string{"--binary", "-O3", "--x-assign", "fast", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-TIMESCALEMOD",
-			"-j", "2", "--top-module", top, "--Mdir", dir, "-o", "V" + top}
+		mode := []string{"--binary"}
+		for _, f := range abs {
+			if strings.HasSuffix(f, ".cpp") {
+				mode = []string{"--cc", "--exe", "--build"} // a C++ main (Bench.HarnessFiles)
+			}
+		}
+		args := append(mode, "-O3", "--x-assign", "fast", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-TIMESCALEMOD",
+			"-j", "2", "--top-module", top, "--Mdir", dir, "-o", "V"+top)
 		if maxVec > 0 {
 			args = append(args, "-GMAXVEC="+strconv.Itoa(maxVec))
 		}
@@ -477,6 +484,9 @@ type Result struct {
 	Stalls         int           // cycles a transaction waited for ready
 	Output         string        // the simulator's full output
 	Duration       time.Duration // wall time of the whole run
+	// CPUTime is the CPU time (user and system) of the simulator process:
+	// the measure of its cost on a shared machine.
+	CPUTime time.Duration
 	// SimTime is the wall time from the testbench's "loaded" line (after
 	// $readmemh) to the end: the simulation proper, without parsing the
 	// vector files. Zero if the line was not seen.
@@ -510,6 +520,13 @@ var (
 // every gap transactions (0: none). A run that does not print the summary
 // line is an error; mismatches are not (inspect Result).
 func (b *Build) Run(ctx context.Context, stim, exp string, n, gap int) (Result, error) {
+	return b.RunRange(ctx, stim, exp, 0, n, gap)
+}
+
+// RunRange is Run on the n vectors starting at vector first of the files
+// (+first, which the C++ harness of Bench.HarnessFiles reads; the Verilog
+// testbench has no +first, so first must be 0 with it).
+func (b *Build) RunRange(ctx context.Context, stim, exp string, first, n, gap int) (Result, error) {
 	stim, err := exttool.Abs(stim)
 	if err != nil {
 		return Result{}, fmt.Errorf("verilog: run %s: %w", b.Top, err)
@@ -520,6 +537,9 @@ func (b *Build) Run(ctx context.Context, stim, exp string, n, gap int) (Result, 
 	}
 	args := append(append([]string(nil), b.Cmd[1:]...),
 		"+stim="+stim, "+exp="+exp, "+n="+strconv.Itoa(n), "+gap="+strconv.Itoa(gap))
+	if first > 0 {
+		args = append(args, "+first="+strconv.Itoa(first))
+	}
 	if b.Classes != "" {
 		c, err := exttool.Abs(b.Classes)
 		if err != nil {
@@ -542,9 +562,9 @@ func (b *Build) Run(ctx context.Context, stim, exp string, n, gap int) (Result, 
 		}
 	}
 	start := time.Now()
-	out, loaded, err := runTimed(ctx, b.Dir, "loaded ", onLine, b.Cmd[0], args...)
+	out, loaded, cpu, err := runTimed(ctx, b.Dir, "loaded ", onLine, b.Cmd[0], args...)
 	end := time.Now()
-	r := Result{Output: out, Duration: end.Sub(start)}
+	r := Result{Output: out, Duration: end.Sub(start), CPUTime: cpu}
 	if !loaded.IsZero() {
 		r.SimTime = end.Sub(loaded)
 	}
@@ -565,19 +585,20 @@ func (b *Build) Run(ctx context.Context, stim, exp string, n, gap int) (Result, 
 
 // runTimed runs a program like run and also returns when its output first
 // had a line starting with marker (zero time if never).
-func runTimed(ctx context.Context, dir, marker string, onLine func(string) bool, name string, args ...string) (string, time.Time, error) {
+// It also returns the CPU time (user and system) the program used.
+func runTimed(ctx context.Context, dir, marker string, onLine func(string) bool, name string, args ...string) (string, time.Time, time.Duration, error) {
 	cmd, err := exttool.Command(ctx, dir, name, args...)
 	if err != nil {
-		return "", time.Time{}, fmt.Errorf("verilog: %w", err)
+		return "", time.Time{}, 0, fmt.Errorf("verilog: %w", err)
 	}
 	var buf bytes.Buffer
 	cmd.Stderr = &buf
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
-		return "", time.Time{}, err
+		return "", time.Time{}, 0, err
 	}
 	if err := cmd.Start(); err != nil {
-		return "", time.Time{}, fmt.Errorf("%s: %w", filepath.Base(name), err)
+		return "", time.Time{}, 0, fmt.Errorf("%s: %w", filepath.Base(name), err)
 	}
 	var at time.Time
 	var out strings.Builder
@@ -595,9 +616,13 @@ func runTimed(ctx context.Context, dir, marker string, onLine func(string) bool,
 		out.WriteByte('\n')
 	}
 	err = cmd.Wait()
+	var cpu time.Duration
+	if ps := cmd.ProcessState; ps != nil {
+		cpu = ps.UserTime() + ps.SystemTime()
+	}
 	out.WriteString(buf.String())
 	if err != nil {
-		return out.String(), at, fmt.Errorf("%s %s: %w\n%s", filepath.Base(name), strings.Join(args, " "), err, tail(out.String(), 4000))
+		return out.String(), at, cpu, fmt.Errorf("%s %s: %w\n%s", filepath.Base(name), strings.Join(args, " "), err, tail(out.String(), 4000))
 	}
-	return out.String(), at, nil
+	return out.String(), at, cpu, nil
 }

@@ -79,6 +79,7 @@ func RunModule(ctx context.Context, opts ModuleOptions) (*ModuleReport, error) {
 	}
 	bench := verilog.Bench{DUT: m, In: in, Out: out, ValidIn: hpccrtl.EvValid, ValidOut: hpccrtl.UpdValid, Ready: hpccrtl.EvReady}
 	opts.logf("hpcc_module: %d events (%v), %d flows, update stages %d", len(events), opts.Kinds, 1<<uint(opts.FlowBits), opts.Stages)
+	opts.stream = true // events in order: one process
 	rep, err := run(ctx, &opts.Options, tools, bench, dir, len(events), nil)
 	if err != nil {
 		return nil, err
@@ -109,7 +110,7 @@ func runModuleSet(ctx context.Context, opts ModuleOptions, tools verilog.Tools) 
 	}
 	in, out := mm.Tables()
 	run0 := opts.Options
-	run0.Stages = so.Stages
+	run0.Stages, run0.stream = so.Stages, true
 	bench := verilog.Bench{DUT: m, In: in, Out: out, ValidIn: hpccrtl.EvValid, ValidOut: hpccrtl.UpdValid, Ready: hpccrtl.EvReady}
 	opts.logf("hpcc_module: stream set %s: %d events, %d flows, update stages %d", opts.Vectors, man.Count, 1<<uint(so.FlowBits), so.Stages)
 	rep, err := run(ctx, &run0, tools, bench, opts.Vectors, int(man.Count), nil)

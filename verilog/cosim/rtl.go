@@ -154,6 +154,7 @@ func RunRTL(ctx context.Context, opts RTLOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts.stream = man.Module != nil // a stream set runs in order, in one process
 	n := int(man.Count)
 	if opts.Limit > 0 && opts.Limit < n {
 		n = opts.Limit

@@ -9,8 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hpccgold/hpccgold/rtl"
@@ -52,6 +55,17 @@ type Options struct {
 	// used is an error.
 	MaxVectors int
 	Log        io.Writer
+	// VerilogBench runs the $readmemh testbench under Verilator too (by
+	// default Verilator runs the C++ harness, verilog.Bench.HarnessFiles,
+	// which streams the files; Icarus always runs the testbench).
+	VerilogBench bool
+	// Jobs is the number of simulator processes the C++ harness splits a
+	// per-vector set over (0: one per CPU when there are at least
+	// 2*50,000 vectors); a stream set (the module design) runs in one.
+	Jobs int
+	// stream marks a stream set (events in order, state across vectors):
+	// never split.
+	stream bool
 	// Progress, when set, is called as the simulator compares results
 	// (done of total vectors; see verilog.Build.Progress).
 	Progress func(done, total int64)
@@ -69,7 +83,9 @@ type Report struct {
 	Classes   []vectors.ClassCount // classes of the vector set (directed first, then random)
 	BuildTime time.Duration
 	Cached    bool
-	RunTime   time.Duration // the simulator process, including reading the vector files
+	RunTime   time.Duration // the simulator processes (wall), including reading the vector files
+	Jobs      int           // simulator processes run at once (shards of the set)
+	CPUTime   time.Duration // CPU time (user and system) of the simulator processes, summed
 	SimTime   time.Duration // the simulation after $readmemh
 	SimRate   float64       // vectors per second of SimTime
 	Synth     *verilog.SynthReport
@@ -84,6 +100,16 @@ func (r *Report) VectorsPerSecond() float64 {
 		return 0
 	}
 	return float64(r.Vectors) / r.RunTime.Seconds()
+}
+
+// VectorsPerCPUSecond is the end-to-end throughput per CPU-second of the
+// simulator processes (reading the files, simulating, comparing): the
+// measure that does not depend on the machine's other load.
+func (r *Report) VectorsPerCPUSecond() float64 {
+	if r.CPUTime <= 0 {
+		return 0
+	}
+	return float64(r.Vectors) / r.CPUTime.Seconds()
 }
 
 // Err returns nil when every vector passed, else an error wrapping
@@ -304,8 +330,26 @@ func buildRun(ctx context.Context, opts *Options, tools verilog.Tools, bench ver
 	if cache == "" {
 		cache = filepath.Join(opts.WorkDir, "build")
 	}
+	top, maxVec := bench.Name(), bench.MaxVectors
+	harness := opts.Simulator == verilog.Verilator && !opts.VerilogBench
+	if harness {
+		// The C++ harness streams the vector files and compares in C++ in
+		// place of the $readmemh testbench (the last file).
+		hf, err := bench.HarnessFiles()
+		if err != nil {
+			return err
+		}
+		if err := verilog.WriteFiles(src, hf); err != nil {
+			return err
+		}
+		files = append([]string(nil), files[:len(files)-1]...)
+		for _, f := range hf {
+			files = append(files, f.Name)
+		}
+		top, maxVec = bench.HarnessName(), 0
+	}
 	opts.logf("build: %s", opts.Simulator)
-	b, err := tools.Compile(ctx, opts.Simulator, src, cache, bench.Name(), files, bench.MaxVectors)
+	b, err := tools.Compile(ctx, opts.Simulator, src, cache, top, files, maxVec)
 	if err != nil {
 		return err
 	}
@@ -322,17 +366,86 @@ func buildRun(ctx context.Context, opts *Options, tools verilog.Tools, bench ver
 	if err != nil {
 		return err
 	}
-	opts.logf("run: %d vectors", n)
-	res, err := b.Run(ctx, stim, exp, n, opts.Gap)
+	jobs := 1
+	if harness && !opts.stream {
+		jobs = opts.Jobs
+		if jobs <= 0 {
+			jobs = 1
+			if n >= minShard*2 {
+				jobs = runtime.NumCPU()
+			}
+		}
+		jobs = max(1, min(jobs, n/minShard))
+	}
+	opts.logf("run: %d vectors in %d process(es)", n, jobs)
+	start := time.Now()
+	res, err := runShards(ctx, b, stim, exp, n, jobs, opts.Gap)
 	if err != nil {
 		return err
 	}
-	rep.Passed, rep.Failed, rep.Stalls, rep.RunTime, rep.Output = res.Passed, res.Failed, res.Stalls, res.Duration, res.Output
-	rep.SimTime, rep.SimRate = res.SimTime, res.VectorsPerSecond()
+	rep.Passed, rep.Failed, rep.Stalls, rep.RunTime, rep.Output = res.Passed, res.Failed, res.Stalls, time.Since(start), res.Output
+	rep.SimTime, rep.SimRate, rep.Jobs, rep.CPUTime = res.SimTime, res.VectorsPerSecond(), jobs, res.CPUTime
 	if man, err := vectors.ReadManifest(dir); err == nil {
 		rep.Output = annotateClasses(rep.Output, man)
 	}
 	return nil
+}
+
+// minShard is the fewest vectors a shard of a parallel run gets: below
+// it a simulator process's start-up outweighs the split.
+const minShard = 50000
+
+// runShards runs n vectors of the set in jobs simulator processes at once,
+// each on a contiguous range (+first), and sums their results: outputs
+// concatenated in vector order, SimTime the longest shard's. Progress is
+// summed over the shards.
+func runShards(ctx context.Context, b *verilog.Build, stim, exp string, n, jobs, gap int) (verilog.Result, error) {
+	if jobs <= 1 {
+		return b.Run(ctx, stim, exp, n, gap)
+	}
+	results := make([]verilog.Result, jobs)
+	errs := make([]error, jobs)
+	done := make([]atomic.Int64, jobs)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for j := 0; j < jobs; j++ {
+		first, last := n*j/jobs, n*(j+1)/jobs
+		bj := *b
+		if b.Progress != nil {
+			bj.Progress = func(k, _ int64) {
+				done[j].Store(k)
+				var sum int64
+				for i := range done {
+					sum += done[i].Load()
+				}
+				mu.Lock()
+				b.Progress(sum, int64(n))
+				mu.Unlock()
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[j], errs[j] = bj.RunRange(ctx, stim, exp, first, last-first, gap)
+		}()
+	}
+	wg.Wait()
+	var r verilog.Result
+	var out strings.Builder
+	for j, res := range results {
+		if errs[j] != nil {
+			return r, errs[j]
+		}
+		r.Passed += res.Passed
+		r.Failed += res.Failed
+		r.Stalls += res.Stalls
+		r.Duration = max(r.Duration, res.Duration)
+		r.CPUTime += res.CPUTime
+		r.SimTime = max(r.SimTime, res.SimTime)
+		out.WriteString(res.Output)
+	}
+	r.Output = out.String()
+	return r, nil
 }
 
 // fileExists reports whether path names an existing regular file.

@@ -3,6 +3,7 @@ package cosim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/hpccgold/hpccgold/fieldtable"
 	"github.com/hpccgold/hpccgold/internal/exttool"
 	"github.com/hpccgold/hpccgold/internal/testtool"
+	"github.com/hpccgold/hpccgold/vectors"
 	"github.com/hpccgold/hpccgold/verilog"
 )
 
@@ -184,5 +186,66 @@ func TestIcarusOnlyRelativePaths(t *testing.T) {
 	}
 	if _, err := os.Stat("lint"); err == nil {
 		t.Errorf("a run refused for a missing tool wrote its work directory")
+	}
+}
+
+// TestHarnessShards runs hpcc_update under Verilator's C++ harness on one
+// set with two flipped expected bits, one in each half, in one process and
+// split over two (Jobs 2, +first): both runs fail exactly those two vectors,
+// named by their index in the set and their class (the oracle: the set's
+// class ranges, Manifest.ClassAt), and pass the others; Jobs 2 reports
+// two processes.
+func TestHarnessShards(t *testing.T) {
+	needTools(t, verilog.FlowVerilator)
+	work := t.TempDir()
+	opts := Options{Model: hpccModel(t), Stages: 3, Simulator: verilog.Verilator, Level: 1, Seed: 9, Count: 100000,
+		WorkDir: work, CacheDir: buildCache, Jobs: 1}
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Err(); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(work, "vectors")
+	man, err := vectors.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := opts.Model.Output()
+	path := filepath.Join(dir, vectors.ExpectedFile)
+	lines, err := verilog.ReadVectors(path, out, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := []int{17, len(lines) - 3}
+	f := out.Fields[out.Index("ns_w")]
+	for _, k := range bad {
+		fieldtable.PutBits(lines[k], f.Offset, f.Width, fieldtable.Get(lines[k], f)^1)
+	}
+	var buf []byte
+	for _, l := range lines {
+		buf = append(out.AppendHex(buf, l), '\n')
+	}
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts.Vectors = dir
+	for _, jobs := range []int{1, 2} {
+		opts.Jobs = jobs
+		rep, err := Run(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Failed != 2 || rep.Passed != len(lines)-2 || rep.Jobs != jobs {
+			t.Errorf("jobs %d: %d passed, %d failed in %d processes, want %d, 2, %d", jobs, rep.Passed, rep.Failed, rep.Jobs, len(lines)-2, jobs)
+		}
+		for _, k := range bad {
+			want := fmt.Sprintf("MISMATCH vector %d (class %s):", k, man.ClassAt(int64(k)))
+			if !strings.Contains(rep.Output, want) {
+				t.Errorf("jobs %d: no %q in:\n%s", jobs, want, mismatchLines(rep.Output, 20))
+			}
+		}
+		t.Logf("jobs %d: %d vectors, %.0f vectors per CPU-second end to end (%.2f CPU-s), %.0f/s wall", jobs, rep.Vectors, rep.VectorsPerCPUSecond(), rep.CPUTime.Seconds(), rep.VectorsPerSecond())
 	}
 }
