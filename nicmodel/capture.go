@@ -39,14 +39,6 @@ type HPCCUpdate struct {
 	Output hpcc.Output
 }
 
-// captureSender hands a sender datapath update to the module's observer.
-// The HPCCUpdate is the module's scratch: valid only during the call.
-func (m *module) captureSender(now engine.Cycle, qpn wire.QPN, conn uint32, st hpcc.State, in *hpcc.Input, next hpcc.State, out hpcc.Output) {
-	u := &m.captured
-	*u = HPCCUpdate{Cycle: now, QPN: qpn, Conn: conn, Datapath: m.core.d, State: st, Input: *in, Next: next, Output: out}
-	m.onUpdate(u)
-}
-
 // captureReceiver hands a receiver datapath update to Rx-HPCC's observer.
 func (r *rxHPCC) captureReceiver(now engine.Cycle, qpn wire.QPN, st hpcc.State, in *hpcc.Input, next hpcc.State, out hpcc.Output) {
 	u := &r.captured

@@ -22,6 +22,12 @@
 // hpcc_update's stage count), and is read-after-write exact: an event of a
 // QP whose previous update has not written back waits (a counted hazard
 // stall), so the results equal sequential evaluation whatever the latency.
+// The module (module.go) is that timed component and the QP context; the
+// HPCC++ algorithm sits behind hpccAlgorithm, one file per algorithm
+// (hpcc.go: the sender's datapath per ACK; rxhpcc.go: Rx-HPCC at the
+// receiver and the notified window applied at the sender), computed
+// synchronously when the module issues an update and written back when it
+// retires; New builds only the one cc names (cc=none has none).
 //
 // Units: time is engine.Cycle at Config.ClockHz; bytes are bytes; W and R
 // on the scheduler port are raw registers in hpcc formats.w (bytes) and
@@ -47,8 +53,9 @@
 // CNPs, takes CNPs off the port, and writes LDCP's per-packet ECN-capable
 // decision into each data packet. docs/compare.md describes both.
 //
-// Traces (off by default): every frame at the ports as pcap and as a hex
-// stream; the transactions between the blocks as vector files (fieldtable
-// layouts, the conventions of package vectors); a VCD waveform of chosen
-// signals (VCD, NIC.Watch). See docs/nicmodel.md.
+// Traces (off by default, package trace): every frame at the ports as pcap
+// and as a hex stream; the transactions between the blocks as vector files
+// (fieldtable layouts, the conventions of package vectors); a VCD waveform
+// of chosen signals (VCD, NIC.Watch). The blocks report at hook points
+// (trace.Hooks) and know nothing of the recorder. See docs/nicmodel.md.
 package nicmodel

@@ -72,7 +72,9 @@ type qpState struct {
 	w, r      uint64 // raw W and R last sent to the scheduler (0 before any)
 }
 
-// inflight is one update in the HPCC++ pipeline.
+// inflight is one update in the HPCC++ pipeline: the QP and connection it
+// belongs to, when it retires, and what the algorithm computed at issue
+// (the outputs to push and the flow state to write back).
 type inflight struct {
 	ready engine.Cycle
 	qpn   wire.QPN
@@ -80,8 +82,6 @@ type inflight struct {
 	fx    hpcc.State    // fixed model: the next flow state
 	fl    hpcc.RefState // float model: the next flow state
 	out   ccOut
-	// notify: a W applied from an Rx-HPCC notification (no flow state).
-	notify bool
 }
 
 // ModuleCounters are the HPCC++ module's status registers; all wrap modulo
@@ -137,15 +137,18 @@ type ModuleCounters struct {
 // FIFO (free slots > updates in flight); events are taken in order, so a
 // stalled head blocks the ones behind it. An update taken in cycle n
 // retires in cycle n + lat (in cycle n itself for 0, a unit-test setting).
+//
+// The congestion control is an hpccAlgorithm (below), one file per
+// algorithm: hpcc.go (cc=hpcc, the sender's datapath per ACK) and
+// rxhpcc.go (cc=hpcc-rx, the window notified by the receiver); cc=none has
+// none. The module is the timed component: it owns the RTL's timing and
+// calls the algorithm synchronously at issue and at retire.
 type module struct {
-	cc     CCMode
-	core   *ccCore      // nil with cc=none
+	algo   hpccAlgorithm
 	lat    engine.Cycle // event taken -> update pushed
 	space  engine.Cycle // minimum distance between two events of one QP taken
 	ii     engine.Cycle
 	qps    []qpState
-	fx     []hpcc.State
-	fl     []hpcc.RefState
 	events *engine.FIFO[pipeline.Event]
 	posts  *engine.FIFO[post]
 	sent   *engine.FIFO[sendRecord]
@@ -162,11 +165,48 @@ type module struct {
 	complete  func(FlowRecord)
 	hooks     trace.Hooks
 	cnt       ModuleCounters
-	hpccInput hpcc.Input
-	onUpdate  func(*HPCCUpdate) // Options.OnHPCCUpdate (fixed model only)
-	captured  HPCCUpdate        // its argument's storage
-	taken     pipeline.Event    // the event being taken, popped from events
+	taken     pipeline.Event // the event being taken, popped from events
+	issuing   inflight       // the update being issued, filled by the algorithm
 }
+
+// hpccAlgorithm is the congestion control the HPCC++ module runs, one
+// implementation per file (hpcc.go, rxhpcc.go). The module owns the
+// hpcc_module RTL's timing (latency, II, the read-after-write spacing of
+// one QP's events, credits on the update FIFO) and the QP context
+// (snd_nxt, snd_una, acknowledged bytes, messages); the algorithm owns the
+// per-QP flow state (plain data, indexed by QPN) and computes each update
+// synchronously when the module issues it, so that an algorithm with a
+// multi-cycle datapath is a timed component's datapath rather than a
+// per-packet call. It reaches nothing of the module or the NIC.
+type hpccAlgorithm interface {
+	// work reports whether event ev asks for an update (it then takes a
+	// pipeline slot, subject to the II, the hazard and the credits).
+	work(ev *pipeline.Event) bool
+	// skipped is told of a taken event that asked for no update.
+	skipped(ev *pipeline.Event)
+	// issue computes the update of ev for QP q, issued in cycle now: una
+	// and sndNxt are the QP's acknowledged and sent packets after the
+	// event, conn its connection number; it fills e.out and the state to
+	// write back.
+	issue(now engine.Cycle, q wire.QPN, conn uint32, una, sndNxt uint64, ev *pipeline.Event, e *inflight)
+	// commit writes e's state back (at retire, same connection only).
+	commit(e *inflight)
+	// reset restarts QP q's flow state (a new connection).
+	reset(q wire.QPN)
+	// status fills QP q's flow state into st.
+	status(q wire.QPN, st *QPStatus)
+}
+
+// noCC is cc=none: no update, no flow state.
+type noCC struct{}
+
+func (noCC) work(*pipeline.Event) bool { return false }
+func (noCC) skipped(*pipeline.Event)   {}
+func (noCC) issue(engine.Cycle, wire.QPN, uint32, uint64, uint64, *pipeline.Event, *inflight) {
+}
+func (noCC) commit(*inflight)           {}
+func (noCC) reset(wire.QPN)             {}
+func (noCC) status(wire.QPN, *QPStatus) {}
 
 const (
 	stallII uint8 = 1 << iota
@@ -226,21 +266,17 @@ func (m *module) retire(now engine.Cycle) bool {
 	if m.pipe.len() == 0 || m.pipe.front().ready > now {
 		return false
 	}
-	e := m.pipe.pop()
+	e := m.pipe.front() // read in place (popped below): an entry is large
 	q := &m.qps[e.qpn]
 	if e.epoch != q.epoch {
+		m.pipe.pop()
 		m.cnt.Discarded++
 		return true
 	}
-	if !e.notify {
-		if m.fx != nil {
-			m.fx[e.qpn] = e.fx
-		} else {
-			m.fl[e.qpn] = e.fl
-		}
-	}
+	m.algo.commit(e)
 	q.w, q.r = e.out.w, e.out.r
 	u := scheduler.Update{Flow: scheduler.FlowID(e.qpn), Window: e.out.w, Rate: e.out.r, SetWindow: true, SetRate: true}
+	m.pipe.pop()
 	m.upd.Push(now, u) // room guaranteed by the credit check at issue
 	m.cnt.CCRetired++
 	m.hooks.Update(now, u)
@@ -292,12 +328,7 @@ func (m *module) resetQP(q wire.QPN) {
 	s.sndNxt, s.una, s.acked, s.posted = 0, 0, 0, 0
 	s.ends.clear()
 	s.w, s.r = 0, 0
-	if m.fx != nil {
-		m.fx[q] = hpcc.State{}
-	}
-	if m.fl != nil {
-		m.fl[q] = m.core.ref.InitialState()
-	}
+	m.algo.reset(q)
 }
 
 func (m *module) takeSent(now engine.Cycle) bool {
@@ -334,30 +365,6 @@ func ackTarget(q *qpState, psn wire.PSN) (una uint64, advance, beyond bool) {
 	return q.sndNxt - d, true, false
 }
 
-// ccKind is the HPCC++ work an event asks for.
-type ccKind uint8
-
-const (
-	ccNoWork ccKind = iota
-	ccDatapath
-	ccNotify
-)
-
-func (m *module) ccWork(ev *pipeline.Event) ccKind {
-	switch m.cc {
-	case CCHPCC:
-		// An ACK (not a NAK) or a probe reply carrying the path's telemetry.
-		if ev.HasINT && (ev.Kind == pipeline.EventProbeReply || ev.Kind == pipeline.EventAck && ev.Syndrome.Type() == wire.AckTypeACK) {
-			return ccDatapath
-		}
-	case CCHPCCRx:
-		if ev.Kind == pipeline.EventNotify {
-			return ccNotify
-		}
-	}
-	return ccNoWork
-}
-
 func (m *module) takeEvent(now engine.Cycle) bool {
 	m.pollFIFO = false
 	ev := m.events.Front(now) // read in place: an Event is large
@@ -377,14 +384,14 @@ func (m *module) takeEvent(now engine.Cycle) bool {
 	if acks {
 		una, advance, beyond = ackTarget(q, ev.PSN)
 	}
-	work := m.ccWork(ev)
+	work := m.algo.work(ev)
 	// Resources, checked in a fixed order; each reason is counted once per
 	// event.
 	var wait uint8
 	if advance && !m.acks.CanPush(now) {
 		wait |= stallAck
 	}
-	if work != ccNoWork {
+	if work {
 		if now < m.nextIssue {
 			wait |= stallII
 		}
@@ -452,15 +459,16 @@ func (m *module) takeEvent(now engine.Cycle) bool {
 	case acks:
 		m.cnt.AckStale++
 	}
-	switch work {
-	case ccDatapath:
-		m.issueDatapath(now, ev.Flow, q, ev)
-	case ccNotify:
-		m.issueNotify(now, ev.Flow, q, ev.Window)
-	default:
-		if m.cc == CCHPCC && ev.Kind == pipeline.EventAck && !ev.HasINT {
-			m.cnt.NoTelemetry++
-		}
+	if work {
+		// The algorithm fills the module's scratch entry (a pointer to a
+		// local would escape through the interface: an allocation per
+		// update).
+		e := &m.issuing
+		*e = inflight{ready: now + m.lat, qpn: ev.Flow, epoch: q.epoch}
+		m.algo.issue(now, ev.Flow, q.epoch, q.una, q.sndNxt, ev, e)
+		m.issue(now, q, *e)
+	} else {
+		m.algo.skipped(ev)
 	}
 	return true
 }
@@ -484,54 +492,6 @@ func (m *module) ack(now engine.Cycle, qpn wire.QPN, q *qpState, una uint64) {
 			m.complete(FlowRecord{ID: msg.flow, QPN: qpn, Bytes: msg.bytes, Start: msg.start, Posted: msg.posted, Done: now})
 		}
 	}
-}
-
-// issueDatapath starts the HPCC++ update of an ACK or probe reply (NewAck,
-// section 4.2 lines 21-27): ack.seq is una in packets (the next PSN the
-// receiver expects), snd_nxt the packets sent.
-func (m *module) issueDatapath(now engine.Cycle, qpn wire.QPN, q *qpState, ev *pipeline.Event) {
-	in := &m.hpccInput
-	in.Seq, in.SndNxt = q.una, q.sndNxt
-	in.NHops = uint8(min(ev.NHops, hpcc.MaxHopsLimit))
-	in.Hops = ev.Hops
-	e := inflight{ready: now + m.lat, qpn: qpn, epoch: q.epoch}
-	if m.fx != nil {
-		st := m.fx[qpn]
-		next, out := m.core.d.Update(st, *in)
-		e.fx, e.out = next, fromFixed(out)
-		if m.onUpdate != nil {
-			m.captureSender(now, qpn, q.epoch, st, in, next, out)
-		}
-	} else {
-		next, out := m.core.ref.Update(m.fl[qpn], *in)
-		e.fl, e.out = next, m.core.fromFloat(out)
-	}
-	switch {
-	case e.out.first:
-		m.cnt.FirstEvents++
-	case e.out.mi:
-		m.cnt.MISteps++
-	default:
-		m.cnt.AISteps++
-	}
-	if e.out.updateWc {
-		m.cnt.WcCommits++
-	}
-	m.issue(now, q, e)
-}
-
-// issueNotify starts applying the W of an Rx-HPCC notification: R = W/T
-// through the same multiplier as the datapath's line 27.
-func (m *module) issueNotify(now engine.Cycle, qpn wire.QPN, q *qpState, wBytes uint32) {
-	e := inflight{ready: now + m.lat, qpn: qpn, epoch: q.epoch, notify: true}
-	w := m.core.windowFromBytes(wBytes)
-	if m.core.model == Float {
-		e.out = ccOut{w: w, r: quantize(float64(wBytes)/float64(m.core.cfg.BaseRTTNs), m.core.fR.F(), m.core.rMax)}
-	} else {
-		e.out = ccOut{w: w, r: m.core.rate(w)}
-	}
-	m.cnt.NotifyApply++
-	m.issue(now, q, e)
 }
 
 func (m *module) issue(now engine.Cycle, q *qpState, e inflight) {

@@ -76,6 +76,7 @@ func (s *sink[T]) NextWake(now engine.Cycle) (engine.Cycle, bool) {
 type modBench struct {
 	e      *engine.Engine
 	m      *module
+	algo   *hpccCC
 	evs    *driver[pipeline.Event]
 	sent   *driver[sendRecord]
 	upd    *sink[scheduler.Update]
@@ -129,16 +130,10 @@ func newModBench(t testing.TB, o modOpts) *modBench {
 	acks := must(engine.NewFIFO[scheduler.Ack]("acks", o.ackDepth))(t)
 	bells := must(engine.NewFIFO[scheduler.Doorbell]("bells", 4))(t)
 	const qps = 8
-	m := &module{hooks: trace.Nop{}, cc: CCHPCC, core: core, lat: engine.Cycle(o.lat), space: engine.Cycle(o.lat), ii: engine.Cycle(o.ii), qps: make([]qpState, qps),
+	m := &module{hooks: trace.Nop{}, lat: engine.Cycle(o.lat), space: engine.Cycle(o.lat), ii: engine.Cycle(o.ii), qps: make([]qpState, qps),
 		events: b.events, posts: posts, sent: sent, upd: upd, acks: acks, bells: bells}
-	if o.model == Fixed {
-		m.fx = make([]hpcc.State, qps)
-	} else {
-		m.fl = make([]hpcc.RefState, qps)
-		for i := range m.fl {
-			m.fl[i] = core.ref.InitialState()
-		}
-	}
+	b.algo = newHPCCCC(core, qps, nil, &m.cnt)
+	m.algo = b.algo
 	b.m = m
 	b.evs = &driver[pipeline.Event]{q: b.events, script: o.events}
 	b.sent = &driver[sendRecord]{q: sent, script: o.sends}
@@ -287,7 +282,7 @@ func TestModuleBackToBack(t *testing.T) {
 				}
 			}
 			for q, s := range st {
-				if got := b.m.fx[q]; got != s {
+				if got := b.algo.fx[q]; got != s {
 					t.Errorf("flow %d state %+v, want %+v", q, got, s)
 				}
 			}

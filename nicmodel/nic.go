@@ -271,19 +271,16 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 	}
 	n.sreg = &sendReg{in: n.sends, out: n.pkts, log: n.sentLog, ackReqLast: cfg.Tx.AckReqLast, hooks: n.hooks}
 	lat, space := cfg.moduleTiming()
-	n.mod = &module{cc: cfg.CC, core: txCore, lat: engine.Cycle(lat), space: engine.Cycle(space), ii: engine.Cycle(cfg.Module.IICycles),
+	n.mod = &module{lat: engine.Cycle(lat), space: engine.Cycle(space), ii: engine.Cycle(cfg.Module.IICycles),
 		qps: make([]qpState, cfg.QPs), events: n.events, posts: n.posts, sent: n.sentLog, upd: n.updates, acks: n.acks,
 		bells: n.bells, complete: n.complete, hooks: n.hooks}
-	if txCore != nil {
-		if cfg.Model == Fixed {
-			n.mod.fx = make([]hpcc.State, cfg.QPs)
-			n.mod.onUpdate = onUpdate
-		} else {
-			n.mod.fl = make([]hpcc.RefState, cfg.QPs)
-			for i := range n.mod.fl {
-				n.mod.fl[i] = txCore.ref.InitialState()
-			}
-		}
+	switch cfg.CC {
+	case CCHPCC:
+		n.mod.algo = newHPCCCC(txCore, cfg.QPs, onUpdate, &n.mod.cnt)
+	case CCHPCCRx:
+		n.mod.algo = &hpccRxCC{core: txCore, cnt: &n.mod.cnt}
+	default:
+		n.mod.algo = noCC{}
 	}
 	return n, nil
 }
@@ -509,8 +506,10 @@ type QPStatus struct {
 	// WBytes and RateGbps are the scheduler's W and R registers as real
 	// numbers (bytes; Gbit/s = bytes per ns x 8), for plots and CSV.
 	WBytes, RateGbps float64
-	// HPCC is the module's flow state (fixed model; zero otherwise) and
-	// HPCCRef the float reference's (float model).
+	// HPCC is the module's flow state (cc=hpcc, fixed model; zero
+	// otherwise) and HPCCRef the float reference's (cc=hpcc, float model;
+	// zero otherwise: under hpcc-rx and none the sender keeps no flow
+	// state).
 	HPCC    hpcc.State
 	HPCCRef hpcc.RefState
 	// CC is the CC module's view under cc=ldcp/dcqcn (nil otherwise); W
@@ -539,12 +538,7 @@ func (n *NIC) QP(q wire.QPN) (QPStatus, error) {
 		// rate, whose gap register is G = ceil(f*8*2^GF/bps).
 		st.RateGbps = float64(n.cfg.ClockHz) * 8 * float64(uint64(1)<<uint(n.cfg.Scheduler.GapFracBits)) / float64(fs.Gap) / 1e9
 	}
-	if n.mod.fx != nil {
-		st.HPCC = n.mod.fx[q]
-	}
-	if n.mod.fl != nil {
-		st.HPCCRef = n.mod.fl[q]
-	}
+	n.mod.algo.status(q, &st)
 	return st, nil
 }
 

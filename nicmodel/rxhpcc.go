@@ -3,6 +3,7 @@ package nicmodel
 import (
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/engine"
+	"github.com/hpccgold/hpccgold/pipeline"
 	"github.com/hpccgold/hpccgold/pipeline/wire"
 	"github.com/hpccgold/hpccgold/telemetry"
 )
@@ -131,3 +132,32 @@ func (r *rxHPCC) OnTelemetry(now engine.Cycle, flow wire.QPN, psn wire.PSN, enc 
 	r.cnt.Notifies++
 	return true, r.core.windowBytes(out.w)
 }
+
+// hpccRxCC is the sender's side of receiver-based HPCC++ (cc=hpcc-rx) as
+// the HPCC++ module's hpccAlgorithm: the receiver's Rx-HPCC (rxHPCC above)
+// computes W and notifies it; the sender applies each notification's W
+// with R = W/T through the same multiplier as the datapath's line 27
+// (core is a sender-mode copy of the configuration). The sender keeps no
+// flow state.
+type hpccRxCC struct {
+	core *ccCore
+	cnt  *ModuleCounters
+}
+
+func (h *hpccRxCC) work(ev *pipeline.Event) bool { return ev.Kind == pipeline.EventNotify }
+
+func (h *hpccRxCC) skipped(*pipeline.Event) {}
+
+func (h *hpccRxCC) issue(_ engine.Cycle, _ wire.QPN, _ uint32, _, _ uint64, ev *pipeline.Event, e *inflight) {
+	w := h.core.windowFromBytes(ev.Window)
+	if h.core.model == Float {
+		e.out = ccOut{w: w, r: quantize(float64(ev.Window)/float64(h.core.cfg.BaseRTTNs), h.core.fR.F(), h.core.rMax)}
+	} else {
+		e.out = ccOut{w: w, r: h.core.rate(w)}
+	}
+	h.cnt.NotifyApply++
+}
+
+func (h *hpccRxCC) commit(*inflight)           {}
+func (h *hpccRxCC) reset(wire.QPN)             {}
+func (h *hpccRxCC) status(wire.QPN, *QPStatus) {}

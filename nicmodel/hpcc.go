@@ -1,0 +1,115 @@
+package nicmodel
+
+import (
+	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/engine"
+	"github.com/hpccgold/hpccgold/pipeline"
+	"github.com/hpccgold/hpccgold/pipeline/wire"
+)
+
+// hpccCC is sender-based HPCC++ (cc=hpcc, draft section 4.2) as the HPCC++
+// module's hpccAlgorithm: per QP the flow state of the golden datapath
+// (hpcc.Datapath, model fixed) or of the float reference (model float).
+// Every ACK carrying the path's telemetry (and every probe reply) is a
+// datapath update (NewAck, lines 21-27): ack.seq is una in packets (the
+// next PSN the receiver expects), snd_nxt the packets sent; the update's W
+// and R = W/T go to the scheduler when the module retires it. An ACK
+// without telemetry updates nothing (counted NoTelemetry); NAKs update
+// nothing.
+type hpccCC struct {
+	core     *ccCore
+	fx       []hpcc.State    // model fixed, else nil
+	fl       []hpcc.RefState // model float, else nil
+	in       hpcc.Input
+	onUpdate func(*HPCCUpdate) // the NIC's update observer (fixed model only; nil: none)
+	captured HPCCUpdate        // its argument's storage
+	cnt      *ModuleCounters
+}
+
+// newHPCCCC builds sender HPCC++ on core for qps QPs; onUpdate observes
+// the fixed model's updates (nil: none).
+func newHPCCCC(core *ccCore, qps int, onUpdate func(*HPCCUpdate), cnt *ModuleCounters) *hpccCC {
+	h := &hpccCC{core: core, cnt: cnt}
+	if core.model == Fixed {
+		h.fx = make([]hpcc.State, qps)
+		h.onUpdate = onUpdate
+	} else {
+		h.fl = make([]hpcc.RefState, qps)
+		for i := range h.fl {
+			h.fl[i] = core.ref.InitialState()
+		}
+	}
+	return h
+}
+
+func (h *hpccCC) work(ev *pipeline.Event) bool {
+	// An ACK (not a NAK) or a probe reply carrying the path's telemetry.
+	return ev.HasINT && (ev.Kind == pipeline.EventProbeReply || ev.Kind == pipeline.EventAck && ev.Syndrome.Type() == wire.AckTypeACK)
+}
+
+func (h *hpccCC) skipped(ev *pipeline.Event) {
+	if ev.Kind == pipeline.EventAck && !ev.HasINT {
+		h.cnt.NoTelemetry++
+	}
+}
+
+func (h *hpccCC) issue(now engine.Cycle, qpn wire.QPN, conn uint32, una, sndNxt uint64, ev *pipeline.Event, e *inflight) {
+	in := &h.in
+	in.Seq, in.SndNxt = una, sndNxt
+	in.NHops = uint8(min(ev.NHops, hpcc.MaxHopsLimit))
+	in.Hops = ev.Hops
+	if h.fx != nil {
+		st := h.fx[qpn]
+		next, out := h.core.d.Update(st, *in)
+		e.fx, e.out = next, fromFixed(out)
+		if h.onUpdate != nil {
+			h.capture(now, qpn, conn, st, in, next, out)
+		}
+	} else {
+		next, out := h.core.ref.Update(h.fl[qpn], *in)
+		e.fl, e.out = next, h.core.fromFloat(out)
+	}
+	switch {
+	case e.out.first:
+		h.cnt.FirstEvents++
+	case e.out.mi:
+		h.cnt.MISteps++
+	default:
+		h.cnt.AISteps++
+	}
+	if e.out.updateWc {
+		h.cnt.WcCommits++
+	}
+}
+
+// capture hands a sender datapath update to the observer. The HPCCUpdate
+// is scratch: valid only during the call.
+func (h *hpccCC) capture(now engine.Cycle, qpn wire.QPN, conn uint32, st hpcc.State, in *hpcc.Input, next hpcc.State, out hpcc.Output) {
+	u := &h.captured
+	*u = HPCCUpdate{Cycle: now, QPN: qpn, Conn: conn, Datapath: h.core.d, State: st, Input: *in, Next: next, Output: out}
+	h.onUpdate(u)
+}
+
+func (h *hpccCC) commit(e *inflight) {
+	if h.fx != nil {
+		h.fx[e.qpn] = e.fx
+	} else {
+		h.fl[e.qpn] = e.fl
+	}
+}
+
+func (h *hpccCC) reset(q wire.QPN) {
+	if h.fx != nil {
+		h.fx[q] = hpcc.State{}
+	} else {
+		h.fl[q] = h.core.ref.InitialState()
+	}
+}
+
+func (h *hpccCC) status(q wire.QPN, st *QPStatus) {
+	if h.fx != nil {
+		st.HPCC = h.fx[q]
+	} else {
+		st.HPCCRef = h.fl[q]
+	}
+}
