@@ -269,6 +269,7 @@ type ccModule struct {
 	complete func(FlowRecord)
 	hooks    trace.Hooks
 	cnt      *CCCounters
+	status1  CCQPStatus // status's scratch
 }
 
 // Tick executes cycle now (engine.Component).
@@ -654,9 +655,12 @@ type CCQPStatus struct {
 // and rate (Gbit/s) to report as W and R.
 func (m *ccModule) status(q wire.QPN) (CCQPStatus, float64, float64) {
 	s := &m.qps[q]
-	st := CCQPStatus{Active: s.active, Released: s.grants.len()}
-	w, r := m.algo.status(q, s.base, &st)
-	return st, w, r
+	// The algorithm fills the module's scratch (a pointer to a local would
+	// escape through the interface: an allocation per status read).
+	st := &m.status1
+	*st = CCQPStatus{Active: s.active, Released: s.grants.len()}
+	w, r := m.algo.status(q, s.base, st)
+	return *st, w, r
 }
 
 var _ engine.Component = (*ccModule)(nil)

@@ -106,10 +106,9 @@ func (h *hpccCC) reset(q wire.QPN) {
 	}
 }
 
-func (h *hpccCC) status(q wire.QPN, st *QPStatus) {
+func (h *hpccCC) state(q wire.QPN) (hpcc.State, hpcc.RefState) {
 	if h.fx != nil {
-		st.HPCC = h.fx[q]
-	} else {
-		st.HPCCRef = h.fl[q]
+		return h.fx[q], hpcc.RefState{}
 	}
+	return hpcc.State{}, h.fl[q]
 }

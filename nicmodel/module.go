@@ -193,8 +193,11 @@ type hpccAlgorithm interface {
 	commit(e *inflight)
 	// reset restarts QP q's flow state (a new connection).
 	reset(q wire.QPN)
-	// status fills QP q's flow state into st.
-	status(q wire.QPN, st *QPStatus)
+	// state returns QP q's flow state: the golden datapath's (fixed
+	// model) or the float reference's (float model), zero without one.
+	// (Returned by value: a pointer argument would escape through the
+	// interface, an allocation per status read.)
+	state(q wire.QPN) (hpcc.State, hpcc.RefState)
 }
 
 // noCC is cc=none: no update, no flow state.
@@ -204,9 +207,11 @@ func (noCC) work(*pipeline.Event) bool { return false }
 func (noCC) skipped(*pipeline.Event)   {}
 func (noCC) issue(engine.Cycle, wire.QPN, uint32, uint64, uint64, *pipeline.Event, *inflight) {
 }
-func (noCC) commit(*inflight)           {}
-func (noCC) reset(wire.QPN)             {}
-func (noCC) status(wire.QPN, *QPStatus) {}
+func (noCC) commit(*inflight) {}
+func (noCC) reset(wire.QPN)   {}
+func (noCC) state(wire.QPN) (hpcc.State, hpcc.RefState) {
+	return hpcc.State{}, hpcc.RefState{}
+}
 
 const (
 	stallII uint8 = 1 << iota

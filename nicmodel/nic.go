@@ -538,7 +538,7 @@ func (n *NIC) QP(q wire.QPN) (QPStatus, error) {
 		// rate, whose gap register is G = ceil(f*8*2^GF/bps).
 		st.RateGbps = float64(n.cfg.ClockHz) * 8 * float64(uint64(1)<<uint(n.cfg.Scheduler.GapFracBits)) / float64(fs.Gap) / 1e9
 	}
-	n.mod.algo.status(q, &st)
+	st.HPCC, st.HPCCRef = n.mod.algo.state(q)
 	return st, nil
 }
 

@@ -158,6 +158,8 @@ func (h *hpccRxCC) issue(_ engine.Cycle, _ wire.QPN, _ uint32, _, _ uint64, ev *
 	h.cnt.NotifyApply++
 }
 
-func (h *hpccRxCC) commit(*inflight)           {}
-func (h *hpccRxCC) reset(wire.QPN)             {}
-func (h *hpccRxCC) status(wire.QPN, *QPStatus) {}
+func (h *hpccRxCC) commit(*inflight) {}
+func (h *hpccRxCC) reset(wire.QPN)   {}
+func (h *hpccRxCC) state(wire.QPN) (hpcc.State, hpcc.RefState) {
+	return hpcc.State{}, hpcc.RefState{}
+}
