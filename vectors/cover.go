@@ -183,7 +183,9 @@ func WriteCoverageJSON(w io.Writer, m *Manifest) error {
 }
 
 // WriteCoverageCSV writes m's coverage as CSV, one row per bin:
-// kind,name,bin,count. Kinds: "class" (bin "generated" and "hits"),
+// kind,name,bin,count. Kinds: "class" (bin "generated" and "hits", or
+// "generated" and "unreachable" with count 0 for a class the configuration
+// cannot produce),
 // "toggle" (per field: bin "toggled" and "width"), "point" (per cover-point
 // bin, its label or number).
 func WriteCoverageCSV(w io.Writer, m *Manifest) error {
@@ -191,6 +193,10 @@ func WriteCoverageCSV(w io.Writer, m *Manifest) error {
 	c.Write([]string{"kind", "name", "bin", "count"})
 	for _, cl := range m.Classes {
 		c.Write([]string{"class", cl.Name, "generated", strconv.FormatInt(cl.Count, 10)})
+		if cl.Unreachable != "" {
+			c.Write([]string{"class", cl.Name, "unreachable", "0"})
+			continue
+		}
 		if cl.Detected {
 			c.Write([]string{"class", cl.Name, "hits", strconv.FormatInt(cl.Hits, 10)})
 		}

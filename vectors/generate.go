@@ -151,7 +151,7 @@ func newPlan(m Model, opts Options) (*plan, error) {
 	want := make([]bool, len(p.classes))
 	if len(opts.Classes) == 0 {
 		for c, cl := range p.classes {
-			want[c] = cl.Level <= opts.Level
+			want[c] = cl.Level <= opts.Level && cl.Unreachable == ""
 		}
 	} else {
 		for _, name := range opts.Classes {
@@ -161,6 +161,9 @@ func newPlan(m Model, opts Options) (*plan, error) {
 			}
 			if p.classes[c].Level > opts.Level {
 				return nil, fmt.Errorf("vectors: model %s: requested class %s is level %d; generate with level %d", m.Name(), name, p.classes[c].Level, p.classes[c].Level)
+			}
+			if why := p.classes[c].Unreachable; why != "" {
+				return nil, fmt.Errorf("vectors: model %s: requested class %s is unreachable for this configuration: %s", m.Name(), name, why)
 			}
 			want[c] = true
 		}
@@ -172,6 +175,9 @@ func newPlan(m Model, opts Options) (*plan, error) {
 	err = m.Directed(opts.Level, func(c int, in []uint64) error {
 		if c < 0 || c >= len(p.classes) {
 			return fmt.Errorf("vectors: model %s: Directed emitted class index %d of %d", m.Name(), c, len(p.classes))
+		}
+		if why := p.classes[c].Unreachable; why != "" {
+			return fmt.Errorf("vectors: model %s: Directed emitted a vector for class %s, declared unreachable (%s)", m.Name(), p.classes[c].Name, why)
 		}
 		if c < last {
 			return fmt.Errorf("vectors: model %s: Directed emitted class %s after %s: classes must come in order", m.Name(), p.classes[c].Name, p.classes[last].Name)
@@ -516,6 +522,11 @@ func (p *plan) run(text bool, mk func(first int64, n int) *block, consume func(b
 			acc.outAnd[k] &= w.outAnd[k]
 		}
 	}
+	for c, cl := range p.classes {
+		if cl.Unreachable != "" && acc.classHits[c] != 0 {
+			return nil, fmt.Errorf("vectors: model %s: %d vectors hit class %s, declared unreachable for this configuration (%s)", p.m.Name(), acc.classHits[c], cl.Name, cl.Unreachable)
+		}
+	}
 	return acc, nil
 }
 
@@ -538,7 +549,7 @@ func (p *plan) manifest(acc *worker) Manifest {
 		cc := ClassCount{Name: p.className(c), Total: p.classN[c], First: p.classAt[c]}
 		if c < len(p.classes) {
 			cl := p.classes[c]
-			cc.Doc, cc.Level, cc.Detected = cl.Doc, cl.Level, cl.Detected
+			cc.Doc, cc.Level, cc.Detected, cc.Unreachable = cl.Doc, cl.Level, cl.Detected, cl.Unreachable
 			if cl.Detected {
 				cc.Hits = acc.classHits[c]
 			}

@@ -332,6 +332,9 @@ func (h *HPCC) buildClasses() error {
 		}
 		return nil
 	})
+	if h.maxHops < 2 {
+		h.classes[x.tie].Unreachable = fmt.Sprintf("a tie needs two valid hops, MaxHops=%d", h.maxHops)
+	}
 
 	// Counter and timestamp wraps.
 	x.txWrap = h.add("tx_bytes_wrap", "txBytes counter wraps between the stored and the new sample", 1, true, func(emit emitFn) error {

@@ -65,6 +65,9 @@ type ClassCount struct {
 	First    int64  `json:"first"`    // global index of its first vector in the unsharded set
 	Count    int64  `json:"count"`    // vectors generated for it in this directory
 	Hits     int64  `json:"hits"`     // vectors of this directory (any class) that hit it; 0 if not detected
+	// Unreachable, when not empty, says why the configuration cannot produce
+	// the class (Class.Unreachable); Total, Count and Hits are then 0.
+	Unreachable string `json:"unreachable,omitempty"`
 }
 
 // FileHash is a file's size, line count, SHA-256 and CRC-32C (Castagnoli),

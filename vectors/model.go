@@ -75,6 +75,11 @@ type Class struct {
 	// included) hit it. Level-2 pattern classes, defined by how their operands
 	// were built, are not detected.
 	Detected bool
+	// Unreachable, when not empty, says why the configuration cannot produce
+	// the class (e.g. a tie of two hops on a 1-hop path). Such a class is
+	// listed, never generated, and is not a coverage hole: a set that hits
+	// it contradicts the reason, and generation fails.
+	Unreachable string
 }
 
 // CoverPoint is a group of coverage bins, such as the two arms of a branch

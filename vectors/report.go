@@ -36,6 +36,7 @@ func WriteCoverage(w io.Writer, m *Manifest) error {
 
 	t := newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight)
 	t.Header("class", "level", "generated", "hit by set")
+	var unreach []ClassCount
 	for _, c := range m.Classes {
 		if m.Capture != nil && c.Level > 0 && !c.Detected {
 			continue // a captured set: only the classes its transactions can be seen to hit
@@ -46,6 +47,10 @@ func WriteCoverage(w io.Writer, m *Manifest) error {
 		hits := "-"
 		if c.Detected {
 			hits = strconv.FormatInt(c.Hits, 10)
+		}
+		if c.Unreachable != "" {
+			hits = "unreachable"
+			unreach = append(unreach, c)
 		}
 		lvl := strconv.Itoa(c.Level)
 		if c.Level == 0 {
@@ -63,6 +68,9 @@ func WriteCoverage(w io.Writer, m *Manifest) error {
 	}
 	if err := t.Render(); err != nil {
 		return err
+	}
+	for _, c := range unreach {
+		fmt.Fprintf(w, "class %s is unreachable for this configuration (not a hole): %s\n", c.Name, c.Unreachable)
 	}
 
 	t = newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignLeft)

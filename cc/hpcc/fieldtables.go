@@ -47,7 +47,7 @@ func (d *Datapath) stateBindings(prefix, when string) []binding {
 			func(s *State, _ *Input, _ *Output) uint64 { return s.LastUpdate },
 			func(s *State, _ *Input, _ *Output, v uint64) { s.LastUpdate = v }},
 	}
-	tsDoc := "egress time sec<<30|ns (IFA)"
+	tsDoc := "egress time rx+residence: (seconds mod 2^20)<<30 | ns within the second"
 	if c.Encoding == telemetry.Compact {
 		tsDoc = "egress timestamp, ns (24-bit wrapping)"
 	}
@@ -59,10 +59,10 @@ func (d *Datapath) stateBindings(prefix, when string) []binding {
 			binding{fieldtable.Spec{Name: p + "ts", Width: c.HopTsBits(), Format: "uint", Doc: h + tsDoc},
 				func(s *State, _ *Input, _ *Output) uint64 { return s.Hops[i].Ts },
 				func(s *State, _ *Input, _ *Output, v uint64) { s.Hops[i].Ts = v }},
-			binding{fieldtable.Spec{Name: p + "tx_bytes", Width: c.Encoding.TxBytesBits(), Format: "uint", Doc: h + "txBytes counter as carried"},
+			binding{fieldtable.Spec{Name: p + "tx_bytes", Width: c.Encoding.TxBytesBits(), Format: "uint", Doc: h + txBytesDoc(c.Encoding)},
 				func(s *State, _ *Input, _ *Output) uint64 { return uint64(s.Hops[i].TxBytes) },
 				func(s *State, _ *Input, _ *Output, v uint64) { s.Hops[i].TxBytes = uint32(v) }},
-			binding{fieldtable.Spec{Name: p + "qlen", Width: c.Encoding.QlenBits(), Format: "uint", Doc: h + "queue length as carried"},
+			binding{fieldtable.Spec{Name: p + "qlen", Width: c.Encoding.QlenBits(), Format: "uint", Doc: h + qlenDoc(c.Encoding)},
 				func(s *State, _ *Input, _ *Output) uint64 { return uint64(s.Hops[i].Qlen) },
 				func(s *State, _ *Input, _ *Output, v uint64) { s.Hops[i].Qlen = uint32(v) }},
 		)
@@ -114,21 +114,21 @@ func (d *Datapath) eventBindings() []binding {
 		bs = append(bs, field("speed", e.SpeedBits(), "speed code",
 			func(h *telemetry.Hop) uint64 { return uint64(h.SpeedCode) }, func(h *telemetry.Hop, v uint64) { h.SpeedCode = uint8(v) }))
 		if e == telemetry.Compact {
-			bs = append(bs, field("ts", telemetry.CompactTsBits, "egress timestamp, ns",
+			bs = append(bs, field("ts", telemetry.CompactTsBits, "egress timestamp, ns (wraps at 2^24 ns)",
 				func(h *telemetry.Hop) uint64 { return uint64(h.Ts) }, func(h *telemetry.Hop, v uint64) { h.Ts = uint32(v) }))
 		} else {
 			bs = append(bs,
-				field("rx_sec", telemetry.IFARxSecBits, "rxTimestampSec",
+				field("rx_sec", telemetry.IFARxSecBits, "rxTimestampSec: ingress time, whole seconds (wraps at 2^20 s)",
 					func(h *telemetry.Hop) uint64 { return uint64(h.RxSec) }, func(h *telemetry.Hop, v uint64) { h.RxSec = uint32(v) }),
-				field("rx_ns", telemetry.IFARxNsBits, "rxTimeStampNs",
+				field("rx_ns", telemetry.IFARxNsBits, "rxTimeStampNs: ingress time within the second, ns (< 10^9)",
 					func(h *telemetry.Hop) uint64 { return uint64(h.RxNs) }, func(h *telemetry.Hop, v uint64) { h.RxNs = uint32(v) }),
-				field("residence", telemetry.IFAResidenceBits, "residenceTime, ns",
+				field("residence", telemetry.IFAResidenceBits, "residenceTime: egress minus ingress time, ns",
 					func(h *telemetry.Hop) uint64 { return uint64(h.ResidenceNs) }, func(h *telemetry.Hop, v uint64) { h.ResidenceNs = uint32(v) }))
 		}
 		bs = append(bs,
-			field("tx_bytes", e.TxBytesBits(), "txBytes counter",
+			field("tx_bytes", e.TxBytesBits(), txBytesDoc(e),
 				func(h *telemetry.Hop) uint64 { return uint64(h.TxBytes) }, func(h *telemetry.Hop, v uint64) { h.TxBytes = uint32(v) }),
-			field("qlen", e.QlenBits(), "queue length",
+			field("qlen", e.QlenBits(), qlenDoc(e),
 				func(h *telemetry.Hop) uint64 { return uint64(h.Qlen) }, func(h *telemetry.Hop, v uint64) { h.Qlen = uint32(v) }))
 		if c.HopIDBits() > 0 {
 			bs = append(bs,
@@ -139,6 +139,30 @@ func (d *Datapath) eventBindings() []binding {
 		}
 	}
 	return bs
+}
+
+// txBytesDoc states the unit and meaning of the txBytes field of encoding e:
+// the egress port's cumulative transmitted-bytes counter, in units of
+// e.TxBytesUnit() bytes, wrapping at 2^TxBytesBits units.
+func txBytesDoc(e telemetry.Encoding) string {
+	return fmt.Sprintf("txBytes: egress port's transmitted-bytes counter, %s (wraps at 2^%d)",
+		unitText(e.TxBytesUnit()), e.TxBytesBits())
+}
+
+// qlenDoc states the unit and meaning of the queue-length field of encoding e:
+// the egress queue's occupancy sampled with txBytes, in units of e.QlenUnit()
+// bytes, saturating at 2^QlenBits-1 (a switch cannot report more).
+func qlenDoc(e telemetry.Encoding) string {
+	return fmt.Sprintf("qlen: egress queue length, %s (saturates at 2^%d-1)",
+		unitText(e.QlenUnit()), e.QlenBits())
+}
+
+// unitText names a count's unit: "bytes" for 1, "units of N bytes" otherwise.
+func unitText(n uint64) string {
+	if n == 1 {
+		return "bytes"
+	}
+	return fmt.Sprintf("units of %d bytes", n)
 }
 
 // outputBindings are the output-only fields (out_ prefix).
