@@ -224,6 +224,11 @@ func TestModuleStreamSet(t *testing.T) {
 		{append(append([]string{}, cosim...), "--stages", "2"), "--stages: not used"},
 		{[]string{"vectors", "gen", "--design", "module", "--count", "5", "--out", filepath.Join(t.TempDir(), "x")}, "--count does not apply to --design module"},
 		{[]string{"vectors", "gen", "--flow-bits", "5", "--out", filepath.Join(t.TempDir(), "x")}, "--flow-bits applies to --design module only"},
+		{[]string{"vectors", "gen", "--format", "xml", "--out", filepath.Join(t.TempDir(), "x")}, `--format="xml": want hex or bin`},
+		{[]string{"vectors", "gen", "--design", "module", "--format", "bin", "--out", filepath.Join(t.TempDir(), "x")}, "--format does not apply to --design module"},
+		{append(append([]string{}, cosim...), "--jobs", "-1"), "--jobs=-1"},
+		{append(append([]string{}, cosim...), "--verilog-tb=false", "--jobs", "2"), "--jobs: not used by a --design=module run"},
+		{[]string{"cosim", "--simulator", "icarus", "--jobs", "2", "--lint=false"}, "--jobs, --verilog-tb: only for a Verilator run"},
 	} {
 		if code, _, errs := run(tc.args...); code != 2 || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d %q, want 2 and %q", tc.args, code, errs, tc.want)

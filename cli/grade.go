@@ -171,6 +171,9 @@ func gradeTarget(cc, vecDir, configFile string, opts vectors.Options) (*rtl.Modu
 	if err != nil {
 		return nil, nil, err
 	}
+	if man.IsBinary() {
+		return nil, nil, fmt.Errorf("--vectors %s: binary records (%s); grade reads hex sets: generate one without --format bin", vecDir, vectors.StimulusBinFile)
+	}
 	want := "hpcc"
 	if man.Model == ldcprtl.UpdateName {
 		want = "ldcp"

@@ -57,7 +57,7 @@ func runVectors(env *Env) error {
 }
 
 func runVectorsGen(env *Env) error {
-	fs := newFlagSet(env, "vectors gen", "vectors gen [--cc hpcc|ldcp] [--config FILE] [--seed N] [--count N] [--level 1|2] [--out DIR] [--shard i/n] [--class A,B] [--jsonl] [--workers N]\n"+
+	fs := newFlagSet(env, "vectors gen", "vectors gen [--cc hpcc|ldcp] [--config FILE] [--seed N] [--count N] [--level 1|2] [--out DIR] [--shard i/n] [--class A,B] [--jsonl] [--format hex|bin] [--workers N]\n"+
 		"       vectors gen --from-sim SCENARIO [--config FILE] [--cc hpcc|hpcc-rx] [--seed N] [--count N] [--out DIR] [--shard i/n] [--jsonl] [--workers N]")
 	configFile := fs.String("config", "", "HPCC++ configuration JSON (hpcc.LoadConfig form), or LDCP (ldcp.LoadConfig form) with --cc ldcp; default: the default configuration. With --from-sim: a JSON file overlaying the scenario (as hpccgold sim --config)")
 	seed := fs.Uint64("seed", 1, "seed of the constrained-random vectors. With --from-sim, if given: replaces the scenario's network.seed and traffic.random.seed")
@@ -75,6 +75,7 @@ func runVectorsGen(env *Env) error {
 	events := fs.Int("events", 3000, "--design module: events per stream kind (same-flow, interleaved, mixed)")
 	jsonl := fs.Bool("jsonl", false, "also write vectors.jsonl: every vector with named fields, raw and real values (about 5.5 KB a vector for HPCC++, 30x the hex files; check, verify, show and the testbenches need only the hex files)")
 	noJSONL := fs.Bool("no-jsonl", false, "do not write vectors.jsonl (the default; kept for scripts)")
+	format := fs.String("format", "hex", "hex: stimulus.hex and expected.hex ($readmemh lines, every reader); bin: stimulus.bin and expected.bin, binary records of ceil(width/8) bytes (half the bytes, no parsing; read by verify, show and the Verilator cosim harness, converted for Icarus)")
 	workers := fs.Int("workers", 0, fmt.Sprintf("evaluating goroutines, 0..%d (0: one per CPU; at most 4 per CPU: more only cost memory); the output does not depend on it", vectors.MaxWorkers()))
 	if err := fs.Parse(env.Args); err != nil {
 		return err
@@ -86,6 +87,9 @@ func runVectorsGen(env *Env) error {
 		return errors.New("--jsonl and --no-jsonl: choose one")
 	}
 	*noJSONL = !*jsonl
+	if *format != "hex" && *format != "bin" {
+		return fmt.Errorf("--format=%q: want hex or bin", *format)
+	}
 	if err := inRange("count", *count, 0, vectors.MaxCount); err != nil {
 		return err
 	}
@@ -96,6 +100,9 @@ func runVectorsGen(env *Env) error {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch *design {
 	case "module":
+		if set["format"] {
+			return errors.New("--format does not apply to --design module (a stream set is written as hex)")
+		}
 		return runVectorsModule(env, set, *configFile, *seed, *flowBits, *stages, *events, *out)
 	case "update":
 		for _, f := range []string{"flow-bits", "stages", "events"} {
@@ -105,6 +112,9 @@ func runVectorsGen(env *Env) error {
 		}
 	default:
 		return fmt.Errorf("--design=%q: must be update or module", *design)
+	}
+	if *fromSim != "" && set["format"] {
+		return errors.New("--format does not apply to --from-sim (a captured set is written as hex)")
 	}
 	if *fromSim != "" {
 		return runVectorsFromSim(env, fs, *fromSim, *configFile, *cc, *model, *seed, *count, *out, *shard, *noJSONL, *workers)
@@ -119,7 +129,7 @@ func runVectorsGen(env *Env) error {
 	if err != nil {
 		return err
 	}
-	opts := vectors.Options{Level: *level, Seed: *seed, Count: *count, NoJSONL: *noJSONL, Workers: *workers}
+	opts := vectors.Options{Level: *level, Seed: *seed, Count: *count, NoJSONL: *noJSONL, Workers: *workers, Binary: *format == "bin"}
 	if *shard != "" {
 		sh, err := vectors.ParseShard(*shard)
 		if err != nil {

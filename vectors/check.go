@@ -154,6 +154,9 @@ func CheckReader(goldenDir string, r io.Reader, name string, opts CheckOptions) 
 	if lf.Model != man.Model {
 		return nil, fmt.Errorf("vectors: %s: model %q but manifest says %q", filepath.Join(goldenDir, LayoutFile), lf.Model, man.Model)
 	}
+	if man.IsBinary() {
+		return nil, errBinary(goldenDir, "check")
+	}
 	var expHash *FileHash
 	for i := range man.Files {
 		if man.Files[i].Name == ExpectedFile {

@@ -8,3 +8,6 @@ import "time"
 func threadCPU() time.Duration { return 0 }
 
 func lockThread() func() { return func() {} }
+
+// processCPU is not available on this platform.
+func processCPU() time.Duration { return 0 }

@@ -14,7 +14,8 @@ type SizeEstimate struct {
 const smallFilesBytes = 1 << 20
 
 // EstimateDir returns how many vectors opts selects from m and about how
-// many bytes GenerateDir writes for them. The hex lines are exact
+// many bytes GenerateDir writes for them. The hex lines (or binary
+// records, with Binary) are exact
 // (ceil(width/4) digits and a newline each); a vectors.jsonl line is taken
 // as the longest of three bit patterns (all ones, 0x55.., 0xaa..) of every
 // field, which bounds the digits of each hex and integer member (the real
@@ -27,6 +28,9 @@ func EstimateDir(m Model, opts Options) (SizeEstimate, error) {
 	}
 	hexLine := func(t fieldtable.Table) int64 { return int64(t.HexDigits()) + 1 }
 	per := hexLine(p.lay.in) + hexLine(p.lay.out)
+	if opts.Binary {
+		per = int64(RecordBytes(p.lay.in) + RecordBytes(p.lay.out))
+	}
 	if !opts.NoJSONL {
 		longest := 0
 		in, out := make([]uint64, p.iw), make([]uint64, p.ow)

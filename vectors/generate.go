@@ -93,6 +93,9 @@ type Options struct {
 	Workers int
 	// NoJSONL skips vectors.jsonl (it dominates write time for wide tables).
 	NoJSONL bool
+	// Binary writes stimulus.bin and expected.bin (binary records, see
+	// StimulusBinFile) in place of stimulus.hex and expected.hex.
+	Binary bool
 	// Progress, if not nil, is called from the calling goroutine after each
 	// block with the vectors done and the vectors to do in this shard.
 	Progress func(done, total int64)
@@ -421,8 +424,13 @@ func (p *plan) formatBlock(b *block, jsonl bool) {
 	for k := 0; k < b.n; k++ {
 		in := b.in[k*p.iw : (k+1)*p.iw]
 		out := b.out[k*p.ow : (k+1)*p.ow]
-		b.stim = append(appendHex(b.stim, p.lay.in, in), '\n')
-		b.exp = append(appendHex(b.exp, p.lay.out, out), '\n')
+		if p.opts.Binary {
+			b.stim = appendRecord(b.stim, p.lay.in, in)
+			b.exp = appendRecord(b.exp, p.lay.out, out)
+		} else {
+			b.stim = append(appendHex(b.stim, p.lay.in, in), '\n')
+			b.exp = append(appendHex(b.exp, p.lay.out, out), '\n')
+		}
 		if jsonl {
 			i := b.first + int64(k)
 			b.jl = appendJSONLine(b.jl, i, p.className(p.label(i)), p.lay, in, out)

@@ -255,9 +255,13 @@ func writeDir(ctx context.Context, outDir string, p *plan, feed func(emit func(*
 			return body()
 		})
 	}
-	err = atomicfile.Write(filepath.Join(dir, StimulusFile), 0o644, func(ws io.Writer) error {
+	stimName, expName := StimulusFile, ExpectedFile
+	if p.opts.Binary {
+		stimName, expName = StimulusBinFile, ExpectedBinFile
+	}
+	err = atomicfile.Write(filepath.Join(dir, stimName), 0o644, func(ws io.Writer) error {
 		stim = newHashWriter(ws)
-		return atomicfile.Write(filepath.Join(dir, ExpectedFile), 0o644, func(we io.Writer) error {
+		return atomicfile.Write(filepath.Join(dir, expName), 0o644, func(we io.Writer) error {
 			exp = newHashWriter(we)
 			if p.opts.NoJSONL {
 				return withOrigins()
@@ -274,7 +278,7 @@ func writeDir(ctx context.Context, outDir string, p *plan, feed func(emit func(*
 	if err != nil {
 		return fmt.Errorf("vectors: %w", err)
 	}
-	man.Files = []FileHash{stim.sum(StimulusFile), exp.sum(ExpectedFile)}
+	man.Files = []FileHash{stim.sum(stimName), exp.sum(expName)}
 	if jl != nil {
 		man.Files = append(man.Files, jl.sum(JSONLFile))
 	}

@@ -20,6 +20,9 @@ type VectorView struct {
 	Class   string
 	Inputs  []FieldValue
 	Outputs []FieldValue
+	// stim, exp name the files the vector was read from (hex lines or
+	// binary records).
+	stim, exp string
 }
 
 // Show reads vector index (global, as `vectors check` reports it) of the set
@@ -44,6 +47,7 @@ func Show(dir string, index int64) (*VectorView, error) {
 	}
 	k := index - first
 	v := &VectorView{Dir: dir, Model: man.Model, Index: index, Line: k + 1, Class: man.ClassAt(index)}
+	v.stim, v.exp = man.VectorFiles()
 	for _, part := range []struct {
 		file string
 		dst  *[]FieldValue
@@ -53,13 +57,20 @@ func Show(dir string, index int64) (*VectorView, error) {
 		if part.in {
 			tab, fmts = lay.in, lay.inFmt
 		}
-		line, err := nthLine(filepath.Join(dir, part.file), k, man.Count)
-		if err != nil {
-			return nil, err
-		}
 		words := make([]uint64, tab.Words())
-		if err := tab.ParseHex(string(line), words); err != nil {
-			return nil, fmt.Errorf("vectors: %s: line %d: %w", filepath.Join(dir, part.file), k+1, err)
+		if man.IsBinary() {
+			name := map[bool]string{true: StimulusBinFile, false: ExpectedBinFile}[part.in]
+			if err := nthRecord(filepath.Join(dir, name), tab, k, man.Count, words); err != nil {
+				return nil, err
+			}
+		} else {
+			line, err := nthLine(filepath.Join(dir, part.file), k, man.Count)
+			if err != nil {
+				return nil, err
+			}
+			if err := tab.ParseHex(string(line), words); err != nil {
+				return nil, fmt.Errorf("vectors: %s: line %d: %w", filepath.Join(dir, part.file), k+1, err)
+			}
 		}
 		for i, f := range tab.Fields {
 			raw := fieldtable.Get(words, f)
@@ -68,6 +79,28 @@ func Show(dir string, index int64) (*VectorView, error) {
 		}
 	}
 	return v, nil
+}
+
+// nthRecord decodes record k (0-based) of the binary file at path, which
+// the manifest says holds count records of tab, into words.
+func nthRecord(path string, tab fieldtable.Table, k, count int64, words []uint64) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("vectors: show: %w", err)
+	}
+	defer f.Close()
+	size := int64(RecordBytes(tab))
+	if fi, err := f.Stat(); err != nil || fi.Size() != size*count {
+		return fmt.Errorf("vectors: show: %s: not %d records of %d bytes; run `hpccgold vectors verify`", path, count, size)
+	}
+	rec := make([]byte, size)
+	if _, err := f.ReadAt(rec, k*size); err != nil {
+		return fmt.Errorf("vectors: show: %s: record %d: %w", path, k+1, err)
+	}
+	if err := parseRecord(tab, rec, words); err != nil {
+		return fmt.Errorf("vectors: show: %s: record %d: %w", path, k+1, err)
+	}
+	return nil
 }
 
 // nthLine returns line k (0-based) of the file at path, which the manifest
@@ -96,8 +129,16 @@ func nthLine(path string, k, count int64) ([]byte, error) {
 // Write prints the vector: a heading, then the inputs and the expected
 // outputs as tables (field, format, hex, real value).
 func (v *VectorView) Write(w io.Writer) error {
-	if _, err := fmt.Fprintf(w, "vector %d of %s (model %s, class %s, line %d of %s and %s)\n",
-		v.Index, v.Dir, v.Model, v.Class, v.Line, StimulusFile, ExpectedFile); err != nil {
+	stim, exp := v.stim, v.exp
+	if stim == "" {
+		stim, exp = StimulusFile, ExpectedFile
+	}
+	what := "line"
+	if stim == StimulusBinFile {
+		what = "record"
+	}
+	if _, err := fmt.Fprintf(w, "vector %d of %s (model %s, class %s, %s %d of %s and %s)\n",
+		v.Index, v.Dir, v.Model, v.Class, what, v.Line, stim, exp); err != nil {
 		return err
 	}
 	for _, part := range []struct {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hpccgold/hpccgold/artefact"
 	"github.com/hpccgold/hpccgold/buildinfo"
+	"github.com/hpccgold/hpccgold/fieldtable"
 )
 
 // OpenFunc builds a model from a manifest's model name and configuration.
@@ -113,7 +114,9 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 			problem("%s: not listed in the manifest (left by another run, or added by hand)", f.Name)
 		}
 	}
-	required := []string{StimulusFile, ExpectedFile, FieldsVHFile, LayoutFile}
+	bin := man.IsBinary()
+	stimName, expName := man.VectorFiles()
+	required := []string{stimName, expName, FieldsVHFile, LayoutFile}
 	if man.Capture != nil {
 		required = append(required, CaptureFile)
 	}
@@ -146,7 +149,7 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 		return rep, nil
 	}
 	opts := Options{Level: man.Level, Classes: man.ClassFilter, Seed: man.Seed, Count: man.RandomCount,
-		Shard: Shard{Index: man.Shard.Index, Count: man.Shard.Count}, Workers: 1, NoJSONL: !listed[JSONLFile]}
+		Shard: Shard{Index: man.Shard.Index, Count: man.Shard.Count}, Workers: 1, NoJSONL: !listed[JSONLFile], Binary: bin}
 	var p *plan
 	if man.Capture != nil {
 		p, err = capturePlanFromManifest(m, man, opts)
@@ -186,6 +189,27 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 	}
 	files := map[string]*lineReader{}
 	lineFiles := []string{StimulusFile, ExpectedFile, JSONLFile, CaptureFile}
+	if bin {
+		lineFiles = []string{JSONLFile, CaptureFile}
+	}
+	records := map[string]*recordReader{}
+	for _, r := range []struct {
+		name string
+		t    fieldtable.Table
+	}{{StimulusBinFile, p.lay.in}, {ExpectedBinFile, p.lay.out}} {
+		if !bin {
+			break
+		}
+		f, err := os.Open(filepath.Join(dir, r.name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // reported with the hashes
+		}
+		if err != nil {
+			return nil, fmt.Errorf("vectors: verify: %w", err)
+		}
+		defer f.Close()
+		records[r.name] = newRecordReader(f, r.t, filepath.Join(dir, r.name))
+	}
 	for _, name := range lineFiles {
 		if name == JSONLFile && opts.NoJSONL || name == CaptureFile && (p.capture == nil || !listed[CaptureFile]) {
 			continue
@@ -221,7 +245,7 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 			problem(format, a...)
 		}
 	}
-	if files[StimulusFile] == nil || files[ExpectedFile] == nil {
+	if !bin && (files[StimulusFile] == nil || files[ExpectedFile] == nil) || bin && (records[StimulusBinFile] == nil || records[ExpectedBinFile] == nil) {
 		return rep, nil // nothing to re-run the model on; the missing files are problems
 	}
 	// A line that cannot be read (longer than the reader's buffer) is a
@@ -232,37 +256,58 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 	}
 	for k := int64(0); k < man.Count; k++ {
 		i := p.first + k
-		sl, ok, err := files[StimulusFile].next()
-		if err != nil {
-			readErr(err)
-			break
-		}
-		el, ok2, err := files[ExpectedFile].next()
-		if err != nil {
-			readErr(err)
-			break
-		}
-		if !ok || !ok2 {
-			problem("%s/%s: end of file at vector %d of %d", StimulusFile, ExpectedFile, k, man.Count)
-			complete = false
-			break
-		}
-		if err := p.lay.in.ParseHex(string(sl), in); err != nil {
-			problem("%s: line %d: %v (stopped re-running the model here)", StimulusFile, k+1, err)
-			complete = false
-			break
-		}
-		if err := p.lay.out.ParseHex(string(el), want); err != nil {
-			problem("%s: line %d: %v (stopped re-running the model here)", ExpectedFile, k+1, err)
-			complete = false
-			break
+		var el []byte
+		if bin {
+			ok, err := records[StimulusBinFile].next(in)
+			if err != nil {
+				readErr(err)
+				break
+			}
+			ok2, err := records[ExpectedBinFile].next(want)
+			if err != nil {
+				readErr(err)
+				break
+			}
+			if !ok || !ok2 {
+				problem("%s/%s: end of file at vector %d of %d", stimName, expName, k, man.Count)
+				complete = false
+				break
+			}
+			el = p.lay.out.AppendHex(el[:0], want)
+		} else {
+			sl, ok, err := files[StimulusFile].next()
+			if err != nil {
+				readErr(err)
+				break
+			}
+			var ok2 bool
+			el, ok2, err = files[ExpectedFile].next()
+			if err != nil {
+				readErr(err)
+				break
+			}
+			if !ok || !ok2 {
+				problem("%s/%s: end of file at vector %d of %d", StimulusFile, ExpectedFile, k, man.Count)
+				complete = false
+				break
+			}
+			if err := p.lay.in.ParseHex(string(sl), in); err != nil {
+				problem("%s: line %d: %v (stopped re-running the model here)", StimulusFile, k+1, err)
+				complete = false
+				break
+			}
+			if err := p.lay.out.ParseHex(string(el), want); err != nil {
+				problem("%s: line %d: %v (stopped re-running the model here)", ExpectedFile, k+1, err)
+				complete = false
+				break
+			}
 		}
 		if p.capture == nil {
 			if err := p.input(w, i, regen); err != nil {
 				return nil, fmt.Errorf("vectors: verify: vector %d: %w", i, err)
 			}
 			if !equalWords(in, regen) {
-				detail(StimulusFile, "%s: line %d (vector %d, class %s): not the stimulus the generator makes from the manifest", StimulusFile, k+1, i, p.className(p.label(i)))
+				detail(stimName, "%s: line %d (vector %d, class %s): not the stimulus the generator makes from the manifest", stimName, k+1, i, p.className(p.label(i)))
 			}
 		} else if r := files[CaptureFile]; r != nil {
 			// A captured stimulus cannot be regenerated without re-running
@@ -287,11 +332,11 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 			}
 		}
 		if err := p.evalOne(w, i, in, out); err != nil {
-			detail(ExpectedFile, "%s: line %d (vector %d, class %s): model %s: %v", StimulusFile, k+1, i, p.className(p.label(i)), man.Model, err)
+			detail(expName, "%s: line %d (vector %d, class %s): model %s: %v", stimName, k+1, i, p.className(p.label(i)), man.Model, err)
 			continue
 		}
 		if !equalWords(out, want) {
-			detail(ExpectedFile, "%s: line %d (vector %d, class %s): model gives %s, file has %s", ExpectedFile, k+1, i,
+			detail(expName, "%s: line %d (vector %d, class %s): model gives %s, file has %s", expName, k+1, i,
 				p.className(p.label(i)), p.lay.out.AppendHex(nil, out), el)
 		}
 		if r := files[JSONLFile]; r != nil {
@@ -306,7 +351,16 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 			}
 		}
 	}
-	for _, name := range lineFiles {
+	for _, name := range []string{StimulusBinFile, ExpectedBinFile} {
+		if r := records[name]; r != nil && complete {
+			if more, err := r.next(make([]uint64, r.t.Words())); err != nil {
+				problem("%v", err)
+			} else if more {
+				problem("%s: more records than the manifest's %d vectors", name, man.Count)
+			}
+		}
+	}
+	for _, name := range append(lineFiles, StimulusBinFile, ExpectedBinFile) {
 		if r := files[name]; r != nil && complete {
 			if _, more, err := r.next(); err != nil {
 				problem("%v", err)

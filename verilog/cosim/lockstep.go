@@ -75,11 +75,15 @@ func lockstep(ctx context.Context, opts *Options, bench verilog.Bench, model vec
 	if err != nil {
 		return nil, err
 	}
-	stim, err := verilog.ReadVectors(filepath.Join(dir, "stimulus.hex"), in, n)
+	stimPath, expPath, err := vectorFiles(opts, dir, false)
 	if err != nil {
 		return nil, err
 	}
-	exp, err := verilog.ReadVectors(filepath.Join(dir, "expected.hex"), out, n)
+	stim, err := verilog.ReadVectors(stimPath, in, n)
+	if err != nil {
+		return nil, err
+	}
+	exp, err := verilog.ReadVectors(expPath, out, n)
 	if err != nil {
 		return nil, err
 	}

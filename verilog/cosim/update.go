@@ -358,11 +358,7 @@ func buildRun(ctx context.Context, opts *Options, tools verilog.Tools, bench ver
 	if cl := filepath.Join(dir, vectors.ClassesFile); fileExists(cl) {
 		b.Classes = cl // the testbench names failing vectors' classes
 	}
-	stim, err := filepath.Abs(filepath.Join(dir, "stimulus.hex"))
-	if err != nil {
-		return err
-	}
-	exp, err := filepath.Abs(filepath.Join(dir, "expected.hex"))
+	stim, exp, err := vectorFiles(opts, dir, harness)
 	if err != nil {
 		return err
 	}
@@ -389,6 +385,34 @@ func buildRun(ctx context.Context, opts *Options, tools verilog.Tools, bench ver
 		rep.Output = annotateClasses(rep.Output, man)
 	}
 	return nil
+}
+
+// vectorFiles returns the absolute paths of the set's stimulus and
+// expected files for the run: binary records as they are for the C++
+// harness, which reads them; for a $readmemh testbench, hex copies
+// written into WorkDir/hex (vectors.WriteHexCopy, which checks the
+// records against the manifest's hashes first).
+func vectorFiles(opts *Options, dir string, harness bool) (stim, exp string, err error) {
+	stimName, expName := vectors.StimulusFile, vectors.ExpectedFile
+	if man, err := vectors.ReadManifest(dir); err == nil && man.IsBinary() {
+		if harness {
+			stimName, expName = vectors.StimulusBinFile, vectors.ExpectedBinFile
+		} else {
+			hex := filepath.Join(opts.WorkDir, "hex")
+			opts.logf("hex copy of the binary set %s into %s for the testbench", dir, hex)
+			if _, err := vectors.WriteHexCopy(dir, hex); err != nil {
+				return "", "", err
+			}
+			dir = hex
+		}
+	}
+	if stim, err = filepath.Abs(filepath.Join(dir, stimName)); err != nil {
+		return "", "", err
+	}
+	if exp, err = filepath.Abs(filepath.Join(dir, expName)); err != nil {
+		return "", "", err
+	}
+	return stim, exp, nil
 }
 
 // minShard is the fewest vectors a shard of a parallel run gets: below
