@@ -180,11 +180,16 @@ func (a *ccWiring) register(n *NIC, e *engine.Engine) error {
 	return nil
 }
 
-// counters returns a copy of the CC module's and port's registers.
-func (a *ccWiring) counters() *CCCounters {
-	c := a.cnt
-	return &c
+// counters adds a copy of the CC module's and port's registers and the
+// FIFOs the wiring adds to c (ccBlock).
+func (a *ccWiring) counters(c *Counters) {
+	cc := a.cnt
+	c.CC = &cc
+	c.FIFOs = append(c.FIFOs, a.fifos()...)
 }
+
+// inflight is 0: the CC module has no update pipeline (ccBlock).
+func (a *ccWiring) inflight() uint64 { return 0 }
 
 // fifos returns the status of the FIFOs the CC module and port add.
 func (a *ccWiring) fifos() []FIFOStatus {

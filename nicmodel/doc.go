@@ -51,7 +51,9 @@
 // names; ccwiring.go connects the module and the port. A CC port
 // (ccport.go) runs the receiver's go-back-N acceptance, NAKs and DCQCN's
 // CNPs, takes CNPs off the port, and writes LDCP's per-packet ECN-capable
-// decision into each data packet. docs/compare.md describes both.
+// decision into each data packet. docs/compare.md describes both. The NIC
+// sees either family as one ccBlock (hpccwiring.go, ccwiring.go): its
+// components, queues, counters and QP status.
 //
 // Traces (off by default, package trace): every frame at the ports as pcap
 // and as a hex stream; the transactions between the blocks as vector files

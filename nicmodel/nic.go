@@ -92,15 +92,15 @@ type NIC struct {
 
 	macRx *macRx
 	rx    *pipeline.Rx
-	mod   *module
 	host  *host
 	sched *scheduler.Scheduler
-	sreg  *sendReg
 	tx    *pipeline.Tx
 	macTx *macTx
 	rxcc  *rxHPCC
-	ccw   *ccWiring // cc=ldcp/dcqcn: the CC module and port (ccwiring.go); nil otherwise
-	mac   MACCounters
+	// cc is the congestion-control block: hpccWiring (cc=hpcc, hpcc-rx,
+	// none) or ccWiring (cc=ldcp, dcqcn).
+	cc  ccBlock
+	mac MACCounters
 	// rec records the traces Options.Trace selects (nil: none); hooks is
 	// what every block reports to: rec, or trace.Nop.
 	rec   *trace.Recorder
@@ -239,11 +239,12 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 	}
 
 	rxReplies := n.replies
+	var ccw *ccWiring
 	if cfg.CC.usesCCModule() {
-		if n.ccw, err = newCCWiring(n, &cfg); err != nil {
+		if ccw, err = newCCWiring(n, &cfg); err != nil {
 			return nil, err
 		}
-		rxReplies = n.ccw.repRaw
+		rxReplies = ccw.repRaw
 		n.cfg = cfg // with the resolved ldcp/dcqcn section
 		if n.cfgJSON, err = cfg.JSON(); err != nil {
 			return nil, err
@@ -263,25 +264,14 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 	n.macTx = &macTx{in: n.txMAC, out: n.out, freq: cfg.ClockHz, bps: cfg.LineRateBps(), overhead: uint64(cfg.MACOverheadBytes),
 		cnt: &n.mac, hooks: n.hooks}
 	n.host = &host{posts: n.posts}
-	if n.ccw != nil {
+	if ccw != nil {
 		// cc=ldcp/dcqcn: the CC module replaces the HPCC++ module and the
 		// PktSend register, which are not built.
-		n.ccw.attach(n)
+		ccw.attach(n)
+		n.cc = ccw
 		return n, nil
 	}
-	n.sreg = &sendReg{in: n.sends, out: n.pkts, log: n.sentLog, ackReqLast: cfg.Tx.AckReqLast, hooks: n.hooks}
-	lat, space := cfg.moduleTiming()
-	n.mod = &module{lat: engine.Cycle(lat), space: engine.Cycle(space), ii: engine.Cycle(cfg.Module.IICycles),
-		qps: make([]qpState, cfg.QPs), events: n.events, posts: n.posts, sent: n.sentLog, upd: n.updates, acks: n.acks,
-		bells: n.bells, complete: n.complete, hooks: n.hooks}
-	switch cfg.CC {
-	case CCHPCC:
-		n.mod.algo = newHPCCCC(txCore, cfg.QPs, onUpdate, &n.mod.cnt)
-	case CCHPCCRx:
-		n.mod.algo = &hpccRxCC{core: txCore, cnt: &n.mod.cnt}
-	default:
-		n.mod.algo = noCC{}
-	}
+	n.cc = newHPCCWiring(n, &cfg, txCore, onUpdate)
 	return n, nil
 }
 
@@ -327,9 +317,11 @@ func (n *NIC) ConnectOut(consumer engine.ID) error {
 	return n.eng.Connect(n.out, n.macTxID, consumer)
 }
 
-// Register adds the NIC's components to e (in the order MAC Rx, Rx, module,
-// host, scheduler, PktSend register, Tx, MAC Tx) and connects its internal
-// queues and In. The engine's clock must be the configuration's clock_hz.
+// Register adds the NIC's components to e, in the order its
+// congestion-control block gives (cc=hpcc, hpcc-rx, none: MAC Rx, Rx,
+// module, host, scheduler, PktSend register, Tx, MAC Tx; cc=ldcp, dcqcn:
+// see ccwiring.go), and connects its internal queues and In. The engine's
+// clock must be the configuration's clock_hz.
 func (n *NIC) Register(e *engine.Engine) error {
 	if n.eng != nil {
 		return fmt.Errorf("nicmodel: %s: registered twice", n.name)
@@ -337,46 +329,8 @@ func (n *NIC) Register(e *engine.Engine) error {
 	if e.Freq() != n.cfg.ClockHz {
 		return fmt.Errorf("nicmodel: %s: engine clock %v differs from clock_hz=%d", n.name, e.Freq(), uint64(n.cfg.ClockHz))
 	}
-	if n.ccw != nil {
-		return n.ccw.register(n, e)
-	}
-	var err error
-	add := func(name string, c engine.Component) engine.ID {
-		if err != nil {
-			return engine.NoID
-		}
-		var id engine.ID
-		id, err = e.Add(n.name+"."+name, c)
-		return id
-	}
-	n.tx.UseBuffers(e.Buffers())
-	if !n.keepInput {
-		n.rx.ReleaseTo(e.Buffers())
-		n.macRx.bufs = e.Buffers()
-	}
-	n.macRxID = add("mac_rx", n.macRx)
-	n.rxID = add("rx", n.rx)
-	n.modID = add("hpcc", n.mod)
-	n.hostID = add("host", n.host)
-	n.schedID = add("scheduler", n.sched)
-	n.sregID = add("pktsend", n.sreg)
-	n.txID = add("tx", n.tx)
-	n.macTxID = add("mac_tx", n.macTx)
-	if err != nil {
-		return fmt.Errorf("nicmodel: %s: %w", n.name, err)
-	}
-	for _, c := range []struct {
-		q          engine.Queue
-		prod, cons engine.ID
-	}{
-		{n.in, engine.NoID, n.macRxID}, {n.rxMAC, n.macRxID, n.rxID}, {n.events, n.rxID, n.modID},
-		{n.replies, n.rxID, n.txID}, {n.updates, n.modID, n.schedID}, {n.acks, n.modID, n.schedID},
-		{n.bells, n.modID, n.schedID}, {n.posts, n.hostID, n.modID}, {n.sends, n.schedID, n.sregID},
-		{n.pkts, n.sregID, n.txID}, {n.sentLog, n.sregID, n.modID}, {n.txMAC, n.txID, n.macTxID},
-	} {
-		if err := e.Connect(c.q, c.prod, c.cons); err != nil {
-			return fmt.Errorf("nicmodel: %s: %w", n.name, err)
-		}
+	if err := n.cc.register(n, e); err != nil {
+		return err
 	}
 	n.eng = e
 	return nil
@@ -457,29 +411,18 @@ type FIFOStatus struct {
 
 // hpccInflight returns the updates in the HPCC++ module's pipeline (0
 // under cc=ldcp/dcqcn, which has none).
-func (n *NIC) hpccInflight() uint64 {
-	if n.mod == nil {
-		return 0
-	}
-	return uint64(n.mod.pipe.len())
-}
+func (n *NIC) hpccInflight() uint64 { return n.cc.inflight() }
 
 // Counters returns a snapshot of every status register.
 func (n *NIC) Counters() Counters {
 	c := Counters{MAC: n.mac, Rx: n.rx.Counters(), Scheduler: n.sched.Counters(), Tx: n.tx.Counters(), Host: n.host.cnt}
-	if n.mod != nil { // absent under cc=ldcp/dcqcn: its registers read 0
-		c.Module, c.PktSend = n.mod.cnt, n.sreg.cnt
-	}
 	if n.rxcc != nil {
 		c.RxHPCC = n.rxcc.cnt
 	}
 	for _, f := range n.fifos() {
 		c.FIFOs = append(c.FIFOs, f)
 	}
-	if n.ccw != nil {
-		c.CC = n.ccw.counters()
-		c.FIFOs = append(c.FIFOs, n.ccw.fifos()...)
-	}
+	n.cc.counters(&c)
 	return c
 }
 
@@ -523,23 +466,7 @@ func (n *NIC) QP(q wire.QPN) (QPStatus, error) {
 	if int(q) >= n.cfg.QPs {
 		return QPStatus{}, fmt.Errorf("nicmodel: %s: QP(%d): must be < qps=%d", n.name, q, n.cfg.QPs)
 	}
-	fs, err := n.sched.Flow(scheduler.FlowID(q))
-	if err != nil {
-		return QPStatus{}, err
-	}
-	if n.ccw != nil {
-		return n.ccw.qpStatus(n, q)
-	}
-	s := &n.mod.qps[q]
-	st := QPStatus{Scheduler: fs, SndNxt: s.sndNxt, Una: s.una, Acked: s.acked, Posted: s.posted, Messages: s.msgs.len(),
-		WBytes: hpcc.Real(n.cfg.HPCC.Formats.W, fs.Window), RateGbps: 8 * hpcc.Real(n.cfg.HPCC.Formats.Rate, fs.Rate)}
-	if fs.Rate == 0 && fs.Gap != 0 {
-		// No rate update since the reset: the pacer runs at the initial
-		// rate, whose gap register is G = ceil(f*8*2^GF/bps).
-		st.RateGbps = float64(n.cfg.ClockHz) * 8 * float64(uint64(1)<<uint(n.cfg.Scheduler.GapFracBits)) / float64(fs.Gap) / 1e9
-	}
-	st.HPCC, st.HPCCRef = n.mod.algo.state(q)
-	return st, nil
+	return n.cc.qpStatus(n, q)
 }
 
 // WriteTraces writes the recorded traces into dir as <name>.<stream>.<ext>

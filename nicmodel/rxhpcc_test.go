@@ -93,8 +93,8 @@ func TestRxHPCCNotifications(t *testing.T) {
 			}
 		}
 		fs := must(b.a.sched.Flow(scheduler_FlowID(q)))(t)
-		if wr := b.a.mod.algo.(*hpccRxCC).core.windowFromBytes(lw); fs.Window != wr || fs.Rate != b.a.mod.algo.(*hpccRxCC).core.rate(wr) {
-			t.Errorf("flow %d: scheduler W %d R %d, want W %d (last notification %d bytes) R %d", q, fs.Window, fs.Rate, wr, lw, b.a.mod.algo.(*hpccRxCC).core.rate(wr))
+		if wr := b.a.cc.(*hpccWiring).mod.algo.(*hpccRxCC).core.windowFromBytes(lw); fs.Window != wr || fs.Rate != b.a.cc.(*hpccWiring).mod.algo.(*hpccRxCC).core.rate(wr) {
+			t.Errorf("flow %d: scheduler W %d R %d, want W %d (last notification %d bytes) R %d", q, fs.Window, fs.Rate, wr, lw, b.a.cc.(*hpccWiring).mod.algo.(*hpccRxCC).core.rate(wr))
 		}
 	}
 }
