@@ -71,10 +71,9 @@ type FlowSpec struct {
 // adds only its propagation delay). Connect Out's consumer with
 // ConnectOut.
 type NIC struct {
-	name    string
-	cfg     Config
-	cfgJSON []byte
-	table   *pipeline.FlowTable
+	name  string
+	cfg   Config
+	table *pipeline.FlowTable
 
 	in      *engine.TimedQueue[pipeline.Frame]
 	out     *engine.TimedQueue[pipeline.Frame]
@@ -133,15 +132,11 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 	if !fieldtable.IsIdent(name) {
 		return nil, fmt.Errorf("nicmodel: Options.Name=%q: must be [A-Za-z_][A-Za-z0-9_]*", name)
 	}
-	cfgJSON, err := cfg.JSON()
-	if err != nil {
-		return nil, err
-	}
 	table, err := pipeline.NewFlowTable(cfg.QPs, qps)
 	if err != nil {
 		return nil, fmt.Errorf("nicmodel: QPs: %w", err)
 	}
-	n := &NIC{name: name, cfg: cfg, cfgJSON: cfgJSON, table: table, onComplete: opts.OnComplete, keep: !opts.DiscardRecords,
+	n := &NIC{name: name, cfg: cfg, table: table, onComplete: opts.OnComplete, keep: !opts.DiscardRecords,
 		keepInput: opts.KeepInputFrames,
 		open:      make([]int, cfg.QPs),
 		macRxID:   engine.NoID, rxID: engine.NoID, modID: engine.NoID, hostID: engine.NoID, schedID: engine.NoID,
@@ -246,9 +241,6 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 		}
 		rxReplies = ccw.repRaw
 		n.cfg = cfg // with the resolved ldcp/dcqcn section
-		if n.cfgJSON, err = cfg.JSON(); err != nil {
-			return nil, err
-		}
 	}
 	if n.rx, err = pipeline.NewRx(cfg.Rx, table, n.rxMAC, n.events, rxReplies, rxcc); err != nil {
 		return nil, fmt.Errorf("nicmodel: rx: %w", err)
@@ -477,7 +469,11 @@ func (n *NIC) WriteTraces(dir string) ([]TraceFile, error) {
 	if n.rec == nil {
 		return nil, fmt.Errorf("nicmodel: %s: no traces recorded (Options.Trace)", n.name)
 	}
-	return n.rec.Write(dir, n.name, n.name, n.cfgJSON)
+	cfgJSON, err := n.cfg.JSON() // here, not in New: only the manifest needs it
+	if err != nil {
+		return nil, err
+	}
+	return n.rec.Write(dir, n.name, n.name, cfgJSON)
 }
 
 // Watch adds the NIC's waveform signals to v under scope <name>: FIFO
