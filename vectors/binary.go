@@ -112,7 +112,7 @@ func (m *Manifest) VectorFiles() (stim, exp string) {
 
 // errBinary is the error of a reader of hex sets given a binary one.
 func errBinary(dir, what string) error {
-	return fmt.Errorf("vectors: %s holds binary records (%s), and %s reads hex sets; write the set with hex files (vectors gen without --format bin))", dir, StimulusBinFile, what)
+	return fmt.Errorf("vectors: %s holds binary records (%s), and %s reads hex sets; write the set with hex files (vectors gen without --format bin)", dir, StimulusBinFile, what)
 }
 
 // WriteHexCopy writes the binary set in dir as stimulus.hex and
