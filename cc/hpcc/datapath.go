@@ -85,9 +85,12 @@ type Datapath struct {
 	recipDts, recipU, recipN *fixedpoint.Reciprocal
 
 	inTx, outTx transaction
-	unitCache
-	spec specPlans
-	fast fastPlan
+	*unitCache  // shared with specDP
+	spec        specPlans
+	fast        fastPlan
+	// specDP is the same datapath with fast.spec set: UpdateSpec runs its
+	// Update.
+	specDP *Datapath
 }
 
 // specPlans are the casts of UpdateSpec as fixedpoint plans: each datapath
@@ -170,7 +173,7 @@ func NewDatapath(cfg Config) (*Datapath, error) {
 	if cfg.MultiQ.Enabled {
 		return nil, configErr("MultiQ.Enabled", true, "the golden datapath implements single-class HPCC++; MultiQ is modelled by the float reference only")
 	}
-	d := &Datapath{cfg: cfg, enc: cfg.Encoding, maxHops: cfg.MaxHops, trackID: cfg.HopIDBits() > 0}
+	d := &Datapath{cfg: cfg, enc: cfg.Encoding, maxHops: cfg.MaxHops, trackID: cfg.HopIDBits() > 0, unitCache: &unitCache{}}
 	e := cfg.Encoding
 	d.nhMask = mask64(cfg.NHopsBits())
 	d.idMask = mask64(cfg.HopIDBits())
@@ -304,6 +307,15 @@ func NewDatapath(cfg Config) (*Datapath, error) {
 	if err := d.compileFast(); err != nil {
 		return nil, err
 	}
+	// The same datapath with the specification's arithmetic, for
+	// UpdateSpec (immutable like d; the unit cache is shared).
+	d.specDP = d
+	if !d.fast.spec {
+		sd := *d
+		sd.fast.spec = true
+		sd.specDP = &sd
+		d.specDP = &sd
+	}
 	return d, nil
 }
 
@@ -384,151 +396,74 @@ func bits64(f fixedpoint.Format, raw uint64) fixedpoint.Value {
 	return v
 }
 
-// UpdateSpec is the golden per-event update written op for op with
-// fixedpoint Values, exactly as docs/datapath.md lists the operations: a
-// fixed, unrolled hop loop of MaxHops slots, every slot always computed and
-// its result selected by its valid bit, no floating point, reciprocals
-// through the fixedpoint reciprocal units, inputs masked to their field
-// widths. Update computes the same bits with precompiled integer
-// operations; UpdateSpec is the readable specification it is tested
-// against (and about 10x slower). Each cast runs through a fixedpoint
-// plan built by NewDatapath (specPlans); the comment beside it names the
-// operation, formats and modes.
+// UpdateSpec is the golden per-event update with its arithmetic written op
+// for op with fixedpoint Values and plans, exactly as docs/datapath.md lists
+// the operations: no floating point, reciprocals through the fixedpoint
+// reciprocal units, every cast through a plan built by NewDatapath
+// (specPlans) whose comment names the operation, formats and modes. It runs
+// the same control flow as Update (update.go: slot validity, selection,
+// commit, first event and clamps are written once); only the arithmetic
+// differs, so TestFastMatchesSpec checks the compiled raw plans against
+// these operations bit for bit. It is about 4x slower than Update.
 func (d *Datapath) UpdateSpec(st State, in Input) (State, Output) {
-	c := &d.cfg
+	return d.specDP.Update(st, in)
+}
+
+// specHopU is line 4-5 of one valid slot in the specification's
+// arithmetic: txRate = dB * (1/dts) through the 1/dts unit, then
+// u' = q * KQ[code] + txRate * KR[code]. Operands are raw: dts (> 0, at
+// most MaxDeltaTsNs), the wrapped txBytes difference dB, the smaller of the
+// two queue lengths q, the slot's speed code. It returns u' raw in
+// Formats.U.
+func (d *Datapath) specHopU(dts, dB, q uint64, code uint8) uint64 {
 	sp := &d.spec
-	nh := uint64(in.NHops) & d.nhMask
-	stNH := uint64(st.NHops) & d.nhMask
-	pathOK := nh == stNH && nh <= uint64(d.maxHops)
-	uReg := bits64(d.fU, st.U)
-	wcReg := bits64(d.fW, st.Wc)
-	inc := st.IncStage & d.incMask
+	rd, _ := d.recipDts.Recip(bits64(d.fDts, dts))
+	x := sp.tx.MulCast(bits64(d.fDB, dB), rd)              // MulCast(dB, rd, TxRate, Rnd, Sat)
+	qTerm := sp.qTerm.MulCast(bits64(d.fQ, q), d.kq[code]) // MulCast(q, kq, Term, Rnd, Sat)
+	rTerm := sp.rTerm.MulCast(x, d.kr[code])               // MulCast(x, kr, Term, Rnd, Sat)
+	return sp.up.AddCast(qTerm, rTerm).RawUint()           // AddCast(qTerm, rTerm, U, Rnd, Sat)
+}
 
-	var next State
-	out := Output{SelHop: NoHop}
+// specEWMA is lines 8-9 in the specification's arithmetic: tau =
+// min(dts, T), U = ((T - tau)*U + tau*u) * (1/T) with the products and the
+// sum exact. uReg is the stored U, uAcc the selected u', dtsSel the
+// selected slot's dts (all raw). It returns the new U raw in Formats.U.
+func (d *Datapath) specEWMA(uReg, uAcc, dtsSel uint64) uint64 {
+	sp := &d.spec
+	tau := sp.tau.Cast(fixedpoint.Min(bits64(d.fDts, dtsSel), d.tT)) // Cast(min(dts, T), tau, Trn, Sat)
+	tmt := sp.tmt.SubCast(d.tT, tau)                                 // SubCast(T, tau, tau, Trn, Wrap)
+	a := sp.ewA.MulCast(tmt, bits64(d.fU, uReg))                     // MulCast(T-tau, U, EwA, Trn, Wrap)
+	b := sp.ewA.MulCast(tau, bits64(d.fU, uAcc))                     // MulCast(tau, u, EwA, Trn, Wrap)
+	s := sp.ewS.AddCast(a, b)                                        // AddCast(a, b, EwS, Trn, Wrap)
+	return sp.ewU.MulCast(s, d.invT).RawUint()                       // u_ewma = MulCast(s, inv_t, U, Rnd, Sat)
+}
 
-	// MeasureInflight, lines 3-7: one slot per hop, max-select chain.
-	uAcc := d.zeroU
-	dtsSel := d.fDts.Zero()
-	have := false // some valid slot selected
-	for i := 0; i < d.maxHops; i++ {
-		h := &in.Hops[i]
-		prev := &st.Hops[i]
-		rec := d.record(h)
-		inPath := uint64(i) < nh
-		code := h.SpeedCode & d.codeMask
-		dts := d.deltaTs(rec.Ts, prev.Ts)
-		ok := pathOK && inPath && d.speedOK[code] && rec.ID == prev.ID&d.idMask && dts != 0 && dts <= c.MaxDeltaTsNs
-
-		// Line 4: txRate = dTxBytes / dts via the 1/dts unit. An invalid
-		// slot feeds 1 to the unit (mux) so its input stays in range.
-		dtsV := d.oneDts
-		if ok {
-			dtsV = bits64(d.fDts, dts)
-		}
-		rd, _ := d.recipDts.Recip(dtsV)
-		dB := bits64(d.fDB, fixedpoint.WrapDiff(uint64(rec.TxBytes), uint64(prev.TxBytes), d.txBits))
-		x := sp.tx.MulCast(dB, rd) // MulCast(dB, rd, TxRate, Rnd, Sat)
-		// Line 5: u' = min(qlen, last qlen) * KQ[code] + txRate * KR[code].
-		q := bits64(d.fQ, uint64(min(rec.Qlen, prev.Qlen&d.qMask)))
-		qTerm := sp.qTerm.MulCast(q, d.kq[code]) // MulCast(q, kq, Term, Rnd, Sat)
-		rTerm := sp.rTerm.MulCast(x, d.kr[code]) // MulCast(x, kr, Term, Rnd, Sat)
-		up := sp.up.AddCast(qTerm, rTerm)        // AddCast(qTerm, rTerm, U, Rnd, Sat)
-		if !ok {
-			up = d.zeroU
-		}
-		// Lines 6-7: the first valid slot is taken even at u' = 0 (the
-		// draft leaves tau unset when no u' exceeds 0); a later slot
-		// replaces it only if strictly greater, so ties keep the earlier hop.
-		if ok && (!have || fixedpoint.Cmp(up, uAcc) > 0) {
-			uAcc, dtsSel, out.SelHop = up, dtsV, uint8(i)
-		}
-		have = have || ok
-		if ok {
-			out.HopValid |= 1 << uint(i)
-		}
-		if inPath {
-			next.Hops[i] = rec // line 27: L = ack.L
-		}
-	}
-
-	// Line 8: tau = min(tau, T).
-	tau := sp.tau.Cast(fixedpoint.Min(dtsSel, d.tT)) // Cast(min(dts, T), tau, Trn, Sat)
-	// Line 9: U = ((T - tau)*U + tau*u) * (1/T), products and sum exact.
-	tmt := sp.tmt.SubCast(d.tT, tau)  // SubCast(T, tau, tau, Trn, Wrap)
-	a := sp.ewA.MulCast(tmt, uReg)    // MulCast(T-tau, U, EwA, Trn, Wrap)
-	b := sp.ewA.MulCast(tau, uAcc)    // MulCast(tau, u, EwA, Trn, Wrap)
-	s := sp.ewS.AddCast(a, b)         // AddCast(a, b, EwS, Trn, Wrap)
-	uNew := sp.ewU.MulCast(s, d.invT) // u_ewma = MulCast(s, inv_t, U, Rnd, Sat)
-	if !have {
-		// No valid hop (tau = 0): keep the stored U (a mux on the U
-		// register). The EWMA would give U*T*inv_t, and inv_t is 1/T
-		// rounded, so U could drift by an LSB on every such event.
-		uNew = uReg
-	}
-
-	// Line 22 (sender) / line 29 (receiver): commit Wc this event?
-	var updateWc bool
-	if c.Mode == Sender {
-		updateWc = seqAfter(in.Seq&d.seqMask, st.LastUpdate&d.seqMask, c.SeqBits)
-	} else {
-		updateWc = timeElapsed(in.NowNs&d.timeMask, st.LastUpdate&d.timeMask, c.TimeBits) > uint64(c.BaseRTTNs)
-	}
-
-	// ComputeWind, lines 11-20.
-	wai := d.waiFor(&in)
-	uGE := fixedpoint.Cmp(uNew, d.eta) >= 0
-	mi := uGE || int(inc) >= c.MaxStage
-	ru, _ := d.recipU.Recip(uNew) // 1/U
-	k := sp.k.MulCast(ru, d.eta)  // eta/U = MulCast(1/U, eta, EtaOverU, Rnd, Sat)
-	if uGE {
-		// Guard: eta/U <= 1 exactly when U >= eta; the reciprocal's
-		// rounding must not turn a decrease into an increase.
-		k = fixedpoint.Min(k, d.oneEoU)
-	}
-	wMul := sp.wMul.MulCast(wcReg, k)  // Wc/(U/eta) = MulCast(Wc, k, W, Rnd, Sat)
-	wMI := sp.wAdd.AddCast(wMul, wai)  // line 13: AddCast(wMul, W_ai, W, Rnd, Sat)
-	wAI := sp.wAdd.AddCast(wcReg, wai) // line 17: AddCast(Wc, W_ai, W, Rnd, Sat)
-	w := wAI
+// specWindow is lines 11-20 in the specification's arithmetic: W =
+// Wc/(U/eta) + W_ai on the multiplicative step (mi), Wc + W_ai otherwise,
+// then clamped to [W_min, W_max]. eta/U is MulCast(1/U, eta) and, when
+// uGE (U >= eta), at most 1 (the reciprocal's rounding must not turn a
+// decrease into an increase). Registers are raw; it returns W raw in
+// Formats.W.
+func (d *Datapath) specWindow(wcRaw, uNew, wai uint64, mi, uGE bool) uint64 {
+	sp := &d.spec
+	wc, ai := bits64(d.fW, wcRaw), bits64(d.fW, wai)
+	var w fixedpoint.Value
 	if mi {
-		w = wMI
+		ru, _ := d.recipU.Recip(bits64(d.fU, uNew)) // 1/U
+		k := sp.k.MulCast(ru, d.eta)                // eta/U = MulCast(1/U, eta, EtaOverU, Rnd, Sat)
+		if uGE {
+			k = fixedpoint.Min(k, d.oneEoU)
+		}
+		wMul := sp.wMul.MulCast(wc, k) // Wc/(U/eta) = MulCast(Wc, k, W, Rnd, Sat)
+		w = sp.wAdd.AddCast(wMul, ai)  // line 13: AddCast(wMul, W_ai, W, Rnd, Sat)
+	} else {
+		w = sp.wAdd.AddCast(wc, ai) // line 17: AddCast(Wc, W_ai, W, Rnd, Sat)
 	}
-	w = fixedpoint.Min(fixedpoint.Max(w, d.wmin), d.wmax) // W in [W_min, W_max]
+	return fixedpoint.Min(fixedpoint.Max(w, d.wmin), d.wmax).RawUint() // W in [W_min, W_max]
+}
 
-	next.Valid = true
-	next.NHops = uint8(nh)
-	next.W = w.RawUint()
-	next.U = uNew.RawUint()
-	next.Wc, next.IncStage, next.LastUpdate = st.Wc, inc, st.LastUpdate
-	if updateWc {
-		next.Wc = next.W // lines 15, 19
-		if mi {
-			next.IncStage = 0
-		} else {
-			next.IncStage = inc + 1
-		}
-		if c.Mode == Sender {
-			next.LastUpdate = in.SndNxt & d.seqMask // line 24
-		} else {
-			next.LastUpdate = in.NowNs & d.timeMask // line 32
-		}
-	}
-	out.MI, out.UpdateWc = mi, updateWc
-	out.Notify = updateWc && c.Mode == Receiver
-
-	if !st.Valid {
-		// First event: record L, load the initial registers, open the first
-		// round (lastUpdateSeq = snd_nxt / lastUpdateTime = now).
-		next.W, next.Wc, next.U, next.IncStage = d.winit.RawUint(), d.winit.RawUint(), d.uinit.RawUint(), 0
-		if c.Mode == Sender {
-			next.LastUpdate = in.SndNxt & d.seqMask
-		} else {
-			next.LastUpdate = in.NowNs & d.timeMask
-		}
-		out = Output{First: true, SelHop: NoHop}
-	}
-	// Line 27: R = W/T.
-	rate := sp.rate.MulCast(bits64(d.fW, next.W), d.invT) // MulCast(W, inv_t, Rate, Rnd, Sat)
-	out.W, out.Wc, out.U, out.IncStage, out.Rate = next.W, next.Wc, next.U, next.IncStage, rate.RawUint()
-	return next, out
+// specRate is line 27 in the specification's arithmetic: R = W * inv_t,
+// MulCast(W, inv_t, Rate, Rnd, Sat), for the raw W register w.
+func (d *Datapath) specRate(w uint64) uint64 {
+	return d.spec.rate.MulCast(bits64(d.fW, w), d.invT).RawUint()
 }
