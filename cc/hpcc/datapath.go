@@ -361,7 +361,7 @@ func (d *Datapath) recordTsID(h *telemetry.Hop) (ts, id uint64) {
 // this defined value.
 func (d *Datapath) deltaTs(cur, prev uint64) uint64 {
 	if d.enc == telemetry.Compact {
-		return (cur - prev) & (1<<telemetry.CompactTsBits - 1) // fixedpoint.WrapDiff(cur, prev, 24)
+		return fixedpoint.WrapDiff(cur, prev, telemetry.CompactTsBits)
 	}
 	const nsMask = 1<<telemetry.IFAEgressNsBits - 1
 	cn, pn := cur&nsMask, prev&nsMask

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/hpccgold/hpccgold/fixedpoint"
 	"github.com/hpccgold/hpccgold/telemetry"
 )
 
@@ -72,23 +73,12 @@ func (r *Reference) InitialState() RefState {
 }
 
 // seqAfter reports a > b for serial numbers modulo 2^n (RFC 1982 style: a is
-// after b when (a - b) mod 2^n is in [1, 2^(n-1))).
-func seqAfter(a, b uint64, n int) bool {
-	d := a - b
-	if n < 64 {
-		d &= 1<<uint(n) - 1
-	}
-	return d != 0 && d>>uint(n-1) == 0
-}
+// after b when (a - b) mod 2^n is in [1, 2^(n-1))): the signed wrapping
+// distance of fixedpoint.WrapDiffSigned is positive.
+func seqAfter(a, b uint64, n int) bool { return fixedpoint.WrapDiffSigned(a, b, uint(n)) > 0 }
 
-// timeElapsed returns (now - last) mod 2^n.
-func timeElapsed(now, last uint64, n int) uint64 {
-	d := now - last
-	if n < 64 {
-		d &= 1<<uint(n) - 1
-	}
-	return d
-}
+// timeElapsed returns (now - last) mod 2^n (fixedpoint.WrapDiff).
+func timeElapsed(now, last uint64, n int) uint64 { return fixedpoint.WrapDiff(now, last, uint(n)) }
 
 // hopValid applies the validity rule shared by both models (see the
 // comment on NoHop) and returns the hop's dts when valid.

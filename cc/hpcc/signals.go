@@ -19,6 +19,18 @@ type Signal struct {
 	Doc      string
 }
 
+// Widths of the IFA egress-time signals, from the wire widths: eg_t =
+// rx_ns + residence (two 32-bit fields, one carry bit); eg_carry counts
+// k in 1..8 (eg_t < 9*10^9), 4 bits; dts = dsec*10^9 + dns with a 20-bit
+// dsec and dns < 2^31: below 2^20*10^9 + 2^31 < 2^51. The rtl description
+// (rtl/hpccrtl) builds the same nodes; TestSignalWidthsMatchRTL checks each
+// signal's width against the node's.
+const (
+	egTBits     = max(telemetry.IFARxNsBits, telemetry.IFAResidenceBits) + 1
+	egCarryBits = 4
+	ifaDtsBits  = telemetry.IFARxSecBits + telemetry.IFAEgressNsBits + 1
+)
+
 func sigFmt(name string, f fixedpoint.Format, rng, q, o, doc string) Signal {
 	return Signal{Name: name, Width: f.W, Format: f.String(), Range: rng, Quant: q, Overflow: o, Doc: doc}
 }
@@ -37,14 +49,14 @@ func (d *Datapath) Signals() []Signal {
 	var s []Signal
 	if e == telemetry.IFA {
 		s = append(s,
-			Signal{"eg_t", 33, "uint", "[0, 2^33-2]", "exact", "none", "rx_ns + residence (ns)"},
-			Signal{"eg_carry", 4, "uint", "[0, 8]", "exact", "none", "#{k=1..8: eg_t >= k*10^9}"},
-			Signal{"eg_ns", 30, "uint", "[0, 10^9-1]", "exact", "none", "eg_t - eg_carry*10^9"},
-			Signal{"eg_sec", 20, "uint", "[0, 2^20-1]", "exact", "wrap mod 2^20", "rx_sec + eg_carry"},
-			Signal{"dts", 51, "uint", "[0, 2^20*10^9)", "exact", "wrap (counter difference)", "egress time difference, ns"},
+			Signal{"eg_t", egTBits, "uint", "[0, 2^33-2]", "exact", "none", "rx_ns + residence (ns)"},
+			Signal{"eg_carry", egCarryBits, "uint", "[0, 8]", "exact", "none", "#{k=1..8: eg_t >= k*10^9}"},
+			Signal{"eg_ns", telemetry.IFAEgressNsBits, "uint", "[0, 10^9-1]", "exact", "none", "eg_t - eg_carry*10^9"},
+			Signal{"eg_sec", telemetry.IFARxSecBits, "uint", "[0, 2^20-1]", "exact", "wrap mod 2^20", "rx_sec + eg_carry"},
+			Signal{"dts", ifaDtsBits, "uint", "[0, 2^20*10^9)", "exact", "wrap (counter difference)", "egress time difference, ns"},
 		)
 	} else {
-		s = append(s, Signal{"dts", 24, "uint", "[0, 2^24-1]", "exact", "wrap mod 2^24", "egress time difference, ns"})
+		s = append(s, Signal{"dts", telemetry.CompactTsBits, "uint", "[0, 2^24-1]", "exact", "wrap mod 2^24", "egress time difference, ns"})
 	}
 	s = append(s,
 		Signal{"hop_valid", 1, "bool", "", "exact", "none", "slot in path, same hop count/identity, speed code defined, 0 < dts <= MaxDeltaTsNs"},
