@@ -38,7 +38,7 @@ type builder struct {
 	konst  map[string]fixedpoint.Value // Constants by name
 	tables map[string]hpcc.Table
 	units  map[string]hpcc.RecipUnit
-	in     map[string]*rtl.Node // input ports by field name
+	in     *updatePorts // input ports (typed record)
 }
 
 func ufmt(w int) fixedpoint.Format { return fixedpoint.Format{W: w, I: w} }
@@ -52,7 +52,7 @@ func newBuilder(d *hpcc.Datapath, m *rtl.Module) (*builder, error) {
 		fDts: ufmt(c.DtsInBits()), fDB: ufmt(c.Encoding.TxBytesBits()), fQ: ufmt(c.Encoding.QlenBits()),
 		fTau: ufmt(c.TauBits()), fN: ufmt(c.FlowCountBits),
 		konst: map[string]fixedpoint.Value{}, tables: map[string]hpcc.Table{}, units: map[string]hpcc.RecipUnit{},
-		in: map[string]*rtl.Node{}}
+	}
 	var err error
 	if b.fEwA, err = fixedpoint.MulFormat(b.fTau, b.fU); err != nil {
 		return nil, fmt.Errorf("hpccrtl: EWMA product format: %w", err)
@@ -128,8 +128,6 @@ func (b *builder) recip(name string, x rtl.Fx) rtl.Fx {
 	return b.m.FxRecip(x, u.Config, u.Table)
 }
 
-func (b *builder) p(name string) *rtl.Node { return b.in[name] }
-
 func (b *builder) c(w int, v uint64) *rtl.Node { return b.m.Const(w, false, v) }
 
 // hopRec is one slot's telemetry as the flow table stores it.
@@ -142,13 +140,13 @@ type hopRec struct {
 // sec<<30 | ns with eight comparators against k*10^9.
 func (b *builder) record(i int) hopRec {
 	m := b.m
-	p := "in_hop" + strconv.Itoa(i) + "_"
-	r := hopRec{tx: b.p(p + "tx_bytes"), q: b.p(p + "qlen")}
+	p := &b.in.hops[i]
+	r := hopRec{tx: p.txBytes, q: p.qlen}
 	if b.e == telemetry.Compact {
-		r.ts = b.p(p + "ts")
+		r.ts = p.ts
 		return r
 	}
-	t := m.Add(m.ZExt(b.p(p+"rx_ns"), 33), m.ZExt(b.p(p+"residence"), 33)).Named(fmt.Sprintf("h%d_eg_t", i))
+	t := m.Add(m.ZExt(p.rxNs, 33), m.ZExt(p.residence, 33)).Named(fmt.Sprintf("h%d_eg_t", i))
 	carry := b.c(4, 0)
 	mults := make([]uint64, 9)
 	for k := 1; k <= 8; k++ {
@@ -158,10 +156,10 @@ func (b *builder) record(i int) hopRec {
 	}
 	carry = carry.Named(fmt.Sprintf("h%d_eg_carry", i))
 	ns := m.Slice(m.Sub(t, m.ROM(carry, 33, mults)), 0, telemetry.IFAEgressNsBits).Named(fmt.Sprintf("h%d_eg_ns", i))
-	sec := m.Add(b.p(p+"rx_sec"), m.ZExt(carry, telemetry.IFARxSecBits)).Named(fmt.Sprintf("h%d_eg_sec", i))
+	sec := m.Add(p.rxSec, m.ZExt(carry, telemetry.IFARxSecBits)).Named(fmt.Sprintf("h%d_eg_sec", i))
 	r.ts = m.Concat(sec, ns)
 	if b.cfg.HopIDBits() > 0 {
-		r.id = m.Concat(b.p(p+"device_id"), b.p(p+"egress_port"))
+		r.id = m.Concat(p.deviceID, p.egressPort)
 	}
 	return r
 }
@@ -192,10 +190,10 @@ func buildComb(d *hpcc.Datapath) (*rtl.Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range d.InputTable().Fields {
-		b.in[f.Name] = m.In(f.Name, f.Width, false).WithDoc(f.Doc)
+	if b.in, err = bindPorts(d, m); err != nil {
+		return nil, err
 	}
-	fx := func(name string, f fixedpoint.Format) rtl.Fx { return m.FxOf(b.p(name), f) }
+	ports := b.in
 	const (
 		rnd  = fixedpoint.Rnd
 		trn  = fixedpoint.Trn
@@ -203,15 +201,15 @@ func buildComb(d *hpcc.Datapath) (*rtl.Module, error) {
 		wrap = fixedpoint.Wrap
 	)
 	nhb := c.NHopsBits()
-	nh, stNH := b.p("in_nhops"), b.p("st_nhops")
+	nh, stNH := ports.nhops, ports.stNHops
 	pathOK := m.Eq(nh, stNH)
 	if uint64(c.MaxHops) < 1<<uint(nhb)-1 {
 		pathOK = m.And(pathOK, m.Le(nh, b.c(nhb, uint64(c.MaxHops))))
 	}
 	pathOK = pathOK.Named("path_ok")
-	uReg := fx("st_u", b.fU)
-	wcReg := fx("st_wc", b.fW)
-	inc := b.p("st_inc_stage")
+	uReg := m.FxOf(ports.stU, b.fU)
+	wcReg := m.FxOf(ports.stWc, b.fW)
+	inc := ports.stIncStage
 
 	// MeasureInflight, lines 3-7: one slot per hop, max-select chain.
 	speedOK := make([]uint64, len(b.tables["kq"].Reals))
@@ -234,24 +232,23 @@ func buildComb(d *hpcc.Datapath) (*rtl.Module, error) {
 	one, _ := fixedpoint.FromInt(b.fDts, 1, sat)
 	for i := 0; i < c.MaxHops; i++ {
 		hp := fmt.Sprintf("h%d_", i)
-		sp := "st_hop" + strconv.Itoa(i) + "_"
 		rec := b.record(i)
 		inPath := m.Lt(b.c(nhb, uint64(i)), nh).Named(hp + "in_path")
-		code := b.p("in_hop" + strconv.Itoa(i) + "_speed")
-		dts := b.deltaTs(rec.ts, b.p(sp+"ts")).Named(hp + "dts")
+		code := ports.hops[i].speed
+		dts := b.deltaTs(rec.ts, ports.stHops[i].ts).Named(hp + "dts")
 		conds := []*rtl.Node{pathOK, inPath, m.ROM(code, 1, speedOK).Named(hp + "speed_ok"),
 			m.Ne(dts, b.c(dts.Width, 0)), m.Le(dts, b.c(dts.Width, c.MaxDeltaTsNs))}
 		if rec.id != nil {
-			conds = append(conds, m.Eq(rec.id, b.p(sp+"id")))
+			conds = append(conds, m.Eq(rec.id, ports.stHops[i].id))
 		}
 		ok := m.AndAll(conds...).Named(hp + "ok")
 		// Line 4: txRate = dTxBytes / dts; an invalid slot feeds 1 to the unit.
 		dtsV := m.FxMux(ok, m.FxOf(m.Slice(dts, 0, b.fDts.W), b.fDts), m.FxConst(one))
 		rd := b.recip("recip_dts", dtsV)
-		dB := m.FxOf(m.Sub(rec.tx, b.p(sp+"tx_bytes")), b.fDB)
+		dB := m.FxOf(m.Sub(rec.tx, ports.stHops[i].txBytes), b.fDB)
 		x := m.FxMulCast(dB, rd, b.fTx, rnd, sat)
 		// Line 5: u' = min(qlen, last qlen)*KQ[code] + txRate*KR[code].
-		q := m.FxOf(m.Min(rec.q, b.p(sp+"qlen")), b.fQ)
+		q := m.FxOf(m.Min(rec.q, ports.stHops[i].qlen), b.fQ)
 		qTerm := m.FxMulCast(q, b.rom("kq", code), b.fTerm, rnd, sat)
 		rTerm := m.FxMulCast(x, b.rom("kr", code), b.fTerm, rnd, sat)
 		up := m.FxAddCast(qTerm, rTerm, b.fU, rnd, sat)
@@ -287,20 +284,20 @@ func buildComb(d *hpcc.Datapath) (*rtl.Module, error) {
 	// Line 22 (sender) / line 29 (receiver): commit Wc this event?
 	var updateWc, lastNew *rtl.Node
 	if c.Mode == hpcc.Sender {
-		dseq := m.Sub(b.p("in_seq"), b.p("st_last_update"))
+		dseq := m.Sub(ports.seq, ports.stLastUpdate)
 		updateWc = m.And(m.Ne(dseq, b.c(c.SeqBits, 0)), m.Not(m.Bit(dseq, c.SeqBits-1)))
-		lastNew = b.p("in_snd_nxt")
+		lastNew = ports.sndNxt
 	} else {
-		el := m.Sub(b.p("in_now"), b.p("st_last_update"))
+		el := m.Sub(ports.now, ports.stLastUpdate)
 		updateWc = m.Gt(el, b.c(c.TimeBits, uint64(c.BaseRTTNs)))
-		lastNew = b.p("in_now")
+		lastNew = ports.now
 	}
 	updateWc = updateWc.Named("update_wc")
 
 	// ComputeWind, lines 11-20.
 	var wai rtl.Fx
 	if c.DynamicWAI {
-		n := b.p("in_nflows")
+		n := ports.nflows
 		n = m.Mux(m.IsZero(n), b.c(c.FlowCountBits, 1), n)
 		rn := b.recip("recip_n", m.FxOf(n, b.fN))
 		wai = m.FxMulCast(b.tconst("k_wai"), rn, b.fW, rnd, sat)
@@ -327,14 +324,14 @@ func buildComb(d *hpcc.Datapath) (*rtl.Module, error) {
 	w.N.Named("w_new")
 
 	// Next state; the first event loads the initial registers.
-	first := m.Not(b.p("st_valid")).Named("first")
+	first := m.Not(ports.stValid).Named("first")
 	winit, uinit := b.k("w_init"), b.k("u_init")
 	incNext := m.Mux(updateWc, m.Mux(mi, b.c(incB, 0), m.Add(inc, b.c(incB, 1))), inc)
 	nsW := m.FxMux(first, winit, w)
 	nsWc := m.FxMux(first, winit, m.FxMux(updateWc, w, wcReg))
 	nsU := m.FxMux(first, uinit, uNew)
 	nsInc := m.Mux(first, b.c(incB, 0), incNext)
-	nsLast := m.Mux(m.Or(first, updateWc), lastNew, b.p("st_last_update"))
+	nsLast := m.Mux(m.Or(first, updateWc), lastNew, ports.stLastUpdate)
 	rate := m.FxMulCast(nsW, b.tconst("inv_t"), b.fRate, rnd, sat)
 
 	outs := map[string]*rtl.Node{
