@@ -8,11 +8,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
-	"time"
-
-	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/pcapgo"
 
 	"github.com/hpccgold/hpccgold/atomicfile"
 	"github.com/hpccgold/hpccgold/buildinfo"
@@ -72,10 +67,8 @@ type Recorder struct {
 	vectors bool
 
 	rxPcap, txPcap     bytes.Buffer
-	rxPW, txPW         *pcapgo.Writer
 	rxHex, txHex       bytes.Buffer
 	rxFrames, txFrames uint64
-	pcapErr            error
 
 	streams                             []*stream // in file order
 	events, acks, updates, bells, sends *stream
@@ -90,13 +83,8 @@ type Recorder struct {
 func New(o Options, l Layout) (*Recorder, error) {
 	t := &Recorder{freq: l.Freq, packets: o.Packets, vectors: o.Vectors, enc: l.Encoding, maxHops: l.MaxHops}
 	if o.Packets {
-		t.rxPW = pcapgo.NewWriterNanos(&t.rxPcap)
-		t.txPW = pcapgo.NewWriterNanos(&t.txPcap)
-		for _, w := range []*pcapgo.Writer{t.rxPW, t.txPW} {
-			if err := w.WriteFileHeader(PcapSnapLen, layers.LinkTypeEthernet); err != nil {
-				return nil, fmt.Errorf("nicmodel: pcap header: %w", err)
-			}
-		}
+		pcapFileHeader(&t.rxPcap, PcapSnapLen)
+		pcapFileHeader(&t.txPcap, PcapSnapLen)
 		t.rxHex.WriteString(frameHexHeader("rx", "arrival"))
 		t.txHex.WriteString(frameHexHeader("tx", "departure"))
 	}
@@ -219,12 +207,9 @@ func frameHexHeader(port, stamp string) string {
 		" cycle> <ns> <length> <bytes in hex, wire order, no FCS>\n"
 }
 
-func (t *Recorder) frame(pw *pcapgo.Writer, hx *bytes.Buffer, at engine.Cycle, data []byte) {
+func (t *Recorder) frame(pc *bytes.Buffer, hx *bytes.Buffer, at engine.Cycle, data []byte) {
 	ns := t.freq.NS(at)
-	if t.pcapErr == nil {
-		ci := gopacket.CaptureInfo{Timestamp: time.Unix(0, int64(ns)).UTC(), CaptureLength: len(data), Length: len(data)}
-		t.pcapErr = pw.WritePacket(ci, data)
-	}
+	pcapRecord(pc, ns, data)
 	var b [20]byte
 	hx.Write(strconv.AppendUint(b[:0], uint64(at), 10))
 	hx.WriteByte(' ')
@@ -246,7 +231,7 @@ func (t *Recorder) frame(pw *pcapgo.Writer, hx *bytes.Buffer, at engine.Cycle, d
 func (t *Recorder) RxFrame(at engine.Cycle, data []byte) {
 	if t.packets {
 		t.rxFrames++
-		t.frame(t.rxPW, &t.rxHex, at, data)
+		t.frame(&t.rxPcap, &t.rxHex, at, data)
 	}
 }
 
@@ -254,7 +239,7 @@ func (t *Recorder) RxFrame(at engine.Cycle, data []byte) {
 func (t *Recorder) TxFrame(at engine.Cycle, data []byte) {
 	if t.packets {
 		t.txFrames++
-		t.frame(t.txPW, &t.txHex, at, data)
+		t.frame(&t.txPcap, &t.txHex, at, data)
 	}
 }
 
@@ -491,9 +476,6 @@ type Manifest struct {
 // configuration cfgJSON, SHA-256 of every file). It returns the files
 // written (manifest excluded).
 func (t *Recorder) Write(dir, prefix, nic string, cfgJSON []byte) ([]File, error) {
-	if t.pcapErr != nil {
-		return nil, fmt.Errorf("nicmodel: pcap: %w", t.pcapErr)
-	}
 	var files []File
 	put := func(name string, n uint64, doc string, data []byte) error {
 		p := filepath.Join(dir, prefix+"."+name)
