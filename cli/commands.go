@@ -5,6 +5,7 @@ package cli
 func commandList() []command {
 	return []command{
 		{"version", "print the tool version", runVersion},
+		{"explore", "design-space exploration: sweep datapath precision, measure area, error and network behaviour; shards, merge, batch plans", runExplore},
 		{"demo", "run hpccgold end to end: scenario, captured and directed vectors, Verilog, co-simulation", runDemo},
 		{"sim", "run a network scenario (seeds' and HPCC paper's experiments) on the NIC model", runSim},
 		{"compare", "run a scenario under HPCC++, Rx-HPCC, LDCP and DCQCN and compare them (table, plots)", runCompare},
