@@ -137,7 +137,20 @@ func Module(cfg hpcc.Config, opts ModuleOptions) (*rtl.Module, error) {
 		ev[f.Name] = m.In(f.Name, f.Width, false).WithDoc(f.Doc)
 	}
 	evValid := m.In(EvValid, 1, false).WithDoc("an event is offered")
-	flow := ev["ev_flow"]
+	port := func(name string) (*rtl.Node, error) { // an event port of the module, by its field name
+		if n := ev[name]; n != nil {
+			return n, nil
+		}
+		return nil, fmt.Errorf("hpccrtl: hpcc_module: no event port %s", name)
+	}
+	flow, err := port("ev_flow")
+	if err != nil {
+		return nil, err
+	}
+	evInit, err := port("ev_init")
+	if err != nil {
+		return nil, err
+	}
 
 	// Flow/valid chain: position k holds the event accepted k+1 cycles ago
 	// (k = 0 is stage R, k = L is aligned with hpcc_update's outputs).
@@ -160,7 +173,7 @@ func Module(cfg hpcc.Config, opts ModuleOptions) (*rtl.Module, error) {
 	accept := m.And(evValid, ready).Named("accept")
 	m.SetNext(vl[0], accept, nil)
 	m.SetNext(fl[0], flow, nil)
-	rInit := m.Delay(ev["ev_init"], "r_init")
+	rInit := m.Delay(evInit, "r_init")
 
 	// Flow table: one RAM per state field (st_* of the field table), all
 	// addressed by the flow, plus the write-back register.
@@ -186,7 +199,11 @@ func Module(cfg hpcc.Config, opts ModuleOptions) (*rtl.Module, error) {
 		case in.Name == ValidIn:
 			args[i] = vl[0]
 		default:
-			args[i] = m.Delay(ev[in.Name], "r_"+strings.TrimPrefix(in.Name, "in_"))
+			n, err := port(in.Name)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = m.Delay(n, "r_"+strings.TrimPrefix(in.Name, "in_"))
 		}
 	}
 	u := m.Instance(upd, "u_update", args)

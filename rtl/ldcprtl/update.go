@@ -75,9 +75,9 @@ func ufmt(w int) fixedpoint.Format { return fixedpoint.Format{W: w, I: w} }
 func buildComb(d *ldcp.Datapath) (*rtl.Module, error) {
 	c := d.Config()
 	m := rtl.NewModule(UpdateName, "LDCP sender per-event update (draft-dai-tsvwg-pfc-free-congestion-control-01 sections 2.2, 2.3, 3.1; docs/ldcp.md)")
-	in := map[string]*rtl.Node{}
-	for _, f := range d.InputTable().Fields {
-		in[f.Name] = m.In(f.Name, f.Width, false).WithDoc(f.Doc)
+	in, err := bindPorts(d, m)
+	if err != nil {
+		return nil, err
 	}
 	konst := map[string]fixedpoint.Value{}
 	for _, k := range d.Constants() {
@@ -105,24 +105,24 @@ func buildComb(d *ldcp.Datapath) (*rtl.Module, error) {
 	cst := func(w int, v uint64) *rtl.Node { return m.Const(w, false, v) }
 
 	// Decode the event kind and the stage (code 3 decodes as stable: bit 1).
-	kind := in["ev_kind"]
+	kind := in.evKind
 	isStart := m.Eq(kind, cst(2, kindStart)).Named("is_start")
 	isSend := m.Eq(kind, cst(2, kindSend)).Named("is_send")
 	isAck := m.Eq(kind, cst(2, kindAck)).Named("is_ack")
 	isTimeout := m.Eq(kind, cst(2, kindTimeout)).Named("is_timeout")
-	stage := in["st_stage"]
+	stage := in.stStage
 	idle := m.IsZero(stage).Named("idle")
 	fast := m.Eq(stage, cst(2, uint64(ldcp.FastStart))).Named("fast_start")
 	stable := m.Bit(stage, 1).Named("stable")
 	stageN := m.Mux(stable, cst(2, uint64(ldcp.Stable)), stage).Named("stage_dec")
 
-	cw := m.FxOf(in["st_cw"], fCw)
+	cw := m.FxOf(in.stCw, fCw)
 	one, cwMax, iw := k("one"), k("cw_max"), k("iw")
 	gamma := k("gamma")
 	gammaCw := m.FxCast(gamma, fCw, trn, sat) // exact: F(Param) <= F(Cw) (Validate)
 	sub := m.FxLt(cw, one).Named("sub")
-	start, una, nxt, end := in["st_start"], in["st_una"], in["st_nxt"], in["st_end"]
-	now, nextSend := in["ev_now"], in["st_next_send"]
+	start, una, nxt, end := in.stStart, in.stUna, in.stNxt, in.stEnd
+	now, nextSend := in.evNow, in.stNextSend
 	inflight := m.Sub(nxt, una).Named("inflight")
 
 	// Send: window check inflight + 1 <= floor(cw), i.e. inflight <
@@ -144,7 +144,7 @@ func buildComb(d *ldcp.Datapath) (*rtl.Module, error) {
 	ect := m.OrAll(stable, pastIW, last).Named("ect")
 
 	// Ack: serial distances from snd_una; n clamped to NMax.
-	ackSeq, ece, nak := in["ev_ack_seq"], in["ev_ece"], in["ev_nak"]
+	ackSeq, ece, nak := in.evAckSeq, in.evECE, in.evNAK
 	dlt := m.Sub(ackSeq, una).Named("ack_delta")
 	beyond := m.Gt(dlt, inflight).Named("ack_beyond")
 	staleBit := m.Bit(dlt, sb-1) // dlt >= 2^(SeqBits-1)
@@ -200,7 +200,7 @@ func buildComb(d *ldcp.Datapath) (*rtl.Module, error) {
 	cwLoss.N.Named("cw_loss")
 
 	// Which rule the event applies.
-	startOK := m.And(isStart, m.Not(m.IsZero(in["ev_msg_pkts"]))).Named("start_ok")
+	startOK := m.And(isStart, m.Not(m.IsZero(in.evMsgPkts))).Named("start_ok")
 	ackFast := m.And(ackOK, fast)
 	ackLoss := m.And(ackFast, nak).Named("ack_loss")
 	ackFull := m.AndAll(ackFast, m.Not(nak), m.Ge(acked, cst(sb, uint64(c.IWPkts)))).Named("full_ack")
@@ -220,8 +220,8 @@ func buildComb(d *ldcp.Datapath) (*rtl.Module, error) {
 	interval := m.FxMulCast(k("t"), recip, fIv, rnd, sat)
 	interval.N.Named("interval")
 
-	seq := in["ev_seq"]
-	msg := m.ZExt(in["ev_msg_pkts"], sb)
+	seq := in.evSeq
+	msg := m.ZExt(in.evMsgPkts, sb)
 	stageNext := m.Mux(startOK, cst(2, uint64(ldcp.FastStart)),
 		m.Mux(m.OrAll(ackLoss, ackFull, toFast), cst(2, uint64(ldcp.Stable)), stageN))
 	unaNext := m.Mux(startOK, seq, m.Mux(ackOK, ackSeq, una))
