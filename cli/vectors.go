@@ -1,13 +1,15 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/hpccgold/hpccgold/grade"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
+	"github.com/hpccgold/hpccgold/vectors/coverage"
 	"github.com/hpccgold/hpccgold/vectors/registry"
 	"github.com/hpccgold/hpccgold/verilog/cosim"
-	"io"
 	"math"
 	"os"
 	"strings"
@@ -77,6 +79,9 @@ func runVectorsGen(env *Env) error {
 	noJSONL := fs.Bool("no-jsonl", false, "do not write vectors.jsonl (the default; kept for scripts)")
 	format := fs.String("format", "hex", "hex: stimulus.hex and expected.hex ($readmemh lines, every reader); bin: stimulus.bin and expected.bin, binary records of ceil(width/8) bytes (half the bytes, no parsing; read by verify, show and the Verilator cosim harness, converted for Icarus)")
 	workers := fs.Int("workers", 0, fmt.Sprintf("evaluating goroutines, 0..%d (0: one per CPU; at most 4 per CPU: more only cost memory); the output does not depend on it", vectors.MaxWorkers()))
+	untilCovered := fs.Bool("until-covered", false, "coverage closure: draw random vectors, biased toward the unhit bins of the functional coverage model, until every reachable bin is hit (or --budget); the set holds the directed vectors and the vectors drawn (--count is then the number drawn)")
+	budget := fs.Int64("budget", 200000, "--until-covered: most random vectors to draw")
+	round := fs.Int64("round", 2048, "--until-covered: random vectors per round (the bias is chosen again after each)")
 	if err := fs.Parse(env.Args); err != nil {
 		return err
 	}
@@ -130,6 +135,34 @@ func runVectorsGen(env *Env) error {
 		return err
 	}
 	opts := vectors.Options{Level: *level, Seed: *seed, Count: *count, NoJSONL: *noJSONL, Workers: *workers, Binary: *format == "bin"}
+	var closure *coverage.CloseResult
+	if *untilCovered {
+		for _, f := range []string{"count", "shard", "class"} {
+			if set[f] {
+				return fmt.Errorf("--%s: not with --until-covered (closure draws the count itself, over the whole set and every class)", f)
+			}
+		}
+		if err := inRange("budget", *budget, 1, vectors.MaxCount); err != nil {
+			return err
+		}
+		if err := inRange("round", *round, 1, 1<<24); err != nil {
+			return err
+		}
+		cm, err := coverage.ForModel(m)
+		if err != nil {
+			return err
+		}
+		if closure, err = coverage.Close(env.context(), m, cm, coverage.CloseOptions{Level: *level, Seed: *seed, Budget: *budget, Round: *round, Workers: *workers}); err != nil {
+			return err
+		}
+		opts.Count, opts.Bias = closure.Random, closure.Bias
+	} else {
+		for _, f := range []string{"budget", "round"} {
+			if set[f] {
+				return fmt.Errorf("--%s needs --until-covered", f)
+			}
+		}
+	}
 	if *shard != "" {
 		sh, err := vectors.ParseShard(*shard)
 		if err != nil {
@@ -162,7 +195,24 @@ func runVectorsGen(env *Env) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "wrote %d vectors to %s\n", man.Count, *out)
-	return vectors.WriteCoverage(env.Stdout, man)
+	if err := vectors.WriteCoverage(env.Stdout, man); err != nil {
+		return err
+	}
+	if closure == nil {
+		return nil
+	}
+	fmt.Fprintln(env.Stdout)
+	if err := closure.Report.WriteText(env.Stdout, 40); err != nil {
+		return err
+	}
+	if !closure.Closed {
+		fmt.Fprintf(env.Stdout, "coverage NOT closed within --budget %d: %d directed + %d random vectors leave %d reachable bins unhit\n",
+			*budget, closure.Directed, closure.Random, closure.Report.Summary.Holes)
+		return fmt.Errorf("%w: coverage not closed within --budget %d (%d holes)", ErrFailed, *budget, closure.Report.Summary.Holes)
+	}
+	fmt.Fprintf(env.Stdout, "coverage closed: %d directed + %d random vectors (%d rounds, %d biased)\n",
+		closure.Directed, closure.Random, len(closure.Rounds), len(closure.Bias))
+	return nil
 }
 
 // runVectorsFromSim implements vectors gen --from-sim: it captures the
@@ -277,10 +327,14 @@ func runVectorsVerify(env *Env) error {
 }
 
 func runVectorsCover(env *Env) error {
-	fs := newFlagSet(env, "vectors cover", "vectors cover DIR [DIR...] [--merge] [--format text|json|csv]")
+	fs := newFlagSet(env, "vectors cover", "vectors cover DIR [DIR...] [--merge] [--format text|json|csv|sv] [--functional=false] [--holes N] [--min-coverage PCT]")
 	merge := fs.Bool("merge", false, "merge the coverage of the shards of one set (every shard i/n exactly once) into the whole set's")
-	format := fs.String("format", "text", "text (tables), json or csv (one row per bin)")
-	if err := fs.Parse(reorderFlags(env.Args, "format", "merge")); err != nil {
+	format := fs.String("format", "text", "text (tables), json, csv (one row per bin), or sv (the functional coverage model as a SystemVerilog covergroup)")
+	functional := fs.Bool("functional", true, "also sample the functional coverage model (package vectors/coverage) over every vector of the set(s)")
+	holes := fs.Int("holes", 40, "text: list at most this many holes (reachable bins not hit; 0: all)")
+	minCov := fs.Float64("min-coverage", 0, "exit 1 when the functional coverage (hit / reachable bins, percent) is below this")
+	workers := fs.Int("workers", 0, "parallel samplers (0: one per CPU); the counts do not depend on it")
+	if err := fs.Parse(reorderFlags(env.Args, "format", "merge", "functional", "holes", "min-coverage", "workers")); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -289,10 +343,20 @@ func runVectorsCover(env *Env) error {
 	if fs.NArg() > 1 && !*merge {
 		return fmt.Errorf("%d directories: give --merge to combine the shards of one set", fs.NArg())
 	}
-	write := map[string]func(io.Writer, *vectors.Manifest) error{
-		"text": vectors.WriteCoverage, "json": vectors.WriteCoverageJSON, "csv": vectors.WriteCoverageCSV}[*format]
-	if write == nil {
-		return fmt.Errorf("--format=%q: must be text, json or csv", *format)
+	if !map[string]bool{"text": true, "json": true, "csv": true, "sv": true}[*format] {
+		return fmt.Errorf("--format=%q: must be text, json, csv or sv", *format)
+	}
+	if err := inRange("holes", int64(*holes), 0, 1<<30); err != nil {
+		return err
+	}
+	if err := inRange("workers", int64(*workers), 0, int64(vectors.MaxWorkers())); err != nil {
+		return err
+	}
+	if math.IsNaN(*minCov) || *minCov < 0 || *minCov > 100 {
+		return fmt.Errorf("--min-coverage=%v: must be a percentage in [0,100]", *minCov)
+	}
+	if *minCov > 0 && !*functional {
+		return errors.New("--min-coverage needs the functional coverage (drop --functional=false)")
 	}
 	var mans []*vectors.Manifest
 	for _, dir := range fs.Args() {
@@ -309,7 +373,86 @@ func runVectorsCover(env *Env) error {
 			return err
 		}
 	}
-	return write(env.Stdout, man)
+	if *format == "sv" {
+		cm, err := coverModel(man)
+		if err != nil {
+			return err
+		}
+		return cm.WriteSV(env.Stdout)
+	}
+	var rep *coverage.Report
+	if *functional && man.Module == nil {
+		cm, err := coverModel(man)
+		if err != nil {
+			return err
+		}
+		total := cm.NewCounts()
+		for i, dir := range fs.Args() {
+			if err := checkGoldenSet(dir); err != nil {
+				return err
+			}
+			vm, err := registry.Open(mans[i].Model, mans[i].Config)
+			if err != nil {
+				return fmt.Errorf("%s: %w", dir, err)
+			}
+			v, _, err := grade.ReadDir(dir, vm.Input(), vm.Output())
+			if err != nil {
+				return err
+			}
+			c, err := cm.Run(env.context(), v, *workers)
+			if err != nil {
+				return err
+			}
+			total.Add(c)
+		}
+		rep = cm.Report(total, fs.Args())
+	}
+	var err error
+	switch *format {
+	case "text":
+		if err = vectors.WriteCoverage(env.Stdout, man); err == nil && rep != nil {
+			fmt.Fprintln(env.Stdout)
+			err = rep.WriteText(env.Stdout, *holes)
+		}
+	case "json":
+		cj := vectors.CoverageJSONOf(man)
+		if rep != nil {
+			var b strings.Builder
+			if err := rep.WriteJSON(&b); err != nil {
+				return err
+			}
+			cj.Functional = []byte(strings.TrimSpace(b.String()))
+		}
+		js, jerr := json.MarshalIndent(cj, "", "  ")
+		if jerr != nil {
+			return jerr
+		}
+		_, err = env.Stdout.Write(append(js, '\n'))
+	case "csv":
+		if err = vectors.WriteCoverageCSV(env.Stdout, man); err == nil && rep != nil {
+			err = rep.WriteCSVRows(env.Stdout)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write stdout: %w", err)
+	}
+	if rep != nil && rep.Summary.Percent < *minCov {
+		return fmt.Errorf("%w: functional coverage %.2f%% (%d of %d reachable bins) is below --min-coverage %.2f%%",
+			ErrFailed, rep.Summary.Percent, rep.Summary.Hit, rep.Summary.Reachable, *minCov)
+	}
+	return nil
+}
+
+// coverModel builds the functional coverage model of a set's manifest.
+func coverModel(man *vectors.Manifest) (*coverage.Model, error) {
+	if man.Module != nil {
+		return nil, fmt.Errorf("model %s: a module stream set has no functional coverage model (hpcc_update and ldcp_update sets have one)", man.Model)
+	}
+	vm, err := registry.Open(man.Model, man.Config)
+	if err != nil {
+		return nil, err
+	}
+	return coverage.ForModel(vm)
 }
 
 // checkSpace refuses a set whose estimated size est does not fit the free

@@ -115,3 +115,7 @@ func readHex(path string, t fieldtable.Table) ([][]uint64, error) {
 	}
 	return out, nil
 }
+
+// Input returns vector k's input field values, in input-table order (a
+// view: do not modify).
+func (v *Vectors) Input(k int) []uint64 { return v.input(k) }

@@ -199,3 +199,12 @@ type memWrite struct {
 	addr uint64
 	data Bits
 }
+
+// NodeValue returns the current value of node id of Module() (the
+// flattened module), settling the logic first if inputs or state changed.
+func (s *Sim) NodeValue(id int) Bits {
+	if s.stale {
+		s.Eval()
+	}
+	return s.vals[id]
+}

@@ -91,6 +91,8 @@ func sameSet(a, b *Manifest) string {
 			b.Level, b.Seed, b.RandomCount, b.Total, a.Level, a.Seed, a.RandomCount, a.Total)
 	case !slices.Equal(a.ClassFilter, b.ClassFilter):
 		return "another class filter"
+	case !slices.Equal(a.Bias, b.Bias):
+		return "another bias schedule"
 	case (a.Capture == nil) != (b.Capture == nil):
 		return "one is captured, the other generated"
 	}
@@ -170,11 +172,19 @@ type CoverageJSON struct {
 	Shard    ShardInfo    `json:"shard"`
 	Classes  []ClassCount `json:"classes"`
 	Coverage Coverage     `json:"coverage"`
+	// Functional is the functional coverage report of the set (package
+	// vectors/coverage), when computed.
+	Functional json.RawMessage `json:"functional,omitempty"`
+}
+
+// CoverageJSONOf returns m's coverage in the form WriteCoverageJSON prints.
+func CoverageJSONOf(m *Manifest) CoverageJSON {
+	return CoverageJSON{Model: m.Model, Count: m.Count, Total: m.Total, Shard: m.Shard, Classes: m.Classes, Coverage: m.Coverage}
 }
 
 // WriteCoverageJSON writes m's coverage as indented JSON.
 func WriteCoverageJSON(w io.Writer, m *Manifest) error {
-	b, err := json.MarshalIndent(CoverageJSON{Model: m.Model, Count: m.Count, Total: m.Total, Shard: m.Shard, Classes: m.Classes, Coverage: m.Coverage}, "", "  ")
+	b, err := json.MarshalIndent(CoverageJSONOf(m), "", "  ")
 	if err != nil {
 		return err
 	}

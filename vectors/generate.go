@@ -99,6 +99,95 @@ type Options struct {
 	// Progress, if not nil, is called from the calling goroutine after each
 	// block with the vectors done and the vectors to do in this shard.
 	Progress func(done, total int64)
+	// Bias biases the constrained-random vectors (vectors gen
+	// --until-covered): each step applies from its random index on, until
+	// the next step. Recorded in the manifest, so Verify regenerates the
+	// same draws.
+	Bias []BiasStep
+}
+
+// BiasStep biases the constrained-random draws from random index From
+// (0-based within the random vectors) on: after Model.Random draws a
+// transaction, with probability 1/2 (so the draws keep their spread over
+// the other bins) input field Field is overwritten with one of its level-2
+// boundary patterns (Patterns(width, all ones): zero, single bits, runs of
+// ones, all ones but one bit, 1, 2, max-1, max, max/2, max/2+1), chosen by
+// the same random stream. Field "" means no bias (plain draws).
+type BiasStep struct {
+	From  int64  `json:"from"`
+	Field string `json:"field"`
+}
+
+// biasPlan is a validated bias schedule: per step its first random index,
+// field (-1: none) and pattern table.
+type biasPlan struct {
+	from  []int64
+	field []int
+	pats  [][]uint64
+}
+
+// newBiasPlan validates steps against the input table and count.
+func newBiasPlan(t fieldtable.Table, steps []BiasStep, count int64) (*biasPlan, error) {
+	if len(steps) == 0 {
+		return nil, nil
+	}
+	b := &biasPlan{}
+	for i, st := range steps {
+		if st.From < 0 || st.From >= max(count, 1) || i > 0 && st.From <= steps[i-1].From {
+			return nil, fmt.Errorf("vectors: Bias[%d].From=%d: must be increasing and in [0,%d)", i, st.From, count)
+		}
+		f := -1
+		var pats []uint64
+		if st.Field != "" {
+			if f = t.Index(st.Field); f < 0 {
+				return nil, fmt.Errorf("vectors: Bias[%d].Field=%q: no such input field", i, st.Field)
+			}
+			w := t.Fields[f].Width
+			pats = Patterns(w, fieldtable.Mask(w))
+		}
+		b.from, b.field, b.pats = append(b.from, st.From), append(b.field, f), append(b.pats, pats)
+	}
+	return b, nil
+}
+
+// apply biases random vector j (in drawn from r).
+func (b *biasPlan) apply(t fieldtable.Table, r *Rand, j int64, in []uint64) {
+	k, _ := slices.BinarySearch(b.from, j+1)
+	k-- // last step with From <= j
+	if k < 0 || b.field[k] < 0 {
+		return
+	}
+	if r.Below(2) == 0 {
+		return
+	}
+	f := t.Fields[b.field[k]]
+	pats := b.pats[k]
+	fieldtable.PutBits(in, f.Offset, f.Width, pats[r.Below(uint64(len(pats)))])
+}
+
+// RandomInputs returns random vectors first..first+n-1 of the set m makes
+// with seed and bias (each a packed input), exactly as Generate draws them.
+func RandomInputs(m Model, seed uint64, bias []BiasStep, count, first, n int64) ([][]uint64, error) {
+	t := m.Input()
+	b, err := newBiasPlan(t, bias, count)
+	if err != nil {
+		return nil, err
+	}
+	var r Rand
+	out := make([][]uint64, n)
+	for k := range out {
+		in := make([]uint64, t.Words())
+		j := first + int64(k)
+		r.Reset(seed, uint64(j))
+		if err := m.Random(&r, in); err != nil {
+			return nil, err
+		}
+		if b != nil {
+			b.apply(t, &r, j, in)
+		}
+		out[k] = in
+	}
+	return out, nil
 }
 
 // blockSize is the number of vectors one worker evaluates at a time.
@@ -125,6 +214,7 @@ type plan struct {
 	// manifest's capture section, origins each vector's origin.
 	capIn   []uint64
 	capture *CaptureInfo
+	bias    *biasPlan // nil: plain random draws
 	origins []Origin
 	classN  []int64 // per class (and random last): vectors in the unsharded set
 	classAt []int64 // per class (and random last): first global index
@@ -149,6 +239,12 @@ func newPlan(m Model, opts Options) (*plan, error) {
 	}
 	p.tail = Class{Name: RandomClass, Doc: "constrained-random vectors from the seed"}
 	lay := p.lay
+	if p.bias, err = newBiasPlan(lay.in, opts.Bias, opts.Count); err != nil {
+		return nil, err
+	}
+	if p.bias != nil {
+		p.tail.Doc = "constrained-random vectors from the seed, biased toward unhit coverage bins (manifest bias)"
+	}
 
 	// Which classes are requested.
 	want := make([]bool, len(p.classes))
@@ -338,9 +434,13 @@ func (p *plan) input(w *worker, i int64, in []uint64) error {
 	for k := range in {
 		in[k] = 0
 	}
-	w.rng.Reset(p.opts.Seed, uint64(i-int64(len(p.dirLabel))))
+	j := i - int64(len(p.dirLabel))
+	w.rng.Reset(p.opts.Seed, uint64(j))
 	if err := p.m.Random(&w.rng, in); err != nil {
 		return err
+	}
+	if p.bias != nil {
+		p.bias.apply(p.lay.in, &w.rng, j, in)
 	}
 	return checkTop(p.lay.in, in)
 }
@@ -385,7 +485,7 @@ func (p *plan) compute(w *worker, b *block, text, jsonl bool) error {
 		i := b.first + int64(k)
 		in := b.in[k*p.iw : (k+1)*p.iw]
 		out := b.out[k*p.ow : (k+1)*p.ow]
-		if fast != nil && i >= d && p.capIn == nil && p.capture == nil {
+		if fast != nil && i >= d && p.capIn == nil && p.capture == nil && p.bias == nil {
 			clear(in)
 			clear(out)
 			w.hits.resetClasses()
@@ -552,6 +652,7 @@ func (p *plan) manifest(acc *worker) Manifest {
 		Shard:       ShardInfo{Index: p.opts.Shard.Index, Count: max(p.opts.Shard.Count, 1), First: p.first},
 		Count:       p.last - p.first,
 		Capture:     p.capture,
+		Bias:        p.opts.Bias,
 	}
 	for c := 0; c <= len(p.classes); c++ {
 		cc := ClassCount{Name: p.className(c), Total: p.classN[c], First: p.classAt[c]}

@@ -42,7 +42,10 @@ type Manifest struct {
 	Capture *CaptureInfo `json:"capture,omitempty"`
 	// Module describes a stream set (WriteStreamSet): the events of a
 	// stateful module, replayed in order; nil for per-vector sets.
-	Module   *ModuleInfo  `json:"module,omitempty"`
+	Module *ModuleInfo `json:"module,omitempty"`
+	// Bias is the bias schedule of the random vectors (vectors gen
+	// --until-covered); empty for plain random draws.
+	Bias     []BiasStep   `json:"bias,omitempty"`
 	Classes  []ClassCount `json:"classes"`  // every class, directed in order, then "random" (captured sets: the capture's class)
 	Coverage Coverage     `json:"coverage"` // of the vectors in this directory
 	Files    []FileHash   `json:"files"`    // every other file of the directory

@@ -149,7 +149,7 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 		return rep, nil
 	}
 	opts := Options{Level: man.Level, Classes: man.ClassFilter, Seed: man.Seed, Count: man.RandomCount,
-		Shard: Shard{Index: man.Shard.Index, Count: man.Shard.Count}, Workers: 1, NoJSONL: !listed[JSONLFile], Binary: bin}
+		Shard: Shard{Index: man.Shard.Index, Count: man.Shard.Count}, Workers: 1, NoJSONL: !listed[JSONLFile], Binary: bin, Bias: man.Bias}
 	var p *plan
 	if man.Capture != nil {
 		p, err = capturePlanFromManifest(m, man, opts)

@@ -1,0 +1,544 @@
+package coverage
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hpccgold/hpccgold/grade"
+	"github.com/hpccgold/hpccgold/rtl"
+)
+
+// Kind classifies a cover point.
+type Kind string
+
+// Cover point kinds. Structural kinds are derived from the flattened
+// hardware description node by node; field and cross points are the
+// datapath's functional bins, declared per design (hpcc.go).
+const (
+	KindField   Kind = "field"   // value ranges of one datapath field or signal
+	KindCross   Kind = "cross"   // cross of two or three functional points
+	KindCompare Kind = "compare" // a compare: its operands below, at and above each other (every carry, wrap and saturation threshold)
+	KindRound   Kind = "round"   // a rounding cast: rounded down, up, at the tie, one LSB below it
+	KindROM     Kind = "rom"     // every entry of a table (ROM) read
+	KindROMx    Kind = "rom_x"   // every table entry crossed with the magnitude of the operand it multiplies
+	KindCLZ     Kind = "clz"     // every leading-zero count of a normalizer
+	KindMux     Kind = "mux"     // both arms of a mux taken while they differ (the select is observable)
+)
+
+// Bin is one coverage bin. A bin is reachable unless Unreachable holds the
+// proof that no input can hit it; a reachable bin that no vector hits is a
+// hole ("not generated").
+type Bin struct {
+	Name        string `json:"name"`
+	Unreachable string `json:"unreachable,omitempty"`
+}
+
+// Point is a named group of bins with the rule that samples them.
+type Point struct {
+	Name string `json:"name"`
+	Doc  string `json:"doc"`
+	Kind Kind   `json:"kind"`
+	// Node is the description node the point samples (structural kinds), or
+	// the fields it reads (functional kinds), for reports and the
+	// SystemVerilog export.
+	Node string `json:"node"`
+	Bins []Bin  `json:"bins"`
+	// sample returns the bin one evaluation hits, or -1 for none.
+	sample func(v valueSource) int
+	// src are the nodes sample reads (their input cone is what closure
+	// biases toward).
+	src []*rtl.Node
+	// sv is the point as a SystemVerilog coverpoint: an expression, an
+	// optional iff guard, and per bin its value set.
+	sv svPoint
+}
+
+// valueSource reads node values of the evaluated description.
+type valueSource interface {
+	node(id int) rtl.Bits
+}
+
+// Model is a functional coverage model of one combinational datapath
+// description: its points and bins with their reachability, and the
+// flattened module whose evaluation samples them.
+type Model struct {
+	Design string  `json:"design"`
+	Points []Point `json:"points"`
+	f      *rtl.Module
+	rng    []grade.Range
+	ports  map[string]*rtl.Node // input and output ports by name
+	// outName names the output port a node drives (the SystemVerilog
+	// export reads ports by their names).
+	outName map[int]string
+}
+
+// Flat returns the flattened module the model samples.
+func (m *Model) Flat() *rtl.Module { return m.f }
+
+// Bins returns the number of bins, reachable bins and bins proved unreachable.
+func (m *Model) Bins() (total, reachable, unreachable int) {
+	for _, p := range m.Points {
+		for _, b := range p.Bins {
+			total++
+			if b.Unreachable != "" {
+				unreachable++
+			} else {
+				reachable++
+			}
+		}
+	}
+	return total, reachable, unreachable
+}
+
+// newModel flattens m (combinational only) and runs the value analysis.
+func newModel(m *rtl.Module) (*Model, error) {
+	f, err := rtl.Flatten(m)
+	if err != nil {
+		return nil, fmt.Errorf("coverage: %w", err)
+	}
+	if len(f.Regs) > 0 || len(f.Mems) > 0 {
+		return nil, fmt.Errorf("coverage: module %s has registers or RAMs: the model samples the combinational update", m.Name)
+	}
+	cm := &Model{Design: f.Name, f: f, rng: grade.ValueRanges(f), ports: map[string]*rtl.Node{}, outName: map[int]string{}}
+	for _, n := range f.Inputs {
+		cm.ports[n.Name] = n
+	}
+	for _, p := range f.Outputs {
+		cm.ports[p.Name] = p.Node
+		if _, ok := cm.outName[p.Node.ID]; !ok && p.Node.Op != rtl.OpInput {
+			cm.outName[p.Node.ID] = p.Name
+		}
+	}
+	return cm, nil
+}
+
+// port returns the node of port name.
+func (m *Model) port(name string) (*rtl.Node, error) {
+	n, ok := m.ports[name]
+	if !ok {
+		return nil, fmt.Errorf("coverage: %s has no port %q", m.Design, name)
+	}
+	return n, nil
+}
+
+// add appends a point after checking its name is unique.
+func (m *Model) add(p Point) {
+	m.Points = append(m.Points, p)
+}
+
+// validate checks names are unique identifiers and every point has bins.
+func (m *Model) validate() error {
+	seen := map[string]bool{}
+	for _, p := range m.Points {
+		if seen[p.Name] || p.Name == "" {
+			return fmt.Errorf("coverage: %s: cover point %q: empty or given twice", m.Design, p.Name)
+		}
+		seen[p.Name] = true
+		if len(p.Bins) == 0 {
+			return fmt.Errorf("coverage: %s: cover point %s has no bin", m.Design, p.Name)
+		}
+		bs := map[string]bool{}
+		for _, b := range p.Bins {
+			if bs[b.Name] {
+				return fmt.Errorf("coverage: %s: cover point %s: bin %s given twice", m.Design, p.Name, b.Name)
+			}
+			bs[b.Name] = true
+		}
+	}
+	return nil
+}
+
+// ---- structural points ----
+
+// cmp3 compares a and b, w-bit values read signed or unsigned: -1, 0, 1.
+func cmp3(a, b rtl.Bits, w int, signed bool) int {
+	if signed {
+		s := rtl.BitsOf(1).Shl(uint(w - 1))
+		a, b = a.Xor(s), b.Xor(s)
+	}
+	return a.Cmp(b)
+}
+
+// peel follows reinterpretations and extensions back to their source.
+func peel(n *rtl.Node) *rtl.Node {
+	for n.Op == rtl.OpAs || n.Op == rtl.OpZExt || n.Op == rtl.OpSExt {
+		n = n.Args[0]
+	}
+	return n
+}
+
+// live returns, per node, whether it reaches an output.
+func live(f *rtl.Module) []bool {
+	l := make([]bool, len(f.Nodes))
+	for _, p := range f.Outputs {
+		l[p.Node.ID] = true
+	}
+	for i := len(f.Nodes) - 1; i >= 0; i-- {
+		if !l[i] {
+			continue
+		}
+		for _, a := range f.Nodes[i].Args {
+			l[a.ID] = true
+		}
+	}
+	return l
+}
+
+// nodeLabel is a node's name, or its op and ID when anonymous.
+func nodeLabel(n *rtl.Node) string { return n.Name }
+
+// addStructural derives the structural points of every live node: compares,
+// rounding increments, tables, table-times-operand products, normalizers
+// and observable mux selects. Reachability comes from the value analysis
+// (grade.ValueRanges): a bin is unreachable when the node's known bits or
+// interval exclude it.
+func (m *Model) addStructural() {
+	f := m.f
+	lv := live(f)
+	isConst := func(n *rtl.Node) bool { return peel(n).Op == rtl.OpConst }
+	for _, n := range f.Nodes {
+		if !lv[n.ID] {
+			continue
+		}
+		switch n.Op {
+		case rtl.OpLt, rtl.OpLe, rtl.OpGt, rtl.OpGe, rtl.OpEq, rtl.OpNe:
+			a, b := n.Args[0], n.Args[1]
+			if a.Width == 1 && (n.Op == rtl.OpEq || n.Op == rtl.OpNe) {
+				continue // a 1-bit equality is a logic gate, covered by its operands
+			}
+			m.addCompare(n, a, b, isConst(a) || isConst(b))
+		case rtl.OpROM:
+			m.addROM(n)
+		case rtl.OpMux:
+			m.addMux(n)
+		}
+		if strings.HasPrefix(n.Name, "rnd_inc") && n.Op == rtl.OpSlice && n.Width == 1 {
+			m.addRound(n)
+		}
+		if (n.Name == "clz" || strings.HasPrefix(n.Name, "clz_")) && n.Width <= 16 {
+			m.addCLZ(n)
+		}
+		if n.Op == rtl.OpMul {
+			for j := 0; j < 2; j++ {
+				if r := peel(n.Args[j]); r.Op == rtl.OpROM && !strings.HasPrefix(r.Name, "recip_rom") {
+					m.addROMx(n, r, n.Args[1-j])
+				}
+			}
+		}
+	}
+}
+
+// interval returns the node's value interval (full width when unknown).
+func (m *Model) interval(n *rtl.Node) (lo, hi uint64, ok bool) {
+	r := m.rng[n.ID]
+	if n.Width > 64 || !r.HasRange {
+		return 0, 0, false
+	}
+	return r.Lo, r.Hi, true
+}
+
+func (m *Model) rangeText(n *rtl.Node) string {
+	lo, hi, _ := m.interval(n)
+	return fmt.Sprintf("value analysis: %s in [%d, %d]", nodeLabel(n), lo, hi)
+}
+
+// addCompare adds below/at/above bins for compare n of a and b. With a
+// constant operand the bins are the variable operand against the
+// threshold (at: exactly at it, where an off-by-one or a changed constant
+// shows); otherwise a<b, a==b, a>b.
+func (m *Model) addCompare(n, a, b *rtl.Node, withConst bool) {
+	w, signed := a.Width, a.Signed
+	names := []string{"lt", "eq", "gt"}
+	doc := fmt.Sprintf("%s %s %s: operands below, equal, above", nodeLabel(a), n.Op, nodeLabel(b))
+	if withConst {
+		v, c := a, b
+		if peel(a).Op == rtl.OpConst {
+			v, c = b, a
+		}
+		cv := peel(c).Value
+		cs := cv.Hex(w)
+		if w <= 64 {
+			cs = strconv.FormatUint(cv.Trunc(w).Uint64(), 10)
+		}
+		names = []string{"below", "at", "above"}
+		doc = fmt.Sprintf("%s (%s) against the threshold %s of %s", nodeLabel(v), n.Op, cs, nodeLabel(n))
+		bins := []Bin{{Name: "below"}, {Name: "at"}, {Name: "above"}}
+		if lo, hi, ok := m.interval(v); ok && !signed && w <= 64 {
+			c64 := cv.Trunc(w).Uint64()
+			if lo >= c64 {
+				bins[0].Unreachable = m.rangeText(v)
+			}
+			if c64 < lo || c64 > hi {
+				bins[1].Unreachable = m.rangeText(v)
+			}
+			if hi <= c64 {
+				bins[2].Unreachable = m.rangeText(v)
+			}
+		}
+		if !signed && cv.Trunc(w).IsZero() {
+			bins[0].Unreachable = "an unsigned value is never below 0"
+		}
+		if !signed && w <= 64 && cv.Trunc(w).Uint64() == maxOf(w) {
+			bins[2].Unreachable = fmt.Sprintf("a %d-bit unsigned value is never above its all-ones", w)
+		}
+		vid, cid := v.ID, c.ID
+		m.add(Point{Name: "cmp_" + nodeLabel(n), Doc: doc, Kind: KindCompare, Node: nodeLabel(n), Bins: bins, src: []*rtl.Node{v},
+			sample: func(s valueSource) int {
+				return cmp3(s.node(vid), s.node(cid), w, signed) + 1
+			},
+			sv: m.svCompareConst(v, w, signed, cv.Trunc(w))})
+		return
+	}
+	bins := []Bin{{Name: names[0]}, {Name: names[1]}, {Name: names[2]}}
+	if la, ha, ok1 := m.interval(a); ok1 && !signed {
+		if lb, hb, ok2 := m.interval(b); ok2 {
+			if la >= hb {
+				bins[0].Unreachable = m.rangeText(a) + ", " + m.rangeText(b)
+			}
+			if ha < lb || hb < la {
+				bins[1].Unreachable = m.rangeText(a) + ", " + m.rangeText(b)
+			}
+			if ha <= lb {
+				bins[2].Unreachable = m.rangeText(a) + ", " + m.rangeText(b)
+			}
+		}
+	}
+	aid, bid := a.ID, b.ID
+	m.add(Point{Name: "cmp_" + nodeLabel(n), Doc: doc, Kind: KindCompare, Node: nodeLabel(n), Bins: bins, src: []*rtl.Node{a, b},
+		sample: func(s valueSource) int { return cmp3(s.node(aid), s.node(bid), w, signed) + 1 },
+		sv:     m.svCompare2(a, b, w, signed)})
+}
+
+func maxOf(w int) uint64 { return ^uint64(0) >> uint(64-w) }
+
+// addROM adds one bin per table entry; entries outside the address's
+// interval are unreachable.
+func (m *Model) addROM(n *rtl.Node) {
+	addr := n.Args[0]
+	lo, hi, ok := m.interval(addr)
+	bins := make([]Bin, len(n.ROM))
+	for e := range bins {
+		bins[e].Name = "e" + strconv.Itoa(e)
+		if ok && (uint64(e) < lo || uint64(e) > hi) {
+			bins[e].Unreachable = m.rangeText(addr)
+		}
+	}
+	aid, size := addr.ID, len(n.ROM)
+	m.add(Point{Name: "rom_" + nodeLabel(n), Doc: fmt.Sprintf("entry of table %s read (%d entries)", nodeLabel(n), size), Kind: KindROM, Node: nodeLabel(n), Bins: bins, src: []*rtl.Node{addr},
+		sample: func(s valueSource) int {
+			a := s.node(aid)
+			if a.Uint64() >= uint64(size) || a.Shr(64).IsZero() == false {
+				return -1
+			}
+			return int(a.Uint64())
+		},
+		sv: svIndex(m.svRef(addr), "", size)})
+}
+
+// magBuckets are the magnitude classes of an operand: zero, then its bit
+// length in quarters of its width.
+var magBuckets = []string{"zero", "q1", "q2", "q3", "q4"}
+
+// magBucket returns the bucket of a w-bit value.
+func magBucket(v rtl.Bits, w int) int {
+	l := w - v.Trunc(w).LeadingZeros(w)
+	if l == 0 {
+		return 0
+	}
+	return (4*l + w - 1) / w
+}
+
+// bucketRange returns the smallest and largest value of bucket q of a w-bit operand.
+func bucketRange(q, w int) (lo, hi uint64) {
+	if q == 0 {
+		return 0, 0
+	}
+	lenLo := (q-1)*w/4 + 1 // smallest bit length with bucket q
+	for (4*lenLo+w-1)/w < q {
+		lenLo++
+	}
+	lenHi := q * w / 4
+	for lenHi > lenLo && (4*lenHi+w-1)/w > q {
+		lenHi--
+	}
+	return uint64(1) << uint(lenLo-1), maxOf(lenHi)
+}
+
+// addROMx crosses every entry of table r with the magnitude bucket of the
+// operand x it multiplies in product n.
+func (m *Model) addROMx(n, r, x *rtl.Node) {
+	addr := r.Args[0]
+	alo, ahi, aok := m.interval(addr)
+	xlo, xhi, xok := m.interval(x)
+	w := x.Width
+	var bins []Bin
+	for e := range r.ROM {
+		for q, qn := range magBuckets {
+			b := Bin{Name: fmt.Sprintf("e%d_%s", e, qn)}
+			blo, bhi := bucketRange(q, w)
+			switch {
+			case aok && (uint64(e) < alo || uint64(e) > ahi):
+				b.Unreachable = m.rangeText(addr)
+			case w <= 64 && xok && (bhi < xlo || blo > xhi):
+				b.Unreachable = m.rangeText(x)
+			}
+			bins = append(bins, b)
+		}
+	}
+	aid, xid, size := addr.ID, x.ID, len(r.ROM)
+	m.add(Point{Name: "romx_" + nodeLabel(n), Doc: fmt.Sprintf("entry of %s crossed with the magnitude of %s (zero, bit length in quarters of %d bits) in product %s", nodeLabel(r), nodeLabel(x), w, nodeLabel(n)),
+		Kind: KindROMx, Node: nodeLabel(n), Bins: bins, src: []*rtl.Node{addr, x},
+		sample: func(s valueSource) int {
+			a := s.node(aid).Uint64()
+			if a >= uint64(size) {
+				return -1
+			}
+			return int(a)*len(magBuckets) + magBucket(s.node(xid), w)
+		},
+		sv: svIndex(fmt.Sprintf("(%s) * %d + %s", m.svRef(addr), len(magBuckets), m.svBucket(x)), "", size*len(magBuckets))})
+}
+
+// addRound adds the rounding bins of a round-half-up increment (the half
+// bit d-1 of operand xn): down, up, exactly at the tie (half bit set, bits
+// below zero) and one LSB of the operand below the tie.
+func (m *Model) addRound(n *rtl.Node) {
+	xn, d := n.Args[0], n.K+1
+	bins := []Bin{{Name: "down"}, {Name: "up"}, {Name: "tie"}, {Name: "below_tie"}}
+	r := m.rng[xn.ID]
+	if d == 1 {
+		why := "a 1-bit remainder is 0 (down) or exactly the tie"
+		bins[1].Unreachable, bins[3].Unreachable = why, why
+	}
+	if known, v := bitKnown(r, d-1); known {
+		if v {
+			bins[0].Unreachable = fmt.Sprintf("value analysis: the half bit %d of %s is always 1", d-1, nodeLabel(xn))
+			bins[3].Unreachable = bins[0].Unreachable
+		} else {
+			bins[1].Unreachable = fmt.Sprintf("value analysis: the half bit %d of %s is always 0", d-1, nodeLabel(xn))
+			bins[2].Unreachable = bins[1].Unreachable
+		}
+	}
+	for i := 0; i < d-1; i++ {
+		if known, v := bitKnown(r, i); known {
+			if v && bins[2].Unreachable == "" {
+				bins[2].Unreachable = fmt.Sprintf("value analysis: bit %d of %s is always 1", i, nodeLabel(xn))
+			}
+			if !v && bins[3].Unreachable == "" {
+				bins[3].Unreachable = fmt.Sprintf("value analysis: bit %d of %s is always 0", i, nodeLabel(xn))
+			}
+		}
+	}
+	xid := xn.ID
+	m.add(Point{Name: "round_" + nodeLabel(n), Doc: fmt.Sprintf("round half up of %s at bit %d: down, up, exact tie, one LSB below the tie", nodeLabel(xn), d-1), Kind: KindRound, Node: nodeLabel(n), Bins: bins, src: []*rtl.Node{xn},
+		sample: func(s valueSource) int {
+			v := s.node(xid)
+			low := v.Trunc(d)
+			half := rtl.BitsOf(1).Shl(uint(d - 1))
+			switch {
+			case low == half:
+				return 2
+			case low == half.Sub(rtl.BitsOf(1)) && d >= 2:
+				return 3
+			case v.Bit(d - 1):
+				return 1
+			}
+			return 0
+		},
+		sv: m.svRound(xn, d)})
+}
+
+func bitKnown(r grade.Range, i int) (bool, bool) {
+	switch {
+	case r.Zero.Bit(i):
+		return true, false
+	case r.One.Bit(i):
+		return true, true
+	}
+	return false, false
+}
+
+// addCLZ adds one bin per count value of a leading-zero counter; counts
+// outside its interval are unreachable.
+func (m *Model) addCLZ(n *rtl.Node) {
+	lo, hi, ok := m.interval(n)
+	top := int(maxOf(n.Width))
+	if ok {
+		top = int(min(hi+1, uint64(maxOf(n.Width)))) // show one bin past the reachable range at most
+		top = max(top, int(lo))
+	}
+	var bins []Bin
+	for c := 0; c <= top; c++ {
+		b := Bin{Name: "z" + strconv.Itoa(c)}
+		if ok && (uint64(c) < lo || uint64(c) > hi) {
+			b.Unreachable = m.rangeText(n)
+		}
+		bins = append(bins, b)
+	}
+	id, nb := n.ID, len(bins)
+	m.add(Point{Name: "clz_" + strings.TrimPrefix(strings.TrimPrefix(nodeLabel(n), "clz"), "_") + "count", Doc: fmt.Sprintf("leading-zero count %s of a reciprocal unit's normalizer", nodeLabel(n)), Kind: KindCLZ, Node: nodeLabel(n), Bins: bins, src: []*rtl.Node{n},
+		sample: func(s valueSource) int {
+			v := s.node(id).Uint64()
+			if v >= uint64(nb) {
+				return -1
+			}
+			return int(v)
+		},
+		sv: svIndex(m.svRef(n), "", nb)})
+}
+
+// addMux adds the observable-select bins of mux n: false arm taken while
+// the arms differ, true arm taken while they differ. A select the value
+// analysis fixes makes the other arm unreachable; arms that are the same
+// node add no point.
+func (m *Model) addMux(n *rtl.Node) {
+	sel, t, e := n.Args[0], n.Args[1], n.Args[2]
+	if t == e {
+		return
+	}
+	bins := []Bin{{Name: "else_differs"}, {Name: "then_differs"}}
+	if known, v := bitKnown(m.rng[sel.ID], 0); known {
+		why := fmt.Sprintf("value analysis: select %s is always %d", nodeLabel(sel), b2i(v))
+		bins[b2i(!v)].Unreachable = why
+	}
+	if rt, re := m.rng[t.ID], m.rng[e.ID]; rt.HasRange && re.HasRange && rt.Lo == rt.Hi && re.Lo == re.Hi && rt.Lo == re.Lo && n.Width <= 64 {
+		bins[0].Unreachable = fmt.Sprintf("value analysis: both arms are the constant %d", rt.Lo)
+		bins[1].Unreachable = bins[0].Unreachable
+	}
+	sid, tid, eid := sel.ID, t.ID, e.ID
+	m.add(Point{Name: "mux_" + nodeLabel(n), Doc: fmt.Sprintf("mux %s: select %s at 0 and at 1 while %s and %s differ", nodeLabel(n), nodeLabel(sel), nodeLabel(t), nodeLabel(e)), Kind: KindMux, Node: nodeLabel(n), Bins: bins, src: []*rtl.Node{sel, t, e},
+		sample: func(s valueSource) int {
+			if s.node(tid) == s.node(eid) {
+				return -1
+			}
+			if s.node(sid).Bit(0) {
+				return 1
+			}
+			return 0
+		},
+		sv: svIndex(m.svRef(sel), m.svRef(t)+" != "+m.svRef(e), 2)})
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// sortedIDs returns the IDs of nodes whose name has prefix p, ascending.
+func (m *Model) named(p string, op rtl.Op) []*rtl.Node {
+	var out []*rtl.Node
+	for _, n := range m.f.Nodes {
+		if n.Op == op && (n.Name == p || strings.HasPrefix(n.Name, p+"_")) {
+			out = append(out, n)
+		}
+	}
+	slices.SortFunc(out, func(a, b *rtl.Node) int { return a.ID - b.ID })
+	return out
+}
+
+// bitLen is the bit length of v.
+func bitLen(v uint64) int { return bits.Len64(v) }
