@@ -327,9 +327,9 @@ func runVectorsVerify(env *Env) error {
 }
 
 func runVectorsCover(env *Env) error {
-	fs := newFlagSet(env, "vectors cover", "vectors cover DIR [DIR...] [--merge] [--format text|json|csv|sv] [--functional=false] [--holes N] [--min-coverage PCT]")
+	fs := newFlagSet(env, "vectors cover", "vectors cover DIR [DIR...] [--merge] [--format text|json|csv|sv|svcount] [--functional=false] [--holes N] [--min-coverage PCT]")
 	merge := fs.Bool("merge", false, "merge the coverage of the shards of one set (every shard i/n exactly once) into the whole set's")
-	format := fs.String("format", "text", "text (tables), json, csv (one row per bin), or sv (the functional coverage model as a SystemVerilog covergroup)")
+	format := fs.String("format", "text", "text (tables), json, csv (one row per bin), sv (the functional coverage model as a SystemVerilog covergroup) or svcount (the same bins as a Verilog counter module, for simulators without covergroups)")
 	functional := fs.Bool("functional", true, "also sample the functional coverage model (package vectors/coverage) over every vector of the set(s)")
 	holes := fs.Int("holes", 40, "text: list at most this many holes (reachable bins not hit; 0: all)")
 	minCov := fs.Float64("min-coverage", 0, "exit 1 when the functional coverage (hit / reachable bins, percent) is below this")
@@ -343,8 +343,8 @@ func runVectorsCover(env *Env) error {
 	if fs.NArg() > 1 && !*merge {
 		return fmt.Errorf("%d directories: give --merge to combine the shards of one set", fs.NArg())
 	}
-	if !map[string]bool{"text": true, "json": true, "csv": true, "sv": true}[*format] {
-		return fmt.Errorf("--format=%q: must be text, json, csv or sv", *format)
+	if !map[string]bool{"text": true, "json": true, "csv": true, "sv": true, "svcount": true}[*format] {
+		return fmt.Errorf("--format=%q: must be text, json, csv, sv or svcount", *format)
 	}
 	if err := inRange("holes", int64(*holes), 0, 1<<30); err != nil {
 		return err
@@ -373,10 +373,13 @@ func runVectorsCover(env *Env) error {
 			return err
 		}
 	}
-	if *format == "sv" {
+	if *format == "sv" || *format == "svcount" {
 		cm, err := coverModel(man)
 		if err != nil {
 			return err
+		}
+		if *format == "svcount" {
+			return cm.WriteSVCounters(env.Stdout)
 		}
 		return cm.WriteSV(env.Stdout)
 	}

@@ -355,8 +355,183 @@ func knownBits(f *rtl.Module) []known {
 			args[i] = kb[a.ID]
 		}
 		kb[n.ID] = infer(n, shapeOf(n), args)
+		if n.Op == rtl.OpMux {
+			kb[n.ID] = refineMux(n, kb)
+		}
 	}
 	return kb
+}
+
+// muxDepth bounds how far refineMux re-infers an arm's cone under its
+// select's condition.
+const muxDepth = 8
+
+// refineMux sharpens what is known of mux n (sel ? t : e, operands already
+// in kb) by what its select says about the arm it picks: when sel is an
+// unsigned compare of a signal p with q, the arm taken under sel = 1 sees
+// p op q and the arm taken under sel = 0 sees its negation, which bounds
+// p's interval by q's; each arm is then re-inferred (at most muxDepth
+// nodes deep, through the nodes that read p) with p so bounded, and the
+// mux's interval is the union of its refined arms. Sound: a mux outputs an
+// arm only when its select holds as assumed, and every other node keeps its
+// value. This is what proves clamps (min/max) and the saturation of a
+// value that a compare just bounded.
+func refineMux(n *rtl.Node, kb []known) known {
+	k := kb[n.ID]
+	sel := n.Args[0]
+	if n.Width > 64 || !k.rng {
+		return k
+	}
+	arms := [2]known{}
+	for ai, arm := range []*rtl.Node{n.Args[2], n.Args[1]} { // ai = select value
+		arms[ai] = kb[arm.ID]
+		if c := condBound(sel, ai == 1, kb); c != nil {
+			r := reinfer(arm, c, kb, muxDepth, map[int]known{})
+			if r.rng && r.lo <= r.hi {
+				arms[ai] = r
+			}
+		}
+		if !arms[ai].rng {
+			return k
+		}
+	}
+	lo, hi := min(arms[0].lo, arms[1].lo), max(arms[0].hi, arms[1].hi)
+	if is, v := kb[sel.ID].bit(0); is { // a decided select: only its arm
+		lo, hi = arms[b2u(v)].lo, arms[b2u(v)].hi
+	}
+	if lo > k.lo {
+		k.lo = lo
+	}
+	if hi < k.hi {
+		k.hi = hi
+	}
+	return withRange(k, n.Width)
+}
+
+func b2u(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// bound is an interval a select's value implies for one node.
+type bound struct {
+	id     int
+	lo, hi uint64
+}
+
+// condBound returns the bound sel == val implies for one operand of an
+// unsigned compare sel (nil when sel is no such compare or it implies
+// nothing), the operand being the compare's first operand or, failing that,
+// its second.
+func condBound(sel *rtl.Node, val bool, kb []known) *bound {
+	op := sel.Op
+	switch op {
+	case rtl.OpLt, rtl.OpLe, rtl.OpGt, rtl.OpGe, rtl.OpEq:
+	default:
+		return nil
+	}
+	p, q := sel.Args[0], sel.Args[1]
+	if p.Signed || p.Width > 64 {
+		return nil
+	}
+	if !val { // negate
+		switch op {
+		case rtl.OpLt:
+			op = rtl.OpGe
+		case rtl.OpLe:
+			op = rtl.OpGt
+		case rtl.OpGt:
+			op = rtl.OpLe
+		case rtl.OpGe:
+			op = rtl.OpLt
+		default:
+			return nil // not-equal bounds nothing
+		}
+	}
+	kp, kq := kb[p.ID], kb[q.ID]
+	if !kp.rng || !kq.rng {
+		return nil
+	}
+	// p op q bounds p by q, or q by p (flipped op); use the operand that is
+	// not a constant.
+	target, other, o := p, kq, op
+	if p.Op == rtl.OpConst {
+		target, other = q, kp
+		o = map[rtl.Op]rtl.Op{rtl.OpLt: rtl.OpGt, rtl.OpLe: rtl.OpGe, rtl.OpGt: rtl.OpLt, rtl.OpGe: rtl.OpLe, rtl.OpEq: rtl.OpEq}[op]
+	}
+	kt := kb[target.ID]
+	lo, hi := kt.lo, kt.hi
+	switch o {
+	case rtl.OpLt:
+		if other.hi == 0 {
+			return nil
+		}
+		hi = min(hi, other.hi-1)
+	case rtl.OpLe:
+		hi = min(hi, other.hi)
+	case rtl.OpGt:
+		if other.lo == maxOf(target.Width) {
+			return nil
+		}
+		lo = max(lo, other.lo+1)
+	case rtl.OpGe:
+		lo = max(lo, other.lo)
+	case rtl.OpEq:
+		lo, hi = max(lo, other.lo), min(hi, other.hi)
+	}
+	if lo > hi {
+		return nil
+	}
+	return &bound{id: target.ID, lo: lo, hi: hi}
+}
+
+// reinfer re-infers node x with the node c.id bounded to [c.lo, c.hi],
+// following x's operands at most depth levels (deeper, or not reading
+// c.id, what kb knows). The result is intersected with kb's.
+func reinfer(x *rtl.Node, c *bound, kb []known, depth int, memo map[int]known) known {
+	if k, ok := memo[x.ID]; ok {
+		return k
+	}
+	k := kb[x.ID]
+	switch {
+	case x.ID == c.id:
+		k.lo, k.hi = max(k.lo, c.lo), min(k.hi, c.hi)
+		k = withRange(k, x.Width)
+	case depth > 0 && len(x.Args) > 0 && x.ID > c.id:
+		args := make([]known, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = reinfer(a, c, kb, depth-1, memo)
+		}
+		r := infer(x, shapeOf(x), args)
+		if r.rng && k.rng {
+			k.lo, k.hi = max(k.lo, r.lo), min(k.hi, r.hi)
+			k.zero, k.one = k.zero.Or(r.zero), k.one.Or(r.one)
+			if k.lo <= k.hi {
+				k = withRange(k, x.Width)
+			} else {
+				k = kb[x.ID]
+			}
+		}
+	}
+	memo[x.ID] = k
+	return k
+}
+
+// withRange refines known bits from the interval (leading zeros, a single
+// value) for a node of width w <= 64.
+func withRange(k known, w int) known {
+	if w > 64 || !k.rng || k.lo > k.hi {
+		return k
+	}
+	if lz := 64 - bits.Len64(k.hi); lz > 64-w {
+		k.zero = k.zero.Or(highZeros(w, lz-(64-w)))
+	}
+	if k.lo == k.hi {
+		k.zero, k.one = rtl.BitsOf(^k.lo).Trunc(w), rtl.BitsOf(k.lo)
+	}
+	return k
 }
 
 // infer returns what is known of node n computed as s from operands known

@@ -18,8 +18,8 @@ type emitFn = func(hpcc.State, hpcc.Input) error
 type hpccClassIdx struct {
 	first, hopsZero, hopsAbove, hopCountChange, pathChange, tie int
 	txWrap, tsNsWrap, tsSecWrap, egressCarry, tsWrap            int
-	egressEdges, dtsSeconds, termExtremes                       int
-	dtsZero, dtsOne, dtsMax, dtsAbove, qZero, qMax              int
+	egressEdges, egressIllegal, dtsSeconds, termExtremes        int
+	dtsZero, dtsOne, dtsMax, dtsAbove, dtsT, qZero, qMax        int
 	uBelowEta, uAtEta, uAboveEta, incBelow, incAt, incAbove     int
 	seqBefore, seqAt, seqAfter, seqWrap, seqHalf                int
 	elZero, elBelowT, elAtT, elAboveT, timeWrap                 int
@@ -233,7 +233,7 @@ func (h *HPCC) buildClasses() error {
 	c := &h.cfg
 	x := &hpccClassIdx{}
 	for _, p := range []*int{&x.first, &x.hopsZero, &x.hopsAbove, &x.hopCountChange, &x.pathChange, &x.tie, &x.txWrap,
-		&x.tsNsWrap, &x.tsSecWrap, &x.egressCarry, &x.egressEdges, &x.dtsSeconds, &x.termExtremes, &x.tsWrap, &x.dtsZero, &x.dtsOne, &x.dtsMax, &x.dtsAbove, &x.qZero, &x.qMax,
+		&x.tsNsWrap, &x.tsSecWrap, &x.egressCarry, &x.egressEdges, &x.egressIllegal, &x.dtsSeconds, &x.termExtremes, &x.tsWrap, &x.dtsZero, &x.dtsOne, &x.dtsMax, &x.dtsAbove, &x.dtsT, &x.qZero, &x.qMax,
 		&x.uBelowEta, &x.uAtEta, &x.uAboveEta, &x.incBelow, &x.incAt, &x.incAbove, &x.seqBefore, &x.seqAt, &x.seqAfter,
 		&x.seqWrap, &x.seqHalf, &x.elZero, &x.elBelowT, &x.elAtT, &x.elAboveT, &x.timeWrap, &x.nZero, &x.nOne, &x.nMax,
 		&x.rnEdges, &x.uZero, &x.uMax, &x.wMin, &x.wMax, &x.wcMin, &x.wcMax, &x.rdEdges, &x.ruEdges} {
@@ -386,6 +386,21 @@ func (h *HPCC) buildClasses() error {
 				}
 				return nil
 			})
+		x.egressIllegal = h.add("egress_carry_illegal_rx", "rxTimeStampNs >= 10^9 (a nonconforming switch: the field carries ns below 10^9), so rx + residence reaches the carries 6..8 no legal hop reaches: t at k*10^9 - 1, k*10^9 and k*10^9 + 1 for k = 6..8 and at its maximum 2*(2^32-1), split with the largest rxTimeStampNs and with the largest residenceTime, on every hop (the datapath defines the normalization for every input bit pattern)", 1, true,
+			func(emit emitFn) error {
+				for i := 0; i < h.maxHops; i++ {
+					for _, t := range illegalEgressTimes() {
+						for _, s := range illegalSplits(t) {
+							st, in := h.base(h.maxHops)
+							in.Hops[i].RxNs, in.Hops[i].ResidenceNs = uint32(s[0]), uint32(s[1])
+							if err := emit(st, in); err != nil {
+								return err
+							}
+						}
+					}
+				}
+				return nil
+			})
 	}
 
 	// Delta ts.
@@ -400,6 +415,19 @@ func (h *HPCC) buildClasses() error {
 	x.dtsOne = dtsClass("dts_one", "delta ts = 1 ns (largest 1/dts)", 1)
 	x.dtsMax = dtsClass("dts_max", fmt.Sprintf("delta ts = MaxDeltaTsNs = %d (largest accepted)", c.MaxDeltaTsNs), c.MaxDeltaTsNs)
 	x.dtsAbove = dtsClass("dts_above_max", fmt.Sprintf("delta ts = MaxDeltaTsNs + 1 = %d (stale sample: re-baseline)", c.MaxDeltaTsNs+1), c.MaxDeltaTsNs+1)
+	if T := uint64(c.BaseRTTNs); T+1 <= c.MaxDeltaTsNs {
+		x.dtsT = h.add("dts_t_edges", fmt.Sprintf("delta ts = T - 1, T and T + 1 (T = %d ns) on one loaded hop: tau = min(dts, T) just below, at and above its clamp", T), 1, true, func(emit emitFn) error {
+			for _, dts := range []uint64{T - 1, T, T + 1} {
+				err := h.perHop(emit, func(i int) (hpcc.State, hpcc.Input) {
+					return h.baseWith(i, func(s hopSpec) hopSpec { s.dts, s.dTx = dts, h.txUnits(s.code, dts, 500); return s })
+				})
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
 	if h.e != telemetry.Compact {
 		x.dtsSeconds = h.add("dts_borrow_edges", fmt.Sprintf("IFA delta ts whose ns part borrows a second (new egress ns below the stored one) at dts = 1, MaxDeltaTsNs = %d and MaxDeltaTsNs + 1, and at k*10^9 plus those for k = 1, 2, 5 seconds, on every hop", c.MaxDeltaTsNs), 1, true,
 			func(emit emitFn) error {
@@ -758,6 +786,7 @@ func (h *HPCC) detectAll(o *hobs, hits *Hits) {
 		mark(x.pathChange, o.pathOK && o.idChanged[i])
 		mark(x.egressCarry, uint64(hop.RxNs)+uint64(hop.ResidenceNs) >= telemetry.NsPerSecond)
 		mark(x.egressEdges, isEgressEdge(uint64(hop.RxNs)+uint64(hop.ResidenceNs)))
+		mark(x.egressIllegal, isIllegalEgress(uint64(hop.RxNs), uint64(hop.ResidenceNs)))
 		if h.measurable(o, i) {
 			mark(x.dtsZero, o.dts[i] == 0)
 			mark(x.dtsAbove, o.dts[i] > c.MaxDeltaTsNs)
@@ -776,6 +805,7 @@ func (h *HPCC) detectAll(o *hobs, hits *Hits) {
 		mark(x.tsSecWrap, o.curSec[i] < ps)
 		mark(x.dtsOne, o.dts[i] == 1)
 		mark(x.dtsMax, o.dts[i] == c.MaxDeltaTsNs)
+		mark(x.dtsT, o.valid[i] && o.dts[i]+1 >= uint64(c.BaseRTTNs) && o.dts[i] <= uint64(c.BaseRTTNs)+1)
 		mark(x.qZero, uint64(hop.Qlen)&h.qMask == 0)
 		mark(x.qMax, o.minQ[i] == h.qMask)
 		mark(x.termExtremes, slices.Contains(h.termDts(), o.dts[i]) && slices.Contains(h.termTx(), o.dTx[i]) && (o.minQ[i] == 0 || o.minQ[i] == h.qMask))
@@ -887,6 +917,40 @@ func egressSplits(t uint64) [2][2]uint64 {
 	rx := min(t, telemetry.NsPerSecond-1)
 	res := min(t, 1<<telemetry.IFAResidenceBits-1)
 	return [2][2]uint64{{rx, t - rx}, {t - res, res}}
+}
+
+// egressIllegalMaxNs is the largest egress time rx + residence for any
+// input bits (both fields 32 bits): carry 8.
+const egressIllegalMaxNs = 1<<telemetry.IFARxNsBits - 1 + 1<<telemetry.IFAResidenceBits - 1
+
+// illegalEgressTimes lists the egress times of class
+// egress_carry_illegal_rx: k*10^9 - 1, k*10^9, k*10^9 + 1 for k = 6..8 (the
+// comparators no legal hop reaches) and egressIllegalMaxNs.
+func illegalEgressTimes() []uint64 {
+	var ts []uint64
+	for k := uint64(6); k <= 8; k++ {
+		for _, t := range []uint64{k*telemetry.NsPerSecond - 1, k * telemetry.NsPerSecond, k*telemetry.NsPerSecond + 1} {
+			ts = append(ts, t)
+		}
+	}
+	return append(ts, egressIllegalMaxNs)
+}
+
+// illegalSplits returns two (rxNs, residence) pairs of 32-bit fields
+// summing to t (> egressMaxNs, so rxNs >= 10^9 in both): the largest rxNs
+// and the largest residence.
+func illegalSplits(t uint64) [2][2]uint64 {
+	const max32 = 1<<32 - 1
+	rx := min(t, max32)
+	res := min(t, max32)
+	return [2][2]uint64{{rx, t - rx}, {t - res, res}}
+}
+
+// isIllegalEgress reports whether a hop is one class egress_carry_illegal_rx
+// aims at: rxTimeStampNs >= 10^9 and an egress time at or above the carry-6
+// edge 6*10^9 - 1.
+func isIllegalEgress(rx, residence uint64) bool {
+	return rx >= telemetry.NsPerSecond && rx+residence >= 6*telemetry.NsPerSecond-1
 }
 
 // isEgressEdge reports whether the egress time t = rx + residence is one

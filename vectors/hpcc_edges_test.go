@@ -1,6 +1,7 @@
 package vectors
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -170,6 +171,46 @@ func TestHopTermExtremesSelectsTheLoadedHop(t *testing.T) {
 			if !seen[[2]uint64{uint64(i), uint64(c)}] {
 				t.Errorf("hop %d, speed code %d: no vector at dts 1 with the counter maximum", i, c)
 			}
+		}
+	}
+}
+
+// TestIllegalEgressEdges checks class egress_carry_illegal_rx's times and
+// splits against hand-worked values: every time is a carry-6..8 edge or the
+// 32-bit maximum, every split sums to its time with both fields in 32 bits
+// and rxTimeStampNs >= 10^9, and the golden datapath normalizes each to
+// carry floor(t/10^9) (the oracle: t / 10^9 and t mod 10^9 by hand).
+func TestIllegalEgressEdges(t *testing.T) {
+	want := []uint64{5999999999, 6000000000, 6000000001, 6999999999, 7000000000, 7000000001, 7999999999, 8000000000, 8000000001, 8589934590}
+	d, err := hpcc.NewDatapath(hpcc.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := illegalEgressTimes()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("illegalEgressTimes() = %v, want %v", got, want)
+	}
+	for _, tt := range got {
+		for _, s := range illegalSplits(tt) {
+			if s[0]+s[1] != tt || s[0] > 1<<32-1 || s[1] > 1<<32-1 || s[0] < 1e9 {
+				t.Errorf("split %v of %d: want rx >= 10^9, both 32-bit, summing to t", s, tt)
+			}
+			if !isIllegalEgress(s[0], s[1]) {
+				t.Errorf("isIllegalEgress(%d, %d) = false", s[0], s[1])
+			}
+			var in hpcc.Input
+			in.NHops = 1
+			in.Hops[0].RxSec, in.Hops[0].RxNs, in.Hops[0].ResidenceNs = 5, uint32(s[0]), uint32(s[1])
+			next, _ := d.Update(hpcc.State{}, in)
+			wantTs := (5+tt/1e9)<<telemetry.IFAEgressNsBits | tt%1e9
+			if next.Hops[0].Ts != wantTs {
+				t.Errorf("rx %d + residence %d: stored ts %#x, want sec %d ns %d", s[0], s[1], next.Hops[0].Ts, 5+tt/1e9, tt%1e9)
+			}
+		}
+	}
+	for _, c := range []struct{ rx, res uint64 }{{999999999, 1<<32 - 1}, {1e9, 4999999997}, {4e9, 1}} {
+		if isIllegalEgress(c.rx, c.res) {
+			t.Errorf("isIllegalEgress(%d, %d) = true, want false", c.rx, c.res)
 		}
 	}
 }

@@ -11,7 +11,9 @@ import (
 	"github.com/hpccgold/hpccgold/cc/ldcp"
 	"github.com/hpccgold/hpccgold/grade"
 	"github.com/hpccgold/hpccgold/rtl"
+	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/vectors"
+	"github.com/hpccgold/hpccgold/verilog"
 )
 
 // smallModel is a hand-built module with one node of each structural kind.
@@ -271,6 +273,34 @@ func TestSVExport(t *testing.T) {
 	}
 	if ign+empty != unreach {
 		t.Errorf("%d ignore_bins and %d empty bins, %d unreachable bins", ign, empty, unreach)
+	}
+	// Every signal read exists in the module emit verilog --stages 0 prints.
+	um, _, err := hpccrtl.Update(hpcc.DefaultConfig(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := verilog.Print(um)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idents := map[string]bool{}
+	for _, f := range strings.FieldsFunc(string(v), func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
+		idents[f] = true
+	}
+	refs := 0
+	for _, part := range strings.Split(text, "`"+SVDutMacro+".")[1:] {
+		name := strings.FieldsFunc(part, func(r rune) bool {
+			return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+		})[0]
+		refs++
+		if !idents[name] {
+			t.Errorf("the covergroup reads %s, which the printed hpcc_update does not declare", name)
+		}
+	}
+	if refs < len(cm.Points) {
+		t.Errorf("%d signal references for %d points", refs, len(cm.Points))
 	}
 }
 
