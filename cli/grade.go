@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hpccgold/hpccgold/artefact"
+	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/cc/ldcp/ldcpvec"
 	"github.com/hpccgold/hpccgold/grade"
 	"github.com/hpccgold/hpccgold/rtl"
@@ -76,9 +77,14 @@ func runGrade(env *Env) error {
 	}
 
 	start := time.Now()
-	m, v, err := gradeTarget(*cc, *vecDir, *configFile, vectors.Options{Level: *level, Seed: *vecSeed, Count: *count, NoJSONL: true, Workers: *workers})
+	m, v, hcfg, err := gradeTarget(*cc, *vecDir, *configFile, vectors.Options{Level: *level, Seed: *vecSeed, Count: *count, NoJSONL: true, Workers: *workers})
 	if err != nil {
 		return err
+	}
+	if hcfg != nil { // hpcc_update: the facts its configuration's range analysis proves
+		if opts.Assume, err = grade.HPCCAssumptions(m, *hcfg); err != nil {
+			return err
+		}
 	}
 	var aw *artefact.Writer
 	if *out != "" {
@@ -124,55 +130,57 @@ func runGrade(env *Env) error {
 // gradeTarget returns the combinational update to grade and its vector
 // set: read from vecDir (configuration from its manifest) or generated in
 // memory with opts from the configuration file.
-func gradeTarget(cc, vecDir, configFile string, opts vectors.Options) (*rtl.Module, *grade.Vectors, error) {
+func gradeTarget(cc, vecDir, configFile string, opts vectors.Options) (*rtl.Module, *grade.Vectors, *hpcc.Config, error) {
 	if vecDir == "" {
 		if cc == "" {
 			cc = "hpcc"
 		}
 		if err := parseCC(cc); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		var m *rtl.Module
 		var model vectors.Model
+		var hc *hpcc.Config
 		if cc == "ldcp" {
 			cfg, err := loadLDCPConfig(configFile)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			if m, err = ldcprtl.UpdateComb(cfg); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			if model, err = ldcpvec.New(cfg); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		} else {
 			cfg, err := loadHPCCConfig(configFile)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
+			hc = &cfg
 			if m, err = hpccrtl.UpdateComb(cfg); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			if model, err = vectors.NewHPCC(cfg); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 		set, err := vectors.Generate(model, opts)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		src := fmt.Sprintf("generated: level %d, seed %d, %d random", opts.Level, opts.Seed, opts.Count)
-		return m, grade.FromSet(set, src), nil
+		return m, grade.FromSet(set, src), hc, nil
 	}
 	if err := checkGoldenSet(vecDir); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	man, err := vectors.ReadManifest(vecDir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if man.IsBinary() {
-		return nil, nil, fmt.Errorf("--vectors %s: binary records (%s); grade reads hex sets: generate one without --format bin", vecDir, vectors.StimulusBinFile)
+		return nil, nil, nil, fmt.Errorf("--vectors %s: binary records (%s); grade reads hex sets: generate one without --format bin", vecDir, vectors.StimulusBinFile)
 	}
 	want := "hpcc"
 	if man.Model == ldcprtl.UpdateName {
@@ -180,24 +188,28 @@ func gradeTarget(cc, vecDir, configFile string, opts vectors.Options) (*rtl.Modu
 	}
 	if cc != "" && cc != want {
 		if err := parseCC(cc); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return nil, nil, fmt.Errorf("--cc=%s: the set %s holds model %s", cc, vecDir, man.Model)
+		return nil, nil, nil, fmt.Errorf("--cc=%s: the set %s holds model %s", cc, vecDir, man.Model)
 	}
 	model, err := registry.Open(man.Model, man.Config)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--vectors %s: %w", vecDir, err)
+		return nil, nil, nil, fmt.Errorf("--vectors %s: %w", vecDir, err)
 	}
 	m, err := registry.Comb(model)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	var hc *hpcc.Config
+	if c, ok := model.Config().(hpcc.Config); ok {
+		hc = &c
 	}
 	v, _, err := grade.ReadDir(vecDir, model.Input(), model.Output())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if v.Len() == 0 {
-		return nil, nil, errors.New("--vectors " + vecDir + ": the set holds no vector")
+		return nil, nil, nil, errors.New("--vectors " + vecDir + ": the set holds no vector")
 	}
-	return m, v, nil
+	return m, v, hc, nil
 }

@@ -384,7 +384,14 @@ func runVectorsCover(env *Env) error {
 		return cm.WriteSV(env.Stdout)
 	}
 	var rep *coverage.Report
-	if *functional && man.Module == nil {
+	binary := false
+	for _, m := range mans {
+		binary = binary || m.IsBinary()
+	}
+	if binary && *minCov > 0 {
+		return errors.New("--min-coverage: the set holds binary records, and the functional coverage model reads hex sets (generate one without --format bin)")
+	}
+	if *functional && man.Module == nil && !binary {
 		cm, err := coverModel(man)
 		if err != nil {
 			return err
@@ -416,6 +423,8 @@ func runVectorsCover(env *Env) error {
 		if err = vectors.WriteCoverage(env.Stdout, man); err == nil && rep != nil {
 			fmt.Fprintln(env.Stdout)
 			err = rep.WriteText(env.Stdout, *holes)
+		} else if err == nil && binary && *functional {
+			_, err = fmt.Fprintln(env.Stdout, "functional coverage: not sampled (binary records; the model reads hex sets)")
 		}
 	case "json":
 		cj := vectors.CoverageJSONOf(man)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/hpccgold/hpccgold/vectors"
+	"github.com/hpccgold/hpccgold/vectors/coverage"
 	"os"
 	"path/filepath"
 	"strings"
@@ -246,6 +247,18 @@ func TestVectorsCoverMerge(t *testing.T) {
 	}
 	if fmt.Sprint(m.Coverage.Points) != fmt.Sprint(w.Coverage.Points) {
 		t.Errorf("merged cover points differ from the whole set's")
+	}
+	// The functional coverage model sampled shard by shard and summed equals
+	// the whole set's.
+	var mf, wf coverage.Report
+	if err := json.Unmarshal(m.Functional, &mf); err != nil {
+		t.Fatalf("merged functional coverage: %v", err)
+	}
+	if err := json.Unmarshal(w.Functional, &wf); err != nil {
+		t.Fatalf("whole set's functional coverage: %v", err)
+	}
+	if mf.Vectors != wf.Vectors || mf.Summary != wf.Summary || fmt.Sprint(mf.Points) != fmt.Sprint(wf.Points) || mf.Vectors != w.Count {
+		t.Errorf("merged functional coverage differs from the whole set's: %+v vs %+v", mf.Summary, wf.Summary)
 	}
 	for i, f := range m.Coverage.InputBits.Fields {
 		if f.Toggled > w.Coverage.InputBits.Fields[i].Toggled {

@@ -108,15 +108,20 @@ func demanded(f *rtl.Module, kb []known) []rtl.Bits {
 // prover decides whether surviving mutants are equivalent to the original
 // module.
 type prover struct {
-	f     *rtl.Module
-	kb    []known
-	dem   []rtl.Bits
-	users [][]*rtl.Node // per node, the nodes that read it (each once)
-	outs  []bool        // per node, drives an output port
+	// assumed names the assumptions the analysis uses ("" for none);
+	// assume are their bounds.
+	assumed string
+	assume  []*bound
+	f       *rtl.Module
+	kb      []known
+	dem     []rtl.Bits
+	users   [][]*rtl.Node // per node, the nodes that read it (each once)
+	outs    []bool        // per node, drives an output port
 }
 
-func newProver(f *rtl.Module) *prover {
-	kb := knownBits(f)
+func newProver(f *rtl.Module) *prover { return newProverKB(f, knownBits(f)) }
+
+func newProverKB(f *rtl.Module, kb []known) *prover {
 	p := &prover{f: f, kb: kb, dem: demanded(f, kb), users: make([][]*rtl.Node, len(f.Nodes)), outs: make([]bool, len(f.Nodes))}
 	for _, n := range f.Nodes {
 		for i, a := range n.Args {
@@ -198,6 +203,9 @@ func (p *prover) prove(mu Mutant) (string, error) {
 		return proof, nil
 	}
 	if proof := p.forward(mu); proof != "" {
+		return proof, nil
+	}
+	if proof := p.conditional(mu); proof != "" {
 		return proof, nil
 	}
 	var diff rtl.Bits
@@ -974,11 +982,14 @@ const maxForward = 256
 // changed operand is a constant the other operand's range makes
 // irrelevant). If no possibly changed node drives an output, no output
 // can change.
-func (p *prover) forward(mu Mutant) string {
+func (p *prover) forward(mu Mutant) string { return p.forwardKB(mu, p.kb) }
+
+// forwardKB is forward with kb for what is known of the original module.
+func (p *prover) forwardKB(mu Mutant, kb []known) string {
 	n := p.f.Nodes[mu.NodeID]
 	args := make([]known, len(n.Args))
 	for i, a := range n.Args {
-		args[i] = p.kb[a.ID]
+		args[i] = kb[a.ID]
 	}
 	s := shapeOf(n)
 	var m known
@@ -1014,10 +1025,10 @@ func (p *prover) forward(mu Mutant) string {
 	}
 	same := func(id int, x known) bool {
 		w := p.f.Nodes[id].Width
-		return equalBits(p.kb[id], x) == ones(w)
+		return equalBits(kb[id], x) == ones(w)
 	}
 	if same(n.ID, m) {
-		return fmt.Sprintf("the mutated node is the constant 0x%s in the original and the mutant (known bits and value ranges)", p.kb[n.ID].one.Hex(n.Width))
+		return fmt.Sprintf("the mutated node is the constant 0x%s in the original and the mutant (known bits and value ranges)", kb[n.ID].one.Hex(n.Width))
 	}
 	if p.outs[n.ID] {
 		return ""
@@ -1032,11 +1043,29 @@ func (p *prover) forward(mu Mutant) string {
 			if k, ok := changed[a.ID]; ok {
 				xa[i], hit = k, true
 			} else {
-				xa[i] = p.kb[a.ID]
+				xa[i] = kb[a.ID]
 			}
 		}
 		if !hit {
 			continue
+		}
+		if x.Op == rtl.OpMux {
+			// A mux whose select is unchanged and known passes its chosen
+			// arm: unchanged when that arm is.
+			if _, selChanged := changed[x.Args[0].ID]; !selChanged {
+				if is, v := kb[x.Args[0].ID].bit(0); is {
+					arm := x.Args[2]
+					if v {
+						arm = x.Args[1]
+					}
+					if _, armChanged := changed[arm.ID]; !armChanged {
+						if len(absorbed) < 3 {
+							absorbed = append(absorbed, x.Name)
+						}
+						continue
+					}
+				}
+			}
 		}
 		mx := infer(x, shapeOf(x), xa)
 		if same(id, mx) {
@@ -1051,6 +1080,114 @@ func (p *prover) forward(mu Mutant) string {
 		changed[id] = mx
 	}
 	return fmt.Sprintf("known bits and value ranges show the change absorbed before any output (at %s)", strings.Join(absorbed, ", "))
+}
+
+// knownBitsUnder is knownBits for the inputs where every bound holds
+// (node bs[i].id in [lo, hi]); ok is false when no input does (a bound
+// contradicts what the analysis knows of its node).
+func knownBitsUnder(f *rtl.Module, bs ...*bound) (kb []known, ok bool) {
+	at := map[int][]*bound{}
+	for _, c := range bs {
+		at[c.id] = append(at[c.id], c)
+	}
+	kb = make([]known, len(f.Nodes))
+	for _, n := range f.Nodes {
+		args := make([]known, len(n.Args))
+		for i, a := range n.Args {
+			args[i] = kb[a.ID]
+		}
+		kb[n.ID] = infer(n, shapeOf(n), args)
+		if n.Op == rtl.OpMux {
+			kb[n.ID] = refineMux(n, kb)
+		}
+		for _, c := range at[n.ID] {
+			k := kb[n.ID]
+			if !k.rng {
+				return nil, false
+			}
+			k.lo, k.hi = max(k.lo, c.lo), min(k.hi, c.hi)
+			blo, bhi := k.one[0], ^k.zero[0]&maxOf(n.Width)
+			if k.lo > k.hi || blo > k.hi || bhi < k.lo {
+				return nil, false
+			}
+			kb[n.ID] = withRange(k, n.Width)
+		}
+	}
+	return kb, true
+}
+
+// diffCases returns the conditions outside which mutant mu's node equals
+// the original node for every input: a ROM entry k differs only where the
+// address is k; a zero/sign-extension swap, a signed/unsigned compare or
+// product only where an operand's top bit is set (one case per operand).
+// nil: no such condition is known (the whole input space).
+func (p *prover) diffCases(mu Mutant) []*bound {
+	n := p.f.Nodes[mu.NodeID]
+	top := func(a *rtl.Node) *bound {
+		if a.Width > 64 {
+			return nil
+		}
+		return &bound{id: a.ID, lo: uint64(1) << uint(a.Width-1), hi: maxOf(a.Width)}
+	}
+	switch mu.Operator {
+	case ConstInc, ConstDec, ConstMSB:
+		// A constant read only by one unsigned product changes the product
+		// only where the other operand is not 0.
+		if us := p.users[n.ID]; len(us) == 1 && us[0].Op == rtl.OpMul && !us[0].Signed && us[0].Args[0] != us[0].Args[1] {
+			o := us[0].Args[0]
+			if o == n {
+				o = us[0].Args[1]
+			}
+			if o.Width <= 64 {
+				return []*bound{{id: o.ID, lo: 1, hi: maxOf(o.Width)}}
+			}
+		}
+	case ROMInc, ROMDec:
+		if a := n.Args[0]; a.Width <= 64 {
+			return []*bound{{id: a.ID, lo: uint64(mu.k), hi: uint64(mu.k)}}
+		}
+	case ExtSwap:
+		if b := top(n.Args[0]); b != nil {
+			return []*bound{b}
+		}
+	case CmpSign, MulSign:
+		var cs []*bound
+		for _, a := range n.Args {
+			b := top(a)
+			if b == nil {
+				return nil
+			}
+			cs = append(cs, b)
+		}
+		return cs
+	}
+	return nil
+}
+
+// conditional proves mu equivalent case by case: for each condition
+// outside which the mutant cannot differ (diffCases), either no input meets
+// it, or, with the analysis rerun for the inputs that do, the change is
+// absorbed before any output (forward).
+func (p *prover) conditional(mu Mutant) string {
+	cases := p.diffCases(mu)
+	if cases == nil {
+		return ""
+	}
+	var why []string
+	for _, c := range cases {
+		kb, ok := knownBitsUnder(p.f, append([]*bound{c}, p.assume...)...)
+		name := p.f.Nodes[c.id].Name
+		if !ok {
+			why = append(why, fmt.Sprintf("no input gives %s in [%d, %d]", name, c.lo, c.hi))
+			continue
+		}
+		pr := p.forwardKB(mu, kb)
+		if pr == "" {
+			return ""
+		}
+		why = append(why, fmt.Sprintf("where %s is in [%d, %d], %s", name, c.lo, c.hi, pr))
+	}
+	return "the mutant differs only where " + strings.Join(why, "; and ")
 }
 
 // Range is what the grader's forward value analysis knows of one node of a

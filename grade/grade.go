@@ -33,18 +33,26 @@ type Options struct {
 	Seed    uint64        // seed of the ROM entries mutated and of the sample
 	Shard   vectors.Shard // grade only this contiguous part of the sample
 	Workers int           // parallel evaluators (0: GOMAXPROCS); the report does not depend on it
+	// Assume are facts about nodes that the configuration's range analysis
+	// proves (HPCCAssumptions). A survivor the value analysis cannot prove
+	// equivalent is tried again with them; a proof that needs them is
+	// marked (Result.RangeAnalysis) and counted apart.
+	Assume []Assumption
 }
 
 // Result is one graded mutant.
 type Result struct {
 	Mutant
 	Verdict Verdict  `json:"verdict"`
-	Vector  *int64   `json:"vector,omitempty"`  // Killed: global index of the first vector that kills it
-	Class   string   `json:"class,omitempty"`   // Killed: that vector's class
-	Fields  []string `json:"fields,omitempty"`  // Killed: the output fields that differ there
-	Proof   string   `json:"proof,omitempty"`   // Equivalent: why no output can change
-	Near    string   `json:"near,omitempty"`    // survivors: the nearest readable node name downstream (the node's own if it has one)
-	Reaches []string `json:"reaches,omitempty"` // survivors: the output ports the mutated node feeds
+	Vector  *int64   `json:"vector,omitempty"` // Killed: global index of the first vector that kills it
+	Class   string   `json:"class,omitempty"`  // Killed: that vector's class
+	Fields  []string `json:"fields,omitempty"` // Killed: the output fields that differ there
+	Proof   string   `json:"proof,omitempty"`  // Equivalent: why no output can change
+	// RangeAnalysis: the proof rests on Options.Assume (the configuration's
+	// range analysis), not on the description alone.
+	RangeAnalysis bool     `json:"range_analysis,omitempty"`
+	Near          string   `json:"near,omitempty"`    // survivors: the nearest readable node name downstream (the node's own if it has one)
+	Reaches       []string `json:"reaches,omitempty"` // survivors: the output ports the mutated node feeds
 }
 
 // OperatorCount is the tally of one mutation operator.
@@ -58,23 +66,26 @@ type OperatorCount struct {
 
 // Report is the outcome of Grade. Score = Killed / (Mutants - Equivalent).
 type Report struct {
-	Design     string          `json:"design"`
-	Nodes      int             `json:"nodes"` // nodes of the flattened module
-	Vectors    int             `json:"vectors"`
-	Source     string          `json:"source"` // where the vectors came from
-	Seed       uint64          `json:"seed"`
-	Sites      int             `json:"sites"`   // every single-point mutant of the module
-	Sampled    int             `json:"sampled"` // mutants drawn from the sites
-	Shard      string          `json:"shard"`   // i/n of the sample graded here
-	Mutants    int             `json:"mutants"` // graded here
-	Killed     int             `json:"killed"`
-	Equivalent int             `json:"equivalent"`
-	Gaps       int             `json:"gaps"`
-	Score      float64         `json:"score"`     // Killed / (Mutants - Equivalent); 0 when undefined
-	MinScore   float64         `json:"min_score"` // the goal the verdict is judged against
-	Pass       bool            `json:"pass"`      // Score >= MinScore and at least one non-equivalent mutant
-	Operators  []OperatorCount `json:"operators"`
-	Results    []Result        `json:"results"`
+	Design     string `json:"design"`
+	Nodes      int    `json:"nodes"` // nodes of the flattened module
+	Vectors    int    `json:"vectors"`
+	Source     string `json:"source"` // where the vectors came from
+	Seed       uint64 `json:"seed"`
+	Sites      int    `json:"sites"`   // every single-point mutant of the module
+	Sampled    int    `json:"sampled"` // mutants drawn from the sites
+	Shard      string `json:"shard"`   // i/n of the sample graded here
+	Mutants    int    `json:"mutants"` // graded here
+	Killed     int    `json:"killed"`
+	Equivalent int    `json:"equivalent"`
+	// EquivalentByRange counts the equivalent mutants whose proof uses the
+	// configuration's range analysis (included in Equivalent).
+	EquivalentByRange int             `json:"equivalent_by_range_analysis"`
+	Gaps              int             `json:"gaps"`
+	Score             float64         `json:"score"`     // Killed / (Mutants - Equivalent); 0 when undefined
+	MinScore          float64         `json:"min_score"` // the goal the verdict is judged against
+	Pass              bool            `json:"pass"`      // Score >= MinScore and at least one non-equivalent mutant
+	Operators         []OperatorCount `json:"operators"`
+	Results           []Result        `json:"results"`
 }
 
 // runner evaluates modules over a vector set.
@@ -186,6 +197,12 @@ func Grade(ctx context.Context, m *rtl.Module, v *Vectors, opts Options, minScor
 	results := make([]Result, len(part))
 	errs := make([]error, len(part))
 	pr := newProver(f)
+	var prA *prover
+	if len(opts.Assume) > 0 {
+		if prA, err = newProverAssuming(f, opts.Assume); err != nil {
+			return nil, err
+		}
+	}
 	workers := opts.Workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -198,7 +215,7 @@ func Grade(ctx context.Context, m *rtl.Module, v *Vectors, opts Options, minScor
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i], errs[i] = gradeOne(ctx, f, r, pr, part[i])
+				results[i], errs[i] = gradeOne(ctx, f, r, pr, prA, part[i])
 			}
 		}()
 	}
@@ -236,6 +253,9 @@ func Grade(ctx context.Context, m *rtl.Module, v *Vectors, opts Options, minScor
 		case Equivalent:
 			rep.Equivalent++
 			oc.Equivalent++
+			if res.RangeAnalysis {
+				rep.EquivalentByRange++
+			}
 		default:
 			rep.Gaps++
 			oc.Gaps++
@@ -254,7 +274,7 @@ func Grade(ctx context.Context, m *rtl.Module, v *Vectors, opts Options, minScor
 
 // gradeOne builds mutant mu of the flat module f, runs it and, if it
 // survives, tries to prove it equivalent.
-func gradeOne(ctx context.Context, f *rtl.Module, r *runner, pr *prover, mu Mutant) (Result, error) {
+func gradeOne(ctx context.Context, f *rtl.Module, r *runner, pr, prA *prover, mu Mutant) (Result, error) {
 	res := Result{Mutant: mu}
 	mm, err := rebuild(f, &mu)
 	if err != nil {
@@ -277,6 +297,15 @@ func gradeOne(ctx context.Context, f *rtl.Module, r *runner, pr *prover, mu Muta
 	if proof != "" {
 		res.Verdict, res.Proof = Equivalent, proof
 		return res, nil
+	}
+	if prA != nil {
+		if proof, err = prA.prove(mu); err != nil {
+			return res, err
+		}
+		if proof != "" {
+			res.Verdict, res.Proof, res.RangeAnalysis = Equivalent, "under the configuration's range analysis ("+prA.assumed+"): "+proof, true
+			return res, nil
+		}
 	}
 	res.Verdict = Gap
 	return res, nil
@@ -313,6 +342,10 @@ func (rep *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "mutation grading of %s (%d nodes) over %d vectors (%s)\n", rep.Design, rep.Nodes, rep.Vectors, rep.Source)
 	fmt.Fprintf(&b, "mutants: %d sites, %d sampled (seed %d), shard %s: %d graded\n", rep.Sites, rep.Sampled, rep.Seed, rep.Shard, rep.Mutants)
 	fmt.Fprintf(&b, "killed %d, equivalent (proved) %d, gaps %d\n", rep.Killed, rep.Equivalent, rep.Gaps)
+	if rep.EquivalentByRange > 0 {
+		fmt.Fprintf(&b, "  of the equivalent, %d proved under the configuration's range analysis (without it: score %.2f%%)\n",
+			rep.EquivalentByRange, 100*float64(rep.Killed)/float64(max(rep.Mutants-rep.Equivalent+rep.EquivalentByRange, 1)))
+	}
 	verdict := "PASS"
 	if !rep.Pass {
 		verdict = "FAIL"

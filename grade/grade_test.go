@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
@@ -274,7 +275,7 @@ var pinned = []struct {
 	seed               uint64
 	killed, equivalent int
 }{
-	{"hpcc_update", 40, 14, 32, 1},
+	{"hpcc_update", 40, 14, 33, 4},
 	{"ldcp_update", 40, 14, 30, 3},
 }
 
@@ -286,7 +287,15 @@ func TestPinnedSample(t *testing.T) {
 	for _, p := range pinned {
 		t.Run(p.name, func(t *testing.T) {
 			m, v := defaultTarget(t, p.name)
-			rep, err := Grade(context.Background(), m, v, Options{Mutants: p.mutants, Seed: p.seed}, DefaultMinScore)
+			opts := Options{Mutants: p.mutants, Seed: p.seed}
+			if p.name == "hpcc_update" {
+				as, err := HPCCAssumptions(m, hpcc.DefaultConfig())
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts.Assume = as
+			}
+			rep, err := Grade(context.Background(), m, v, opts, DefaultMinScore)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -300,13 +309,22 @@ func TestPinnedSample(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pr := newProver(f)
+			provers := []*prover{newProver(f)}
+			if len(opts.Assume) > 0 {
+				pa, err := newProverAssuming(f, opts.Assume)
+				if err != nil {
+					t.Fatal(err)
+				}
+				provers = append(provers, pa)
+			}
 			for _, res := range rep.Results {
 				if res.Verdict != Killed {
 					continue
 				}
-				if proof, err := pr.prove(res.Mutant); err != nil || proof != "" {
-					t.Errorf("%s: killed, yet proved equivalent: %q (%v)", res.Mutant, proof, err)
+				for _, pr := range provers {
+					if proof, err := pr.prove(res.Mutant); err != nil || proof != "" {
+						t.Errorf("%s: killed, yet proved equivalent: %q (%v)", res.Mutant, proof, err)
+					}
 				}
 			}
 			if rep.Killed > p.killed {
@@ -354,7 +372,7 @@ func TestNoProofForKilled(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		mutants int
-	}{{"ldcp_update", 0}} {
+	}{{"ldcp_update", 0}, {"hpcc_update", 150}} {
 		t.Run(c.name, func(t *testing.T) {
 			m, v := defaultTarget(t, c.name)
 			f, err := combinational(m)
@@ -372,7 +390,18 @@ func TestNoProofForKilled(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pr := newProver(f)
+			provers := []*prover{newProver(f)}
+			if c.name == "hpcc_update" {
+				as, err := HPCCAssumptions(m, hpcc.DefaultConfig())
+				if err != nil {
+					t.Fatal(err)
+				}
+				pa, err := newProverAssuming(f, as)
+				if err != nil {
+					t.Fatal(err)
+				}
+				provers = append(provers, pa)
+			}
 			killed := 0
 			for _, mu := range all {
 				mm, err := rebuild(f, &mu)
@@ -387,8 +416,10 @@ func TestNoProofForKilled(t *testing.T) {
 					continue
 				}
 				killed++
-				if proof, err := pr.prove(mu); err != nil || proof != "" {
-					t.Errorf("%s: killed by vector %d, yet proved equivalent: %q (%v)", mu, k, proof, err)
+				for _, pr := range provers {
+					if proof, err := pr.prove(mu); err != nil || proof != "" {
+						t.Errorf("%s: killed by vector %d, yet proved equivalent: %q (%v)", mu, k, proof, err)
+					}
 				}
 			}
 			t.Logf("%d killed mutants, none proved equivalent", killed)
@@ -423,6 +454,60 @@ func TestShards(t *testing.T) {
 	for i := range got {
 		if got[i].Index != whole.Results[i].Index || got[i].Verdict != whole.Results[i].Verdict {
 			t.Fatalf("result %d: shard %v %s, whole %v %s", i, got[i].Mutant, got[i].Verdict, whole.Results[i].Mutant, whole.Results[i].Verdict)
+		}
+	}
+}
+
+// TestAssumptionsHold checks the range-analysis assumptions of the default
+// hpcc_update on the description itself: there is one per 1/dts unit and
+// one for u_ewma, and over the default level-1 and level-2 sets (every
+// directed corner, the bit-pattern operands and 10 000 random vectors) no
+// assumed node ever leaves its interval (a sampled guard: the proof is the
+// range analysis, this catches a wrong link between a row and a node).
+func TestAssumptionsHold(t *testing.T) {
+	cfg := hpcc.DefaultConfig()
+	m, err := hpccrtl.UpdateComb(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := HPCCAssumptions(m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(as) != cfg.MaxHops+1 {
+		t.Fatalf("%d assumptions, want %d (one per 1/dts unit, one for u_ewma): %v", len(as), cfg.MaxHops+1, as)
+	}
+	f, err := combinational(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := rtl.NewSim(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int, len(as))
+	for i, a := range as {
+		ids[i] = slices.IndexFunc(sim.Module().Nodes, func(n *rtl.Node) bool { return n.Name == a.Node })
+		if ids[i] < 0 {
+			t.Fatalf("assumption %v: node not in the simulator's module", a)
+		}
+	}
+	for _, level := range []int{1, 2} {
+		set, err := vectors.GenerateHPCC(cfg, vectors.Options{Level: level, Seed: 1, Count: 10000, NoJSONL: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := FromSet(set, "")
+		for k := 0; k < v.Len(); k++ {
+			for i, x := range v.Input(k) {
+				sim.SetInUint(i, x)
+			}
+			sim.Eval()
+			for i, a := range as {
+				if x := sim.NodeValue(ids[i]).Uint64(); x < a.Lo || x > a.Hi {
+					t.Fatalf("level %d vector %d (%s): %s = %d, assumed in [%d, %d]", level, k, v.Class(k), a.Node, x, a.Lo, a.Hi)
+				}
+			}
 		}
 	}
 }

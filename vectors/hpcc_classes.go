@@ -416,10 +416,14 @@ func (h *HPCC) buildClasses() error {
 	x.dtsMax = dtsClass("dts_max", fmt.Sprintf("delta ts = MaxDeltaTsNs = %d (largest accepted)", c.MaxDeltaTsNs), c.MaxDeltaTsNs)
 	x.dtsAbove = dtsClass("dts_above_max", fmt.Sprintf("delta ts = MaxDeltaTsNs + 1 = %d (stale sample: re-baseline)", c.MaxDeltaTsNs+1), c.MaxDeltaTsNs+1)
 	if T := uint64(c.BaseRTTNs); T+1 <= c.MaxDeltaTsNs {
-		x.dtsT = h.add("dts_t_edges", fmt.Sprintf("delta ts = T - 1, T and T + 1 (T = %d ns) on one loaded hop: tau = min(dts, T) just below, at and above its clamp", T), 1, true, func(emit emitFn) error {
+		x.dtsT = h.add("dts_t_edges", fmt.Sprintf("delta ts = T - 1, T and T + 1 (T = %d ns) on one loaded hop over idle ones (the selected hop): tau = min(dts, T) just below, at and above its clamp", T), 1, true, func(emit emitFn) error {
 			for _, dts := range []uint64{T - 1, T, T + 1} {
 				err := h.perHop(emit, func(i int) (hpcc.State, hpcc.Input) {
-					return h.baseWith(i, func(s hopSpec) hopSpec { s.dts, s.dTx = dts, h.txUnits(s.code, dts, 500); return s })
+					st, in := h.idleBase(h.maxHops) // the other hops idle: hop i is the one selected
+					s := h.baseHop(i)
+					s.dts, s.dTx = dts, h.txUnits(s.code, dts, 500)
+					h.setHop(&st, &in, i, s)
+					return st, in
 				})
 				if err != nil {
 					return err
