@@ -3,6 +3,7 @@ module github.com/hpccgold/hpccgold
 go 1.26.0
 
 require (
+	github.com/klauspost/compress v1.18.0
 	github.com/olekukonko/tablewriter v1.1.5
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2

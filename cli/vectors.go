@@ -59,7 +59,7 @@ func runVectors(env *Env) error {
 }
 
 func runVectorsGen(env *Env) error {
-	fs := newFlagSet(env, "vectors gen", "vectors gen [--cc hpcc|ldcp] [--config FILE] [--seed N] [--count N] [--level 1|2] [--out DIR] [--shard i/n] [--class A,B] [--jsonl] [--format hex|bin] [--workers N]\n"+
+	fs := newFlagSet(env, "vectors gen", "vectors gen [--cc hpcc|ldcp] [--config FILE] [--seed N] [--count N] [--level 1|2] [--out DIR] [--shard i/n] [--class A,B] [--jsonl] [--format hex|bin] [--compress none|zstd] [--workers N]\n"+
 		"       vectors gen --from-sim SCENARIO [--config FILE] [--cc hpcc|hpcc-rx] [--seed N] [--count N] [--out DIR] [--shard i/n] [--jsonl] [--workers N]")
 	configFile := fs.String("config", "", "HPCC++ configuration JSON (hpcc.LoadConfig form), or LDCP (ldcp.LoadConfig form) with --cc ldcp; default: the default configuration. With --from-sim: a JSON file overlaying the scenario (as hpccgold sim --config)")
 	seed := fs.Uint64("seed", 1, "seed of the constrained-random vectors. With --from-sim, if given: replaces the scenario's network.seed and traffic.random.seed")
@@ -77,6 +77,7 @@ func runVectorsGen(env *Env) error {
 	events := fs.Int("events", 3000, "--design module: events per stream kind (same-flow, interleaved, mixed)")
 	jsonl := fs.Bool("jsonl", false, "also write vectors.jsonl: every vector with named fields, raw and real values (about 5.5 KB a vector for HPCC++, 30x the hex files; check, verify, show and the testbenches need only the hex files)")
 	noJSONL := fs.Bool("no-jsonl", false, "do not write vectors.jsonl (the default; kept for scripts)")
+	compress := fs.String("compress", "none", "none: plain stimulus and expected files; zstd: zstd streams stimulus.hex.zst and expected.hex.zst (or .bin.zst), written in the same pass, hashed as on disk, read directly by check, verify, show, cover and cosim")
 	format := fs.String("format", "hex", "hex: stimulus.hex and expected.hex ($readmemh lines, every reader); bin: stimulus.bin and expected.bin, binary records of ceil(width/8) bytes (half the bytes, no parsing; read by verify, show and the Verilator cosim harness, converted for Icarus)")
 	workers := fs.Int("workers", 0, fmt.Sprintf("evaluating goroutines, 0..%d (0: one per CPU; at most 4 per CPU: more only cost memory); the output does not depend on it", vectors.MaxWorkers()))
 	untilCovered := fs.Bool("until-covered", false, "coverage closure: draw random vectors, biased toward the unhit bins of the functional coverage model, until every reachable bin is hit (or --budget); the set holds the directed vectors and the vectors drawn (--count is then the number drawn)")
@@ -105,8 +106,8 @@ func runVectorsGen(env *Env) error {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch *design {
 	case "module":
-		if set["format"] {
-			return errors.New("--format does not apply to --design module (a stream set is written as hex)")
+		if set["format"] || set["compress"] {
+			return errors.New("--format and --compress do not apply to --design module (a stream set is written as plain hex)")
 		}
 		return runVectorsModule(env, set, *configFile, *seed, *flowBits, *stages, *events, *out)
 	case "update":
@@ -118,8 +119,8 @@ func runVectorsGen(env *Env) error {
 	default:
 		return fmt.Errorf("--design=%q: must be update or module", *design)
 	}
-	if *fromSim != "" && set["format"] {
-		return errors.New("--format does not apply to --from-sim (a captured set is written as hex)")
+	if *fromSim != "" && (set["format"] || set["compress"]) {
+		return errors.New("--format and --compress do not apply to --from-sim (a captured set is written as plain hex)")
 	}
 	if *fromSim != "" {
 		return runVectorsFromSim(env, fs, *fromSim, *configFile, *cc, *model, *seed, *count, *out, *shard, *noJSONL, *workers)
@@ -162,6 +163,13 @@ func runVectorsGen(env *Env) error {
 				return fmt.Errorf("--%s needs --until-covered", f)
 			}
 		}
+	}
+	switch *compress {
+	case "none":
+	case "zstd":
+		opts.Compress = vectors.CompressZstd
+	default:
+		return fmt.Errorf("--compress=%q: want none or zstd", *compress)
 	}
 	if *shard != "" {
 		sh, err := vectors.ParseShard(*shard)

@@ -49,7 +49,7 @@ func BenchmarkGenerateHPCC(b *testing.B) {
 }
 
 // BenchmarkGenerateDirHPCC measures GenerateDir end to end (random vectors,
-// hex files or binary records, SHA-256 of every file, atomic writes), on
+// hex files or binary records, plain or zstd-compressed, SHA-256 of every file, atomic writes), on
 // one worker and on GOMAXPROCS workers. Reported as vectors/s (wall) and
 // vectors/cpu-s (CPU time of the whole process: every worker, hashing and
 // the kernel's writes).
@@ -63,10 +63,15 @@ func BenchmarkGenerateDirHPCC(b *testing.B) {
 		workers int
 		jsonl   bool
 		binary  bool
-	}{{"workers1", 1, false, false}, {"workersMax", 0, false, false}, {"workersMax_jsonl", 0, true, false}, {"workersMax_bin", 0, false, true}} {
+		zstd    bool
+	}{{"workers1", 1, false, false, false}, {"workersMax", 0, false, false, false}, {"workersMax_jsonl", 0, true, false, false},
+		{"workersMax_bin", 0, false, true, false}, {"workersMax_zstd", 0, false, false, true}, {"workersMax_bin_zstd", 0, false, true, true}} {
 		b.Run(bc.name, func(b *testing.B) {
 			dir := b.TempDir()
 			opts := Options{Classes: []string{"first_ack"}, Count: int64(max(b.N, 1)), Workers: bc.workers, NoJSONL: !bc.jsonl, Binary: bc.binary}
+			if bc.zstd {
+				opts.Compress = CompressZstd
+			}
 			b.ResetTimer()
 			start, cpu0 := time.Now(), processCPU()
 			man, err := GenerateDir(dir, m, opts)

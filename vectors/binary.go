@@ -93,7 +93,7 @@ func (rr *recordReader) next(w []uint64) (ok bool, err error) {
 // (stimulus.bin) rather than hex lines.
 func (m *Manifest) IsBinary() bool {
 	for _, f := range m.Files {
-		if f.Name == StimulusBinFile {
+		if f.Name == StimulusBinFile || f.Name == StimulusBinFile+zstSuffix {
 			return true
 		}
 	}
@@ -102,12 +102,16 @@ func (m *Manifest) IsBinary() bool {
 
 // VectorFiles returns the names of the set's stimulus and expected files:
 // stimulus.bin and expected.bin for a binary set, else stimulus.hex and
-// expected.hex.
+// expected.hex; each with the suffix ".zst" when the set is compressed.
 func (m *Manifest) VectorFiles() (stim, exp string) {
+	stim, exp = StimulusFile, ExpectedFile
 	if m.IsBinary() {
-		return StimulusBinFile, ExpectedBinFile
+		stim, exp = StimulusBinFile, ExpectedBinFile
 	}
-	return StimulusFile, ExpectedFile
+	if m.IsCompressed() {
+		stim, exp = stim+zstSuffix, exp+zstSuffix
+	}
+	return stim, exp
 }
 
 // errBinary is the error of a reader of hex sets given a binary one.
@@ -115,10 +119,10 @@ func errBinary(dir, what string) error {
 	return fmt.Errorf("vectors: %s holds binary records (%s), and %s reads hex sets; write the set with hex files (vectors gen without --format bin)", dir, StimulusBinFile, what)
 }
 
-// WriteHexCopy writes the binary set in dir as stimulus.hex and
-// expected.hex into out (plain files, for $readmemh testbenches), after
-// checking the binary files against the manifest's size and hashes. It
-// returns the number of vectors.
+// WriteHexCopy writes the binary set in dir (compressed or not) as
+// stimulus.hex and expected.hex into out (plain files, for $readmemh
+// testbenches), after checking the binary files against the manifest's
+// size and hashes. It returns the number of vectors.
 func WriteHexCopy(dir, out string) (int64, error) {
 	man, err := ReadManifest(dir)
 	if err != nil {
@@ -131,26 +135,18 @@ func WriteHexCopy(dir, out string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	for _, fh := range man.Files {
-		if fh.Name != StimulusBinFile && fh.Name != ExpectedBinFile {
-			continue
-		}
-		got, err := hashFile(filepath.Join(dir, fh.Name))
-		if err != nil {
-			return 0, fmt.Errorf("vectors: %w", err)
-		}
-		if got != fh {
-			return 0, fmt.Errorf("vectors: %s: golden set damaged: %s does not match its manifest entry; run `hpccgold vectors verify %s`", dir, fh.Name, dir)
-		}
+	if err := checkDataHashes(dir, man); err != nil {
+		return 0, err
 	}
+	stimName, expName := man.VectorFiles()
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return 0, fmt.Errorf("vectors: %w", err)
 	}
 	for _, f := range []struct {
 		bin, hex string
 		t        fieldtable.Table
-	}{{StimulusBinFile, StimulusFile, lay.in}, {ExpectedBinFile, ExpectedFile, lay.out}} {
-		in, err := os.Open(filepath.Join(dir, f.bin))
+	}{{stimName, StimulusFile, lay.in}, {expName, ExpectedFile, lay.out}} {
+		in, err := openData(dir, f.bin, nil)
 		if err != nil {
 			return 0, fmt.Errorf("vectors: %w", err)
 		}

@@ -157,26 +157,29 @@ func CheckReader(goldenDir string, r io.Reader, name string, opts CheckOptions) 
 	if man.IsBinary() {
 		return nil, errBinary(goldenDir, "check")
 	}
+	stimName, expName := man.VectorFiles()
 	var expHash *FileHash
 	for i := range man.Files {
-		if man.Files[i].Name == ExpectedFile {
+		if man.Files[i].Name == expName {
 			expHash = &man.Files[i]
 		}
 	}
-	goldenPath := filepath.Join(goldenDir, ExpectedFile)
+	goldenPath := filepath.Join(goldenDir, expName)
 	if expHash == nil {
-		return nil, fmt.Errorf("vectors: %s: no entry for %s", filepath.Join(goldenDir, ManifestFile), ExpectedFile)
+		return nil, fmt.Errorf("vectors: %s: no entry for %s", filepath.Join(goldenDir, ManifestFile), expName)
 	}
-	gf, err := os.Open(goldenPath)
+	// The CRC is of the file as on disk (compressed, for a compressed set);
+	// a compressed stream that does not decode is a damaged golden set.
+	crc := &crcWriter{}
+	gf, err := openData(goldenDir, expName, crc)
 	if err != nil {
 		return nil, fmt.Errorf("vectors: check: %w", err)
 	}
 	defer gf.Close()
-	crc := &crcWriter{}
-	golden := newLineReader(io.TeeReader(gf, crc), goldenPath)
+	golden := newLineReader(gf, goldenPath)
 	dut := newLineReader(r, name)
 
-	sf, err := os.Open(filepath.Join(goldenDir, StimulusFile))
+	sf, err := openData(goldenDir, stimName, nil)
 	if err != nil {
 		return nil, fmt.Errorf("vectors: check: %w", err)
 	}
@@ -193,7 +196,7 @@ func CheckReader(goldenDir string, r io.Reader, name string, opts CheckOptions) 
 	c := &checker{rep: rep, man: man, lay: lay, opts: opts, golden: golden, dut: dut,
 		want: make([]uint64, lay.out.Words()), got: make([]uint64, lay.out.Words()),
 		fieldFails: make([]int64, len(lay.out.Fields)), classFails: map[string]int64{},
-		stim: newLineReader(sf, filepath.Join(goldenDir, StimulusFile)), in: make([]uint64, lay.in.Words())}
+		stim: newLineReader(sf, filepath.Join(goldenDir, stimName)), in: make([]uint64, lay.in.Words())}
 	if rep.DUTFormat == "jsonl" {
 		err = c.runJSONL()
 	} else {
@@ -207,7 +210,7 @@ func CheckReader(goldenDir string, r io.Reader, name string, opts CheckOptions) 
 		return nil, fmt.Errorf("vectors: %s: %w", goldenPath, err)
 	}
 	if sum := fmt.Sprintf("%08x", crc.crc); sum != expHash.CRC32C {
-		return nil, fmt.Errorf("vectors: %s: CRC-32C %s does not match the manifest's %s: the golden set is corrupted (run hpccgold vectors verify)", goldenPath, sum, expHash.CRC32C)
+		return nil, fmt.Errorf("vectors: %s: CRC-32C %s does not match the manifest's %s: golden set damaged (run hpccgold vectors verify)", goldenPath, sum, expHash.CRC32C)
 	}
 	for i, n := range c.fieldFails {
 		if n != 0 {

@@ -156,7 +156,7 @@ func TestCheckErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := checkBytes(t, dir, []byte(corrupt))
-	if err == nil || !strings.Contains(err.Error(), "expected.hex: CRC-32C") || !strings.Contains(err.Error(), "golden set is corrupted") {
+	if err == nil || !strings.Contains(err.Error(), "expected.hex: CRC-32C") || !strings.Contains(err.Error(), "golden set damaged") {
 		t.Errorf("corrupted golden: err = %v", err)
 	}
 }

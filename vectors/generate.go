@@ -96,6 +96,10 @@ type Options struct {
 	// Binary writes stimulus.bin and expected.bin (binary records, see
 	// StimulusBinFile) in place of stimulus.hex and expected.hex.
 	Binary bool
+	// Compress, if CompressZstd, writes the stimulus and expected files as
+	// zstd streams (stimulus.hex.zst, ...) in the same single pass; empty
+	// writes them plain. The compressed bytes depend only on the vectors.
+	Compress string
 	// Progress, if not nil, is called from the calling goroutine after each
 	// block with the vectors done and the vectors to do in this shard.
 	Progress func(done, total int64)
@@ -329,6 +333,9 @@ func basePlan(m Model, opts Options) (*plan, error) {
 		return nil, err
 	}
 	if err := opts.Shard.validate(); err != nil {
+		return nil, err
+	}
+	if err := checkCompress(opts.Compress); err != nil {
 		return nil, err
 	}
 	if opts.Workers < 0 || opts.Workers > MaxWorkers() {
@@ -653,6 +660,7 @@ func (p *plan) manifest(acc *worker) Manifest {
 		Count:       p.last - p.first,
 		Capture:     p.capture,
 		Bias:        p.opts.Bias,
+		Compression: p.opts.Compress,
 	}
 	for c := 0; c <= len(p.classes); c++ {
 		cc := ClassCount{Name: p.className(c), Total: p.classN[c], First: p.classAt[c]}

@@ -45,10 +45,14 @@ type Manifest struct {
 	Module *ModuleInfo `json:"module,omitempty"`
 	// Bias is the bias schedule of the random vectors (vectors gen
 	// --until-covered); empty for plain random draws.
-	Bias     []BiasStep   `json:"bias,omitempty"`
-	Classes  []ClassCount `json:"classes"`  // every class, directed in order, then "random" (captured sets: the capture's class)
-	Coverage Coverage     `json:"coverage"` // of the vectors in this directory
-	Files    []FileHash   `json:"files"`    // every other file of the directory
+	Bias []BiasStep `json:"bias,omitempty"`
+	// Compression is CompressZstd when the stimulus and expected files are
+	// zstd streams (their names end in ".zst" and their Files entries hash
+	// the compressed bytes); empty when they are plain.
+	Compression string       `json:"compression,omitempty"`
+	Classes     []ClassCount `json:"classes"`  // every class, directed in order, then "random" (captured sets: the capture's class)
+	Coverage    Coverage     `json:"coverage"` // of the vectors in this directory
+	Files       []FileHash   `json:"files"`    // every other file of the directory
 }
 
 // ShardInfo locates a directory's vectors in the unsharded set.

@@ -15,6 +15,7 @@ import (
 	"github.com/hpccgold/hpccgold/atomicfile"
 	"github.com/hpccgold/hpccgold/buildinfo"
 	"github.com/hpccgold/hpccgold/fieldtable"
+	"github.com/klauspost/compress/zstd"
 )
 
 // Set is a vector set held in memory: what Generate returns for co-simulation
@@ -181,6 +182,59 @@ func (hw *hashWriter) sum(name string) FileHash {
 	return FileHash{Name: name, Bytes: hw.n, Lines: hw.lines, SHA256: hex.EncodeToString(hw.h.Sum(nil)), CRC32C: fmt.Sprintf("%08x", hw.crc)}
 }
 
+// dataFile is a stimulus or expected file being written: the bytes go
+// through a zstd encoder when the set is compressed, and the hash is of
+// what reaches the file.
+type dataFile struct {
+	hw  *hashWriter
+	enc *zstd.Encoder // nil when plain
+}
+
+// hashSink adapts a hashWriter to io.Writer for the encoder.
+type hashSink struct{ hw *hashWriter }
+
+func (s hashSink) Write(b []byte) (int, error) {
+	if err := s.hw.write(b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// newDataFile starts a data file on w, compressed per compress ("" or
+// CompressZstd).
+func newDataFile(w io.Writer, compress string) (*dataFile, error) {
+	d := &dataFile{hw: newHashWriter(w)}
+	if compress == CompressZstd {
+		enc, err := newZstdWriter(hashSink{d.hw})
+		if err != nil {
+			return nil, err
+		}
+		d.enc = enc
+	}
+	return d, nil
+}
+
+func (d *dataFile) write(b []byte) error {
+	if d.enc == nil {
+		return d.hw.write(b)
+	}
+	_, err := d.enc.Write(b)
+	return err
+}
+
+// finish ends the compressed stream (its last frame and checksum).
+func (d *dataFile) finish() error {
+	if d.enc == nil {
+		return nil
+	}
+	if err := d.enc.Close(); err != nil {
+		return fmt.Errorf("zstd: %w", err)
+	}
+	return nil
+}
+
+func (d *dataFile) sum(name string) FileHash { return d.hw.sum(name) }
+
 // writeSmall writes one small file atomically and returns its hash.
 func writeSmall(dir, name string, data []byte) (FileHash, error) {
 	var fh FileHash
@@ -220,7 +274,8 @@ func writeDir(ctx context.Context, outDir string, p *plan, feed func(emit func(*
 		return fmt.Errorf("vectors: %w", err)
 	}
 
-	var stim, exp, jl, org *hashWriter
+	var stim, exp *dataFile
+	var jl, org *hashWriter
 	var man *Manifest
 	var bodyErr error
 	body := func() error {
@@ -259,18 +314,36 @@ func writeDir(ctx context.Context, outDir string, p *plan, feed func(emit func(*
 	if p.opts.Binary {
 		stimName, expName = StimulusBinFile, ExpectedBinFile
 	}
+	if p.opts.Compress != "" {
+		stimName, expName = stimName+zstSuffix, expName+zstSuffix
+	}
 	err = atomicfile.Write(filepath.Join(dir, stimName), 0o644, func(ws io.Writer) error {
-		stim = newHashWriter(ws)
-		return atomicfile.Write(filepath.Join(dir, expName), 0o644, func(we io.Writer) error {
-			exp = newHashWriter(we)
-			if p.opts.NoJSONL {
-				return withOrigins()
+		var err error
+		if stim, err = newDataFile(ws, p.opts.Compress); err != nil {
+			return err
+		}
+		err = atomicfile.Write(filepath.Join(dir, expName), 0o644, func(we io.Writer) error {
+			var err error
+			if exp, err = newDataFile(we, p.opts.Compress); err != nil {
+				return err
 			}
-			return atomicfile.Write(filepath.Join(dir, JSONLFile), 0o644, func(wj io.Writer) error {
-				jl = newHashWriter(wj)
-				return withOrigins()
-			})
+			if p.opts.NoJSONL {
+				err = withOrigins()
+			} else {
+				err = atomicfile.Write(filepath.Join(dir, JSONLFile), 0o644, func(wj io.Writer) error {
+					jl = newHashWriter(wj)
+					return withOrigins()
+				})
+			}
+			if err != nil {
+				return err
+			}
+			return exp.finish()
 		})
+		if err != nil {
+			return err
+		}
+		return stim.finish()
 	})
 	if bodyErr != nil {
 		return bodyErr

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hpccgold/hpccgold/fieldtable"
 	"github.com/olekukonko/tablewriter/tw"
@@ -52,19 +53,18 @@ func Show(dir string, index int64) (*VectorView, error) {
 		file string
 		dst  *[]FieldValue
 		in   bool
-	}{{StimulusFile, &v.Inputs, true}, {ExpectedFile, &v.Outputs, false}} {
+	}{{v.stim, &v.Inputs, true}, {v.exp, &v.Outputs, false}} {
 		tab, fmts := lay.out, lay.outFmt
 		if part.in {
 			tab, fmts = lay.in, lay.inFmt
 		}
 		words := make([]uint64, tab.Words())
 		if man.IsBinary() {
-			name := map[bool]string{true: StimulusBinFile, false: ExpectedBinFile}[part.in]
-			if err := nthRecord(filepath.Join(dir, name), tab, k, man.Count, words); err != nil {
+			if err := nthRecord(dir, part.file, tab, k, man.Count, words); err != nil {
 				return nil, err
 			}
 		} else {
-			line, err := nthLine(filepath.Join(dir, part.file), k, man.Count)
+			line, err := nthLine(dir, part.file, k, man.Count)
 			if err != nil {
 				return nil, err
 			}
@@ -81,9 +81,29 @@ func Show(dir string, index int64) (*VectorView, error) {
 	return v, nil
 }
 
-// nthRecord decodes record k (0-based) of the binary file at path, which
-// the manifest says holds count records of tab, into words.
-func nthRecord(path string, tab fieldtable.Table, k, count int64, words []uint64) error {
+// nthRecord decodes record k (0-based) of the binary file name in dir,
+// which the manifest says holds count records of tab, into words; a
+// compressed file is read through to the record.
+func nthRecord(dir, name string, tab fieldtable.Table, k, count int64, words []uint64) error {
+	path := filepath.Join(dir, name)
+	if strings.HasSuffix(name, zstSuffix) {
+		f, err := openData(dir, name, nil)
+		if err != nil {
+			return fmt.Errorf("vectors: show: %w", err)
+		}
+		defer f.Close()
+		rr := newRecordReader(f, tab, path)
+		for i := int64(0); i <= k; i++ {
+			ok, err := rr.next(words)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("vectors: %s: golden set damaged: %d records, manifest says %d (run hpccgold vectors verify)", path, i, count)
+			}
+		}
+		return nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("vectors: show: %w", err)
@@ -103,10 +123,11 @@ func nthRecord(path string, tab fieldtable.Table, k, count int64, words []uint64
 	return nil
 }
 
-// nthLine returns line k (0-based) of the file at path, which the manifest
-// says has count lines.
-func nthLine(path string, k, count int64) ([]byte, error) {
-	f, err := os.Open(path)
+// nthLine returns line k (0-based) of the file name in dir (decompressed
+// if it is compressed), which the manifest says has count lines.
+func nthLine(dir, name string, k, count int64) ([]byte, error) {
+	path := filepath.Join(dir, name)
+	f, err := openData(dir, name, nil)
 	if err != nil {
 		return nil, fmt.Errorf("vectors: show: %w", err)
 	}
@@ -134,7 +155,7 @@ func (v *VectorView) Write(w io.Writer) error {
 		stim, exp = StimulusFile, ExpectedFile
 	}
 	what := "line"
-	if stim == StimulusBinFile {
+	if plainName(stim) == StimulusBinFile {
 		what = "record"
 	}
 	if _, err := fmt.Fprintf(w, "vector %d of %s (model %s, class %s, %s %d of %s and %s)\n",

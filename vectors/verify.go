@@ -149,7 +149,8 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 		return rep, nil
 	}
 	opts := Options{Level: man.Level, Classes: man.ClassFilter, Seed: man.Seed, Count: man.RandomCount,
-		Shard: Shard{Index: man.Shard.Index, Count: man.Shard.Count}, Workers: 1, NoJSONL: !listed[JSONLFile], Binary: bin, Bias: man.Bias}
+		Shard: Shard{Index: man.Shard.Index, Count: man.Shard.Count}, Workers: 1, NoJSONL: !listed[JSONLFile], Binary: bin, Bias: man.Bias,
+		Compress: man.Compression}
 	var p *plan
 	if man.Capture != nil {
 		p, err = capturePlanFromManifest(m, man, opts)
@@ -188,7 +189,7 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 		return nil, err
 	}
 	files := map[string]*lineReader{}
-	lineFiles := []string{StimulusFile, ExpectedFile, JSONLFile, CaptureFile}
+	lineFiles := []string{stimName, expName, JSONLFile, CaptureFile}
 	if bin {
 		lineFiles = []string{JSONLFile, CaptureFile}
 	}
@@ -196,11 +197,11 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 	for _, r := range []struct {
 		name string
 		t    fieldtable.Table
-	}{{StimulusBinFile, p.lay.in}, {ExpectedBinFile, p.lay.out}} {
+	}{{stimName, p.lay.in}, {expName, p.lay.out}} {
 		if !bin {
 			break
 		}
-		f, err := os.Open(filepath.Join(dir, r.name))
+		f, err := openData(dir, r.name, nil)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // reported with the hashes
 		}
@@ -214,7 +215,7 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 		if name == JSONLFile && opts.NoJSONL || name == CaptureFile && (p.capture == nil || !listed[CaptureFile]) {
 			continue
 		}
-		f, err := os.Open(filepath.Join(dir, name))
+		f, err := openData(dir, name, nil)
 		if errors.Is(err, fs.ErrNotExist) {
 			if listed[name] {
 				continue // reported with the hashes
@@ -245,7 +246,7 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 			problem(format, a...)
 		}
 	}
-	if !bin && (files[StimulusFile] == nil || files[ExpectedFile] == nil) || bin && (records[StimulusBinFile] == nil || records[ExpectedBinFile] == nil) {
+	if !bin && (files[stimName] == nil || files[expName] == nil) || bin && (records[stimName] == nil || records[expName] == nil) {
 		return rep, nil // nothing to re-run the model on; the missing files are problems
 	}
 	// A line that cannot be read (longer than the reader's buffer) is a
@@ -258,12 +259,12 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 		i := p.first + k
 		var el []byte
 		if bin {
-			ok, err := records[StimulusBinFile].next(in)
+			ok, err := records[stimName].next(in)
 			if err != nil {
 				readErr(err)
 				break
 			}
-			ok2, err := records[ExpectedBinFile].next(want)
+			ok2, err := records[expName].next(want)
 			if err != nil {
 				readErr(err)
 				break
@@ -275,29 +276,29 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 			}
 			el = p.lay.out.AppendHex(el[:0], want)
 		} else {
-			sl, ok, err := files[StimulusFile].next()
+			sl, ok, err := files[stimName].next()
 			if err != nil {
 				readErr(err)
 				break
 			}
 			var ok2 bool
-			el, ok2, err = files[ExpectedFile].next()
+			el, ok2, err = files[expName].next()
 			if err != nil {
 				readErr(err)
 				break
 			}
 			if !ok || !ok2 {
-				problem("%s/%s: end of file at vector %d of %d", StimulusFile, ExpectedFile, k, man.Count)
+				problem("%s/%s: end of file at vector %d of %d", stimName, expName, k, man.Count)
 				complete = false
 				break
 			}
 			if err := p.lay.in.ParseHex(string(sl), in); err != nil {
-				problem("%s: line %d: %v (stopped re-running the model here)", StimulusFile, k+1, err)
+				problem("%s: line %d: %v (stopped re-running the model here)", stimName, k+1, err)
 				complete = false
 				break
 			}
 			if err := p.lay.out.ParseHex(string(el), want); err != nil {
-				problem("%s: line %d: %v (stopped re-running the model here)", ExpectedFile, k+1, err)
+				problem("%s: line %d: %v (stopped re-running the model here)", expName, k+1, err)
 				complete = false
 				break
 			}
@@ -351,7 +352,7 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 			}
 		}
 	}
-	for _, name := range []string{StimulusBinFile, ExpectedBinFile} {
+	for _, name := range []string{stimName, expName} {
 		if r := records[name]; r != nil && complete {
 			if more, err := r.next(make([]uint64, r.t.Words())); err != nil {
 				problem("%v", err)
@@ -360,7 +361,10 @@ func VerifyWith(dir string, open OpenFunc) (*VerifyReport, error) {
 			}
 		}
 	}
-	for _, name := range append(lineFiles, StimulusBinFile, ExpectedBinFile) {
+	if bin {
+		lineFiles = append(lineFiles, stimName, expName)
+	}
+	for _, name := range lineFiles {
 		if r := files[name]; r != nil && complete {
 			if _, more, err := r.next(); err != nil {
 				problem("%v", err)

@@ -391,10 +391,28 @@ func buildRun(ctx context.Context, opts *Options, tools verilog.Tools, bench ver
 // expected files for the run: binary records as they are for the C++
 // harness, which reads them; for a $readmemh testbench, hex copies
 // written into WorkDir/hex (vectors.WriteHexCopy, which checks the
-// records against the manifest's hashes first).
+// records against the manifest's hashes first). A compressed set's files
+// are decompressed into WorkDir/plain first (vectors.WritePlainCopy, which
+// checks the compressed files' hashes and the decoded size), or, for a
+// testbench given a compressed binary set, converted straight to hex.
 func vectorFiles(opts *Options, dir string, harness bool) (stim, exp string, err error) {
 	stimName, expName := vectors.StimulusFile, vectors.ExpectedFile
-	if man, err := vectors.ReadManifest(dir); err == nil && man.IsBinary() {
+	man, merr := vectors.ReadManifest(dir)
+	if merr == nil && man.IsCompressed() && (harness || !man.IsBinary()) {
+		plain := filepath.Join(opts.WorkDir, "plain")
+		opts.logf("decompressing the set %s into %s", dir, plain)
+		if stim, exp, err = vectors.WritePlainCopy(dir, plain); err != nil {
+			return "", "", err
+		}
+		if stim, err = filepath.Abs(stim); err != nil {
+			return "", "", err
+		}
+		if exp, err = filepath.Abs(exp); err != nil {
+			return "", "", err
+		}
+		return stim, exp, nil
+	}
+	if merr == nil && man.IsBinary() {
 		if harness {
 			stimName, expName = vectors.StimulusBinFile, vectors.ExpectedBinFile
 		} else {
