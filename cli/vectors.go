@@ -106,8 +106,11 @@ func runVectorsGen(env *Env) error {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch *design {
 	case "module":
-		if set["format"] || set["compress"] {
-			return errors.New("--format and --compress do not apply to --design module (a stream set is written as plain hex)")
+		if set["format"] {
+			return errors.New("--format does not apply to --design module (a stream set is written as hex)")
+		}
+		if set["compress"] {
+			return errors.New("--compress does not apply to --design module (a stream set is written as plain hex)")
 		}
 		return runVectorsModule(env, set, *configFile, *seed, *flowBits, *stages, *events, *out)
 	case "update":
@@ -119,8 +122,11 @@ func runVectorsGen(env *Env) error {
 	default:
 		return fmt.Errorf("--design=%q: must be update or module", *design)
 	}
-	if *fromSim != "" && (set["format"] || set["compress"]) {
-		return errors.New("--format and --compress do not apply to --from-sim (a captured set is written as plain hex)")
+	if *fromSim != "" && set["format"] {
+		return errors.New("--format does not apply to --from-sim (a captured set is written as hex)")
+	}
+	if *fromSim != "" && set["compress"] {
+		return errors.New("--compress does not apply to --from-sim (a captured set is written as plain hex)")
 	}
 	if *fromSim != "" {
 		return runVectorsFromSim(env, fs, *fromSim, *configFile, *cc, *model, *seed, *count, *out, *shard, *noJSONL, *workers)
