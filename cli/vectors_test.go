@@ -284,3 +284,52 @@ func TestVectorsCoverMerge(t *testing.T) {
 		t.Errorf("cover --format csv: %d\n%.300s", code, csvOut)
 	}
 }
+
+// vectors gen --compress zstd writes .zst data files that verify, check
+// (against the plain set's expected.hex as the DUT, the oracle), show and
+// cover read; a flipped byte in the compressed golden makes check exit 2
+// naming the damaged set, never 1 (a mismatch); a bad --compress, or one
+// with --from-sim or --design module, exits 2 naming the flag.
+func TestVectorsCompress(t *testing.T) {
+	dir := t.TempDir()
+	plain, z := filepath.Join(dir, "plain"), filepath.Join(dir, "z")
+	for _, a := range [][]string{{"--out", plain}, {"--out", z, "--compress", "zstd"}} {
+		if code, _, errs := runCLI(append([]string{"vectors", "gen", "--count", "500", "--seed", "3"}, a...)...); code != 0 {
+			t.Fatalf("vectors gen %v: exit %d %s", a, code, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(z, "expected.hex.zst")); err != nil {
+		t.Fatal(err)
+	}
+	dut := filepath.Join(plain, "expected.hex")
+	for _, args := range [][]string{{"vectors", "verify", z}, {"vectors", "check", "--golden", z, "--dut", dut}, {"vectors", "show", z, "--index", "7"}, {"vectors", "cover", z}} {
+		if code, out, errs := runCLI(args...); code != 0 {
+			t.Errorf("%v: exit %d\n%s\n%s", args, code, out, errs)
+		}
+	}
+	p := filepath.Join(z, "expected.hex.zst")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x01
+	os.WriteFile(p, b, 0o644)
+	if code, out, errs := runCLI("vectors", "check", "--golden", z, "--dut", dut); code != 2 || !strings.Contains(errs, "golden set damaged") {
+		t.Errorf("check against a damaged compressed golden: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, _, _ := runCLI("vectors", "verify", z); code != 1 {
+		t.Errorf("verify of a damaged compressed set: exit %d, want 1", code)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"vectors", "gen", "--compress", "gzip", "--out", filepath.Join(dir, "x")}, `--compress="gzip": want none or zstd`},
+		{[]string{"vectors", "gen", "--design", "module", "--compress", "zstd", "--out", filepath.Join(dir, "x")}, "--compress does not apply to --design module"},
+		{[]string{"vectors", "gen", "--from-sim", "hpcc-incast-60to1", "--compress", "zstd", "--out", filepath.Join(dir, "x")}, "--compress does not apply to --from-sim"},
+	} {
+		if code, _, errs := runCLI(tc.args...); code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d %q, want 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+}

@@ -207,7 +207,7 @@ func CheckReader(goldenDir string, r io.Reader, name string, opts CheckOptions) 
 	}
 	// Drain the golden file so the hash covers all of it, then check it.
 	if _, err := io.Copy(io.Discard, golden.r); err != nil {
-		return nil, fmt.Errorf("vectors: %s: %w", goldenPath, err)
+		return nil, goldenDamaged(fmt.Errorf("vectors: %s: %w", goldenPath, err))
 	}
 	if sum := fmt.Sprintf("%08x", crc.crc); sum != expHash.CRC32C {
 		return nil, fmt.Errorf("vectors: %s: CRC-32C %s does not match the manifest's %s: golden set damaged (run hpccgold vectors verify)", goldenPath, sum, expHash.CRC32C)
@@ -297,16 +297,16 @@ func (c *checker) inputsOf(k int64) ([]FieldValue, error) {
 	for c.stimK <= k {
 		l, ok, err := c.stim.next()
 		if err != nil {
-			return nil, err
+			return nil, goldenDamaged(err)
 		}
 		if !ok {
-			return nil, fmt.Errorf("vectors: %s: truncated: %d lines, manifest says %d", c.stim.name, c.stimK, c.man.Count)
+			return nil, fmt.Errorf("vectors: %s: %w: truncated: %d lines, manifest says %d", c.stim.name, errGoldenDamaged, c.stimK, c.man.Count)
 		}
 		line = l
 		c.stimK++
 	}
 	if err := c.lay.in.ParseHex(string(line), c.in); err != nil {
-		return nil, fmt.Errorf("vectors: %s: line %d: %w", c.stim.name, c.stim.line, err)
+		return nil, fmt.Errorf("vectors: %s: line %d: %w: %w", c.stim.name, c.stim.line, errGoldenDamaged, err)
 	}
 	vals := make([]FieldValue, len(c.lay.in.Fields))
 	for i, f := range c.lay.in.Fields {
@@ -346,17 +346,17 @@ type checker struct {
 func (c *checker) nextGolden(k int64) ([]byte, error) {
 	line, ok, err := c.golden.next()
 	if err != nil {
-		return nil, err
+		return nil, goldenDamaged(err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("vectors: %s: truncated: %d lines, manifest says %d", c.golden.name, k, c.man.Count)
+		return nil, fmt.Errorf("vectors: %s: %w: truncated: %d lines, manifest says %d", c.golden.name, errGoldenDamaged, k, c.man.Count)
 	}
 	return line, nil
 }
 
 func (c *checker) parseGolden(line []byte) error {
 	if err := c.lay.out.ParseHex(string(line), c.want); err != nil {
-		return fmt.Errorf("vectors: %s: line %d: %w", c.golden.name, c.golden.line, err)
+		return fmt.Errorf("vectors: %s: line %d: %w: %w", c.golden.name, c.golden.line, errGoldenDamaged, err)
 	}
 	return nil
 }

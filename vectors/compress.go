@@ -1,6 +1,7 @@
 package vectors
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -47,6 +48,19 @@ func newZstdWriter(w io.Writer) (*zstd.Encoder, error) {
 	return enc, nil
 }
 
+// errGoldenDamaged marks an error that says a golden set's file is not
+// what its manifest describes (its text: "golden set damaged").
+var errGoldenDamaged = errors.New("golden set damaged")
+
+// goldenDamaged returns err marked as errGoldenDamaged (unchanged if it
+// already is): an error reading or parsing a golden file.
+func goldenDamaged(err error) error {
+	if err == nil || errors.Is(err, errGoldenDamaged) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", errGoldenDamaged, err)
+}
+
 // damagedReader turns any error of the decoder of a golden data file into
 // a "golden set damaged" error naming the file, so that a corrupted
 // compressed file is never read as a wrong vector.
@@ -60,7 +74,7 @@ type damagedReader struct {
 func (d *damagedReader) Read(p []byte) (int, error) {
 	n, err := d.r.Read(p)
 	if err != nil && err != io.EOF {
-		err = fmt.Errorf("vectors: %s: golden set damaged: the zstd stream does not decode (%w); run `hpccgold vectors verify %s`", d.path, err, filepath.Dir(d.path))
+		err = fmt.Errorf("vectors: %s: %w: the zstd stream does not decode (%w); run `hpccgold vectors verify %s`", d.path, errGoldenDamaged, err, filepath.Dir(d.path))
 	}
 	return n, err
 }
