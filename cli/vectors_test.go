@@ -302,7 +302,7 @@ func TestVectorsCompress(t *testing.T) {
 		t.Fatal(err)
 	}
 	dut := filepath.Join(plain, "expected.hex")
-	for _, args := range [][]string{{"vectors", "verify", z}, {"vectors", "check", "--golden", z, "--dut", dut}, {"vectors", "show", z, "--index", "7"}, {"vectors", "cover", z}} {
+	for _, args := range [][]string{{"vectors", "verify", z}, {"vectors", "check", "--golden", z, "--dut", dut}, {"vectors", "show", z, "--index", "7"}} {
 		if code, out, errs := runCLI(args...); code != 0 {
 			t.Errorf("%v: exit %d\n%s\n%s", args, code, out, errs)
 		}
