@@ -195,7 +195,7 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 		// The sender side applies W with R = W/T of the same formats; the
 		// datapath it builds is a sender-mode copy of the configuration.
 		sc := cfg.HPCC
-		sc.Mode, sc.DynamicWAI = hpcc.Sender, false
+		sc.Mode, sc.DynamicWAI, sc.NotifyPeriodNs = hpcc.Sender, false, 0
 		if txCore, err = newCCCore(cfg.Model, sc, opts.Datapaths); err != nil {
 			return nil, err
 		}

@@ -12,7 +12,7 @@ import (
 // modulo 2^64).
 type RxHPCCCounters struct {
 	Calls       uint64 // data packets with telemetry processed (NewINT, section 6.2 line 28)
-	Notifies    uint64 // notifications requested (line 31: more than T since the last)
+	Notifies    uint64 // notifications requested (line 31: more than P, default T, since the last)
 	FirstEvents uint64 // a QP's first telemetry (recorded only)
 	MISteps     uint64 // multiplicative steps (line 12 true)
 	AISteps     uint64 // additive steps
@@ -27,7 +27,8 @@ type RxHPCCCounters struct {
 // start in ns (engine.Freq.NS, truncated, wrapping at hpcc.time_bits) and,
 // with hpcc.dynamic_w_ai, N = the QPs that received telemetry in the last
 // rx_hpcc.flow_window_ns; it requests a notification carrying floor(W) bytes
-// when the datapath commits (line 29: now > lastUpdateTime + T).
+// when the datapath commits (line 29: now > lastUpdateTime + P, the
+// notification period hpcc.notify_period_ns, T by default).
 type rxHPCC struct {
 	core *ccCore
 	freq engine.Freq

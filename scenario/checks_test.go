@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -212,5 +213,51 @@ func TestFixedTracksFloat(t *testing.T) {
 	}
 	if d := math.Abs(a.JainMean - b.JainMean); d > 0.03 {
 		t.Errorf("Jain fixed %.3f float %.3f: differ by %.3f > 0.03", a.JainMean, b.JainMean, d)
+	}
+}
+
+// TestRxNotifyPeriod runs the slides' 2:1 incast under Rx-HPCC for 0.3 ms
+// with the notification period P = T (9 us, the default) and P = 4.5 us
+// (hpcc.rx_notify_period_ns, the slides'), T = 9 us in both. Oracle: the
+// receiver notifies a flow at most once per more than P (cc/hpcc
+// TestNotifyPeriod), so the notifications are at most flows x (D/(P+1) + 1)
+// over a run of D ns; the senders stream back to back (a packet every
+// 320 ns at 25 Gbps), so halving P must give well over 1.5x the
+// notifications. An out-of-range period is refused naming the key.
+func TestRxNotifyPeriod(t *testing.T) {
+	var notifies [2]uint64
+	for k, p := range []uint32{0, 4500} {
+		c, err := Resolve(Request{Scenario: "seeds-incast-2to1", CC: "hpcc-rx"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Run.DurationNs = 300_000
+		c.HPCC.RxNotifyPeriodNs = p
+		r, err := Run(context.Background(), c, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		period := uint64(p)
+		if p == 0 {
+			period = uint64(r.BaseRTTNs)
+		}
+		flows := uint64(len(r.Flows))
+		if bound := flows * (c.Run.DurationNs/(period+1) + 1); r.Summary.Notifies > bound {
+			t.Errorf("P=%d ns: %d notifications for %d flows in %d ns, above the bound %d", period, r.Summary.Notifies, flows, c.Run.DurationNs, bound)
+		}
+		notifies[k] = r.Summary.Notifies
+		t.Logf("P=%d ns (T=%d): %d notifications, %d feedback packets, utilization %.3f", period, r.BaseRTTNs, r.Summary.Notifies, r.Summary.Feedback, r.Summary.UtilBusy)
+	}
+	if float64(notifies[1]) < 1.5*float64(notifies[0]) {
+		t.Errorf("notifications: %d at P=T, %d at P=4.5 us: want at least 1.5x more at the shorter period", notifies[0], notifies[1])
+	}
+
+	c, err := Resolve(Request{Scenario: "seeds-incast-2to1", CC: "hpcc-rx"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.HPCC.RxNotifyPeriodNs = 2_000_000_000
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "hpcc.rx_notify_period_ns=2000000000") {
+		t.Errorf("rx_notify_period_ns=2e9: error %v, want one naming hpcc.rx_notify_period_ns=2000000000", err)
 	}
 }

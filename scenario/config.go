@@ -32,6 +32,12 @@ type HPCCParams struct {
 	// period (section 6.2 line 29); 0: BaseRTTNs. The slides run Rx-HPCC
 	// with T = 4.5 us against a 9 us base RTT.
 	RxBaseRTTNs uint32 `json:"rx_base_rtt_ns"`
+	// RxNotifyPeriodNs is the Rx-HPCC notification period P under
+	// cc=hpcc-rx (ignored with cc=hpcc), ns: the receiver notifies when
+	// more than P has elapsed since its last notification (cc/hpcc
+	// Config.NotifyPeriodNs). 0: P = T. The slides notify every 4.5 us on a
+	// 9 us base RTT.
+	RxNotifyPeriodNs uint32 `json:"rx_notify_period_ns,omitempty"`
 	// Eta is the target utilization.
 	Eta float64 `json:"eta"`
 	// MaxStage is maxStage.
@@ -171,6 +177,9 @@ func (c *Config) Validate() error {
 	}
 	if h.WAIBytes == 0 && (h.WAIFlows < 1 || h.WAIFlows > 1<<20) {
 		return cerr("hpcc.w_ai_flows", h.WAIFlows, "must be in [1,2^20] when w_ai_bytes=0")
+	}
+	if h.RxNotifyPeriodNs > 1_000_000_000 {
+		return cerr("hpcc.rx_notify_period_ns", h.RxNotifyPeriodNs, "must be in [0,1e9] (0: T)")
 	}
 	n := &c.NIC
 	if n.MTU < 64 || n.MTU > 4096 {
@@ -317,6 +326,7 @@ func (c *Config) nicConfig(baseRTT uint32, gbps uint32, qps int) (nicmodel.Confi
 	if c.CC == nicmodel.CCHPCCRx {
 		h.Mode = hpcc.Receiver
 		h.DynamicWAI = c.HPCC.RxDynamicWAI
+		h.NotifyPeriodNs = c.HPCC.RxNotifyPeriodNs
 	}
 	h.BaseRTTNs = baseRTT
 	h.Eta = c.HPCC.Eta

@@ -139,7 +139,7 @@ func (h *HPCC) base(nh int) (hpcc.State, hpcc.Input) {
 	if h.cfg.Mode == hpcc.Sender {
 		in.Seq, in.SndNxt = st.LastUpdate+1, st.LastUpdate+100_000
 	} else {
-		in.NowNs, in.NFlows = st.LastUpdate+uint64(h.cfg.BaseRTTNs)+1, 10
+		in.NowNs, in.NFlows = st.LastUpdate+uint64(h.cfg.NotifyPeriod())+1, 10
 	}
 	for i := 0; i < h.maxHops; i++ {
 		h.setHop(&st, &in, i, h.baseHop(i))
@@ -586,7 +586,7 @@ func (h *HPCC) buildClasses() error {
 		x.seqWrap = seqClass("seq_wrap", "seq wrapped past 2^SeqBits ahead of lastUpdateSeq (serial-number compare: commit)", h.seqMask-1, 2)
 		x.seqHalf = seqClass("seq_half_range", "seq - lastUpdateSeq = 2^(SeqBits-1) (serial-number compare undefined: no commit)", l, l+half)
 	} else {
-		t := uint64(c.BaseRTTNs)
+		t := uint64(c.NotifyPeriod()) // the commit compares now - lastUpdateTime with P (default T)
 		elClass := func(name, doc string, last, el uint64) int {
 			return h.add(name, doc, 1, true, func(emit emitFn) error {
 				for _, idleHops := range []bool{false, true} {
@@ -836,7 +836,7 @@ func (h *HPCC) detectAll(o *hobs, hits *Hits) {
 		mark(x.seqWrap, o.in.Seq&h.seqMask < o.st.LastUpdate&h.seqMask && o.elapse != 0 && o.elapse < half)
 		mark(x.seqHalf, o.elapse == half)
 	} else {
-		t := uint64(c.BaseRTTNs)
+		t := uint64(c.NotifyPeriod())
 		mark(x.elZero, o.elapse == 0)
 		mark(x.elBelowT, o.elapse == t-1)
 		mark(x.elAtT, o.elapse == t)

@@ -176,7 +176,7 @@ func (h *HPCC) randomStructs(r *Rand, st *hpcc.State, in *hpcc.Input) {
 		in.Seq = (st.LastUpdate + d) & h.seqMask
 		in.SndNxt = (in.Seq + r.LogUniform(1<<24)) & h.seqMask
 	} else {
-		t := uint64(c.BaseRTTNs)
+		t := uint64(c.NotifyPeriod()) // the commit boundary P (default T)
 		el := r.LogUniform(16 * t)
 		if r.Chance(1, 2) {
 			el = t + r.Below(9) - 4

@@ -156,6 +156,14 @@ type Config struct {
 	// TimeBits is the width of now and lastUpdateTime (receiver mode, ns,
 	// wrapping).
 	TimeBits int `json:"time_bits"`
+	// NotifyPeriodNs (receiver mode) is the notification period P, ns: the
+	// receiver commits Wc and sends a notification when more than P has
+	// elapsed since the last one (draft section 6.2 line 29 with P in place
+	// of T; the slides' Rx-HPCC runs use P = 4.5 us with T = 9 us). 0: P = T
+	// (BaseRTTNs), the draft's rule. T keeps its other roles (the EWMA
+	// horizon tau <= T, W_init, R = W/T). Must be below 2^TimeBits - 1
+	// (now - lastUpdateTime is TimeBits wide).
+	NotifyPeriodNs uint32 `json:"notify_period_ns,omitempty"`
 	// DynamicWAI (receiver mode) sets W_ai = W_init*(1-eta)/N per event from
 	// the receiver-measured number of concurrent flows N (draft section 5
 	// rule of thumb, section 6.2 last paragraph; slides "Dynamic W_AI").
@@ -291,6 +299,15 @@ func (c Config) NHopsBits() int { return bitsFor(uint64(c.MaxHops)) }
 // IncStageBits is the width of incStage (holds 0..MaxStage).
 func (c Config) IncStageBits() int { return max(1, bitsFor(uint64(c.MaxStage))) }
 
+// NotifyPeriod returns the receiver's notification period P in ns:
+// NotifyPeriodNs, or T (BaseRTTNs) when it is 0.
+func (c Config) NotifyPeriod() uint32 {
+	if c.NotifyPeriodNs != 0 {
+		return c.NotifyPeriodNs
+	}
+	return c.BaseRTTNs
+}
+
 // TauBits is the width of tau and T - tau (holds 0..MaxBaseRTTNs).
 func (c Config) TauBits() int { return bitsFor(uint64(c.MaxBaseRTTNs)) }
 
@@ -388,6 +405,12 @@ func (c Config) Validate() error {
 	}
 	if c.Mode == Receiver && uint64(c.BaseRTTNs) >= uint64(1)<<uint(min(c.TimeBits, 63)) {
 		return configErr("TimeBits", c.TimeBits, fmt.Sprintf("too narrow for BaseRTTNs=%d", c.BaseRTTNs))
+	}
+	if c.NotifyPeriodNs != 0 && c.Mode != Receiver {
+		return configErr("NotifyPeriodNs", c.NotifyPeriodNs, "needs Mode=receiver (the sender commits once per round, by sequence number)")
+	}
+	if c.Mode == Receiver && uint64(c.NotifyPeriodNs)+1 >= uint64(1)<<uint(min(c.TimeBits, 63)) {
+		return configErr("NotifyPeriodNs", c.NotifyPeriodNs, fmt.Sprintf("must be below 2^TimeBits-1=%d (TimeBits=%d)", uint64(1)<<uint(min(c.TimeBits, 63))-1, c.TimeBits))
 	}
 	if c.FlowCountBits < 1 || c.FlowCountBits > 32 {
 		return configErr("FlowCountBits", c.FlowCountBits, "must be in [1,32]")

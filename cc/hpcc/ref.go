@@ -182,7 +182,7 @@ func (r *Reference) Update(st RefState, in Input) (RefState, RefOutput) {
 	if c.Mode == Sender {
 		updateWc = seqAfter(in.Seq, st.LastUpdate, c.SeqBits)
 	} else {
-		updateWc = timeElapsed(in.NowNs, st.LastUpdate, c.TimeBits) > uint64(c.BaseRTTNs)
+		updateWc = timeElapsed(in.NowNs, st.LastUpdate, c.TimeBits) > uint64(c.NotifyPeriod())
 	}
 
 	// ComputeWind (lines 11-20).

@@ -81,7 +81,7 @@ func (d *Datapath) Signals() []Signal {
 		sigFmt("u_ewma", d.fU, rng(d.fU), "Rnd", "Sat (never reached: convex combination)", "ewma_s * inv_t (line 9)"),
 		Signal{"any_valid", 1, "bool", "", "exact", "none", "some hop_valid (a slot was selected)"},
 		sigFmt("u_next", d.fU, rng(d.fU), "exact (mux)", "none", "any_valid ? u_ewma : st_u (no valid hop: U kept, as inv_t is not exactly 1/T)"),
-		Signal{"update_wc", 1, "bool", "", "exact", "none", "sender: seq after lastUpdateSeq (serial); receiver: now - lastUpdateTime > T"},
+		Signal{"update_wc", 1, "bool", "", "exact", "none", "sender: seq after lastUpdateSeq (serial); receiver: now - lastUpdateTime > P (notify_period_ns; default T)"},
 		Signal{"mi", 1, "bool", "", "exact", "none", "u_next >= eta or incStage >= maxStage (line 12)"},
 		sigFmt("recip_u", d.fRU, rng(d.fRU), "Rnd", "Sat (by design; 1/0 = max)", "1/u_next from the reciprocal unit"),
 		sigFmt("eta_over_u", d.fEoU, rng(d.fEoU), "Rnd", "Sat (by design)", "recip_u * eta, then min(., 1) when u_next >= eta"),

@@ -140,7 +140,7 @@ func (d *Datapath) Update(st State, in Input) (next State, out Output) {
 	if c.Mode == Sender {
 		updateWc = seqAfter(in.Seq&d.seqMask, st.LastUpdate&d.seqMask, c.SeqBits)
 	} else {
-		updateWc = timeElapsed(in.NowNs&d.timeMask, st.LastUpdate&d.timeMask, c.TimeBits) > uint64(c.BaseRTTNs)
+		updateWc = timeElapsed(in.NowNs&d.timeMask, st.LastUpdate&d.timeMask, c.TimeBits) > uint64(c.NotifyPeriod())
 	}
 
 	// ComputeWind, lines 11-20.

@@ -289,7 +289,7 @@ func buildComb(d *hpcc.Datapath) (*rtl.Module, error) {
 		lastNew = ports.sndNxt
 	} else {
 		el := m.Sub(ports.now, ports.stLastUpdate)
-		updateWc = m.Gt(el, b.c(c.TimeBits, uint64(c.BaseRTTNs)))
+		updateWc = m.Gt(el, b.c(c.TimeBits, uint64(c.NotifyPeriod())))
 		lastNew = ports.now
 	}
 	updateWc = updateWc.Named("update_wc")

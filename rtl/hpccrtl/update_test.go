@@ -31,6 +31,8 @@ func testConfigs() map[string]hpcc.Config {
 		"sender_ifa_t8000":     withT(hpcc.DefaultConfig(), 8000),
 		"sender_compact_t8000": withT(hpcc.DefaultConfigFor(telemetry.Compact), 8000),
 		"receiver_ifa_t8000":   withT(rx, 8000),
+		// The slides' Rx-HPCC: notification period P = T/2, apart from T.
+		"receiver_ifa_p2500": func() hpcc.Config { c := rx; c.NotifyPeriodNs = 2500; return c }(),
 	}
 }
 
@@ -73,7 +75,7 @@ func evalSet(t *testing.T, m *rtl.Module, set *vectors.Set) (int, string) {
 // TestUpdateEvaluatorVsGolden checks the description, run by the rtl
 // evaluator, against the golden datapath (cc/hpcc Update, through the
 // vectors package's expected outputs) on every level-1 and level-2 directed
-// corner class and on constrained-random vectors, in three configurations.
+// corner class and on constrained-random vectors, in each of testConfigs.
 func TestUpdateEvaluatorVsGolden(t *testing.T) {
 	n := int64(10000)
 	if testing.Short() {
