@@ -182,9 +182,6 @@ func gradeTarget(cc, vecDir, configFile string, opts vectors.Options) (*rtl.Modu
 	if man.IsBinary() {
 		return nil, nil, nil, fmt.Errorf("--vectors %s: binary records (%s); grade reads hex sets: generate one without --format bin", vecDir, vectors.StimulusBinFile)
 	}
-	if man.IsCompressed() {
-		return nil, nil, nil, fmt.Errorf("--vectors %s: compressed (%s); grade reads plain hex sets: generate one without --compress", vecDir, man.Compression)
-	}
 	want := "hpcc"
 	if man.Model == ldcprtl.UpdateName {
 		want = "ldcp"

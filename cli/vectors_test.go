@@ -286,8 +286,8 @@ func TestVectorsCoverMerge(t *testing.T) {
 }
 
 // vectors gen --compress zstd writes .zst data files that verify, check
-// (against the plain set's expected.hex as the DUT, the oracle), show and
-// cover read; a flipped byte in the compressed golden makes check exit 2
+// (against the plain set's expected.hex as the DUT, the oracle), show,
+// cover and grade read (their reports equal the plain set's); a flipped byte in the compressed golden makes check exit 2
 // naming the damaged set, never 1 (a mismatch); a bad --compress, or one
 // with --from-sim or --design module, exits 2 naming the flag.
 func TestVectorsCompress(t *testing.T) {
@@ -305,6 +305,21 @@ func TestVectorsCompress(t *testing.T) {
 	for _, args := range [][]string{{"vectors", "verify", z}, {"vectors", "check", "--golden", z, "--dut", dut}, {"vectors", "show", z, "--index", "7"}} {
 		if code, out, errs := runCLI(args...); code != 0 {
 			t.Errorf("%v: exit %d\n%s\n%s", args, code, out, errs)
+		}
+	}
+	// cover and grade read the compressed set as they read the plain one:
+	// the same report, once the directory names are made equal.
+	for _, args := range [][]string{{"vectors", "cover", "--format", "json"}, {"grade", "--mutants", "4", "--seed", "2", "--vectors"}} {
+		code, outPlain, errs := runCLI(append(args, plain)...)
+		if code != 0 {
+			t.Fatalf("%v %s: exit %d\n%s", args, plain, code, errs)
+		}
+		code, outZ, errs := runCLI(append(args, z)...)
+		if code != 0 {
+			t.Fatalf("%v %s: exit %d\n%s", args, z, code, errs)
+		}
+		if strings.ReplaceAll(outZ, z, plain) != outPlain {
+			t.Errorf("%v: the compressed set's report differs from the plain set's:\n%s\n---\n%s", args, outZ, outPlain)
 		}
 	}
 	p := filepath.Join(z, "expected.hex.zst")

@@ -3,7 +3,6 @@ package grade
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/hpccgold/hpccgold/fieldtable"
@@ -62,7 +61,8 @@ func FromSet(s *vectors.Set, source string) *Vectors {
 	return v
 }
 
-// ReadDir reads a vector set directory (stimulus.hex, expected.hex and
+// ReadDir reads a hex vector set directory (stimulus.hex and expected.hex,
+// or their zstd-compressed forms stimulus.hex.zst and expected.hex.zst, and
 // manifest.json, with the field tables of layout.json as recorded in the
 // manifest's model) and returns it with its manifest. Callers check the
 // files' hashes first (artefact.Verify). A line that does not parse, or a
@@ -74,11 +74,15 @@ func ReadDir(dir string, in, out fieldtable.Table) (*Vectors, *vectors.Manifest,
 		return nil, nil, err
 	}
 	v := &Vectors{Source: dir, In: in, Out: out, First: man.Shard.First}
-	stim, err := readHex(filepath.Join(dir, vectors.StimulusFile), in)
+	if man.IsBinary() {
+		return nil, nil, fmt.Errorf("grade: %s holds binary records (%s); grade reads hex sets (generate one without --format bin)", dir, vectors.StimulusBinFile)
+	}
+	stimName, expName := man.VectorFiles()
+	stim, err := readHex(dir, stimName, in)
 	if err != nil {
 		return nil, nil, err
 	}
-	exp, err := readHex(filepath.Join(dir, vectors.ExpectedFile), out)
+	exp, err := readHex(dir, expName, out)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -94,8 +98,9 @@ func ReadDir(dir string, in, out fieldtable.Table) (*Vectors, *vectors.Manifest,
 	return v, man, nil
 }
 
-func readHex(path string, t fieldtable.Table) ([][]uint64, error) {
-	f, err := os.Open(path)
+func readHex(dir, name string, t fieldtable.Table) ([][]uint64, error) {
+	path := filepath.Join(dir, name)
+	f, err := vectors.OpenData(dir, name)
 	if err != nil {
 		return nil, fmt.Errorf("grade: %w", err)
 	}

@@ -111,6 +111,13 @@ func openData(dir, name string, tee io.Writer) (io.ReadCloser, error) {
 	return &damagedReader{r: dec, dec: dec, f: f, path: path}, nil
 }
 
+// OpenData opens the data file name of the set in dir (a name
+// Manifest.VectorFiles returns) for reading its content: a ".zst" file is
+// decompressed as it is read, and any read error of a damaged file is a
+// "golden set damaged" error naming the file. It does not check hashes:
+// callers verify the set first (artefact.Verify or Verify).
+func OpenData(dir, name string) (io.ReadCloser, error) { return openData(dir, name, nil) }
+
 // plainName returns a data file's name without its compression suffix.
 func plainName(name string) string { return strings.TrimSuffix(name, zstSuffix) }
 
