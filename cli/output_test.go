@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -88,13 +90,13 @@ func TestStdoutDevFull(t *testing.T) {
 // process exits 2 at once saying it was interrupted, instead of finishing
 // the run or dying without a word (docs/cli.md, signals).
 func TestSignalStopsRun(t *testing.T) {
-	cmd := cliCommand("sim", "--scenario", "websearch-50", "--quiet") // seconds of run; stopped after 1.5 s
+	cmd := cliCommand("sim", "--scenario", "websearch-50", "--quiet") // seconds of run; stopped once it is running
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	waitRunning(t, cmd.Process.Pid)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -110,6 +112,39 @@ func TestSignalStopsRun(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatalf("sim did not stop within 60 s of SIGTERM; stderr %q", errb.String())
 	}
+}
+
+// waitRunning waits until process pid has used at least half a second of
+// CPU time (utime+stime of /proc/PID/stat), so that it is past its start-up
+// (where the signal handler is installed) and inside its run, however loaded
+// the machine is. Where /proc is missing it falls back to a 1.5 s sleep.
+func waitRunning(t *testing.T, pid int) {
+	t.Helper()
+	stat := fmt.Sprintf("/proc/%d/stat", pid)
+	if _, err := os.Stat(stat); err != nil {
+		time.Sleep(1500 * time.Millisecond)
+		return
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			t.Fatalf("process %d ended before it was signalled: %v", pid, err)
+		}
+		// Fields after the command name, which is in parentheses: state is
+		// field 3, utime and stime fields 14 and 15 (clock ticks, 100 Hz).
+		rest := string(b[strings.LastIndexByte(string(b), ')')+2:])
+		f := strings.Fields(rest)
+		if len(f) > 12 {
+			ut, err1 := strconv.Atoi(f[11])
+			st, err2 := strconv.Atoi(f[12])
+			if err1 == nil && err2 == nil && ut+st >= 50 {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("process %d used less than 0.5 s of CPU in 60 s", pid)
 }
 
 // TestMain runs the test binary as hpccgold itself when
