@@ -14,8 +14,17 @@ import (
 // datapath update (NewAck, lines 21-27): ack.seq is una in packets (the
 // next PSN the receiver expects), snd_nxt the packets sent; the update's W
 // and R = W/T go to the scheduler when the module retires it. An ACK
-// without telemetry updates nothing (counted NoTelemetry); NAKs update
-// nothing.
+// without telemetry, or whose echoed stack holds no hop record (a packet
+// that sampling switches left unstamped, network.SampleConfig; HPCC++
+// draft section 6), updates nothing: W, U, Wc, the stored telemetry L and
+// the round (lastUpdateSeq) stay as they are, and the ACK still advances
+// una (counted NoTelemetry). Issuing it would be wrong: the datapath would
+// store the empty stack as L, so the next ACK with telemetry would see a
+// path change (hop count differs from L's) and measure nothing, and it
+// would run ComputeWind on the stale U. The draft's update is per
+// telemetry event (section 4.2, NewAck(ack.L)); the next ACK with
+// telemetry differences against the last telemetry received, over the
+// longer interval. NAKs update nothing.
 type hpccCC struct {
 	core     *ccCore
 	fx       []hpcc.State    // model fixed, else nil
@@ -44,11 +53,11 @@ func newHPCCCC(core *ccCore, qps int, onUpdate func(*HPCCUpdate), cnt *ModuleCou
 
 func (h *hpccCC) work(ev *pipeline.Event) bool {
 	// An ACK (not a NAK) or a probe reply carrying the path's telemetry.
-	return ev.HasINT && (ev.Kind == pipeline.EventProbeReply || ev.Kind == pipeline.EventAck && ev.Syndrome.Type() == wire.AckTypeACK)
+	return ev.HasINT && ev.NHops > 0 && (ev.Kind == pipeline.EventProbeReply || ev.Kind == pipeline.EventAck && ev.Syndrome.Type() == wire.AckTypeACK)
 }
 
 func (h *hpccCC) skipped(ev *pipeline.Event) {
-	if ev.Kind == pipeline.EventAck && !ev.HasINT {
+	if ev.Kind == pipeline.EventAck && (!ev.HasINT || ev.NHops == 0) {
 		h.cnt.NoTelemetry++
 	}
 }

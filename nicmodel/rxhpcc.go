@@ -17,6 +17,11 @@ type RxHPCCCounters struct {
 	MISteps     uint64 // multiplicative steps (line 12 true)
 	AISteps     uint64 // additive steps
 	BadQP       uint64 // calls for a QPN >= qps (ignored)
+	// NoHops counts data packets whose stack holds no hop record (left
+	// unstamped by sampling switches, network.SampleConfig): they update
+	// nothing and notify nothing (as the sender's NoTelemetry ACKs; see
+	// hpccCC).
+	NoHops uint64
 }
 
 // rxHPCC is receiver-based HPCC (HPCC++ section 6.2, lines 28-34), the
@@ -93,6 +98,10 @@ func (r *rxHPCC) OnTelemetry(now engine.Cycle, flow wire.QPN, psn wire.PSN, enc 
 	q := int(flow)
 	if q >= len(r.fx)+len(r.fl) {
 		r.cnt.BadQP++
+		return false, 0
+	}
+	if len(hops) == 0 {
+		r.cnt.NoHops++
 		return false, 0
 	}
 	r.cnt.Calls++

@@ -162,6 +162,9 @@ func (c *Config) Validate() error {
 	if err := c.Network.Validate(); err != nil {
 		return fmt.Errorf("scenario: %w", err)
 	}
+	if f, cl := c.Traffic.MaxClassOf(); cl >= c.Network.Switch.QoS.NumClasses() {
+		return cerr(f, cl, fmt.Sprintf("must be a class of network.switch.qos.classes (%d configured)", len(c.Network.Switch.QoS.Classes)))
+	}
 	if err := c.HPCC.Encoding.Validate(); err != nil {
 		return fmt.Errorf("scenario: hpcc.encoding: %w", err)
 	}

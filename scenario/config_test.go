@@ -97,6 +97,10 @@ func TestOverlay(t *testing.T) {
 		{`{"run": {"sample_ns": 1}}`, "run.sample_ns=1"},
 		{`{"run": {"bottleneck_host": 99}}`, "run.bottleneck_host=99"},
 		{`{"network": {"switch": {"buffer_bytes": 1}}}`, "switch.buffer_bytes=1"},
+		{`{"traffic": {"incast": [{"senders": [0], "receiver": 16, "bytes": 9, "class": 1}]}}`, "traffic.incast[0].class=1: must be a class of network.switch.qos.classes (0 configured)"},
+		{`{"network": {"switch": {"qos": {"classes": [{"dscp": 1, "weight": 1}, {"dscp": 2, "weight": 1}], "quantum_bytes": 1500}}},
+		  "traffic": {"flows": [{"src": 0, "dst": 1, "bytes": 9, "class": 2}]}}`, "traffic.flows[0].class=2: must be a class of network.switch.qos.classes (2 configured)"},
+		{`{"network": {"switch": {"sample": {"mode": "sometimes"}}}}`, `sample mode "sometimes": must be every, interval or congestion`},
 		{`{} {}`, "trailing data"},
 	}
 	for _, b := range bad {

@@ -253,7 +253,11 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		qps[f.Src]++
 		qps[f.Dst]++
 		a, b := network.HostAddr(f.Src), network.HostAddr(f.Dst)
-		path := wire.Path{SrcMAC: a.MAC, DstMAC: b.MAC, SrcIP: a.IP, DstIP: b.IP, DSCP: 26, ECN: wire.ECT0, TTL: 64, UDPSrcPort: sport}
+		dscp := uint8(26)
+		if cl := cfg.Network.Switch.QoS.Classes; len(cl) > 0 {
+			dscp = cl[f.Class].DSCP
+		}
+		path := wire.Path{SrcMAC: a.MAC, DstMAC: b.MAC, SrcIP: a.IP, DstIP: b.IP, DSCP: dscp, ECN: wire.ECT0, TTL: 64, UDPSrcPort: sport}
 		ctxs[f.Src] = append(ctxs[f.Src], pipeline.FlowContext{QPN: qs, RemoteQPN: qr, Path: path, PKey: 0xFFFF})
 		ctxs[f.Dst] = append(ctxs[f.Dst], pipeline.FlowContext{QPN: qr, RemoteQPN: qs, Path: path.Reverse(), PKey: 0xFFFF})
 		s.flows[k] = FlowResult{Index: k, Group: f.Group, Src: f.Src, Dst: f.Dst, Bytes: f.Bytes, StartNs: f.StartNs, sport: sport, srcQP: qs}

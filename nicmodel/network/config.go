@@ -97,6 +97,223 @@ type SwitchConfig struct {
 	// (wire.PushHop). 0: no limit.
 	MTUBytes int       `json:"mtu_bytes"`
 	ECN      ECNConfig `json:"ecn"`
+	// QoS divides each egress port into traffic-class queues served by
+	// DWRR (QoSConfig); empty: one FIFO per port.
+	QoS QoSConfig `json:"qos,omitzero"`
+	// Sojourn makes the hop record carry the packet's sojourn time
+	// (HPCC++ draft section 9.4: the egress timestamp minus the ingress
+	// timestamp): IFA rxTimestamp = the instant the frame joined its
+	// egress queue, residenceTime = egress - that instant, so that their
+	// sum is still the egress instant the datapath differences. Needs the
+	// IFA encoding (Compact carries no residence time) and INT.
+	Sojourn bool `json:"sojourn,omitempty"`
+	// Sample makes switches attach telemetry less often (HPCC++ draft
+	// section 6; SampleConfig); the zero value attaches it to every packet.
+	Sample SampleConfig `json:"sample,omitzero"`
+}
+
+// Limits of the QoS and sampling configuration.
+const (
+	MaxClasses      = 8       // traffic classes per port (802.1p priorities)
+	MaxClassWeight  = 1000    // DWRR weight of one class
+	MaxQuantumBytes = 1 << 20 // DWRR quantum
+	MaxSampleTable  = 1 << 20 // entries of a port's flow table (sampling)
+)
+
+// QoSConfig is the per-egress-port QoS queueing of every switch (HPCC++
+// draft section 9.4: operators run DWRR rather than strict priority, so
+// that each queue has a minimum bandwidth guarantee). A frame is
+// classified at enqueue by its IPv4 DSCP: the class whose DSCP it carries,
+// class 0 when none does. Each class has its own FIFO and its own transmit
+// counter; the port's buffer limit (buffer_bytes) bounds the sum of its
+// class queues. The classes are served by Deficit Weighted Round Robin
+// (Shreedhar and Varghese, SIGCOMM 1995): classes are visited in index
+// order; a backlogged class gets Weight*QuantumBytes of credit when its
+// turn starts and sends head frames while the head frame's wire bytes
+// (frame + MAC overhead, before any hop record is pushed) fit its credit;
+// a class whose queue empties loses its credit. When every class is
+// backlogged, class j drains at least Weight_j / sum(Weight) of the line
+// rate (its guaranteed rate wB_j of the HPCC++ slides' MultiQ page).
+//
+// With QoS the hop record a port stamps describes the packet's class
+// queue, not the port (the slides' MultiQ: "telemetry reports the class's
+// own txBytes and queue"): txBytes = that class's transmitted wire bytes,
+// qlen = that class's queue after the frame left. B stays the port's line
+// rate. WRED/ECN marking reads the class queue too. One class (or none)
+// is the plain FIFO port.
+type QoSConfig struct {
+	// Classes lists the traffic classes; empty means one class.
+	Classes []ClassSpec `json:"classes,omitempty"`
+	// QuantumBytes is the DWRR quantum, bytes per unit of weight per
+	// round; a quantum below the largest frame costs extra rounds (no
+	// change in the service order). Required with two or more classes.
+	QuantumBytes uint64 `json:"quantum_bytes,omitempty"`
+}
+
+// ClassSpec is one traffic class of QoSConfig.
+type ClassSpec struct {
+	// DSCP is the 6-bit IPv4 DSCP that selects the class.
+	DSCP uint8 `json:"dscp"`
+	// Weight is the class's DWRR weight, in [1, MaxClassWeight].
+	Weight uint32 `json:"weight"`
+}
+
+// NumClasses returns the number of traffic-class queues per port (1
+// without QoS).
+func (q *QoSConfig) NumClasses() int { return max(1, len(q.Classes)) }
+
+// GuaranteedShare returns class c's guaranteed share of the line rate,
+// Weight_c / sum(Weight) (1 without QoS), as a float for display and for
+// configuring MultiQ's wB_j.
+func (q *QoSConfig) GuaranteedShare(c int) float64 {
+	if len(q.Classes) == 0 {
+		return 1
+	}
+	var sum uint64
+	for _, k := range q.Classes {
+		sum += uint64(k.Weight)
+	}
+	return float64(q.Classes[c].Weight) / float64(sum)
+}
+
+func (q *QoSConfig) validate() error {
+	if len(q.Classes) == 0 {
+		if q.QuantumBytes != 0 {
+			return fmt.Errorf("network: switch.qos.quantum_bytes=%d: no classes: set switch.qos.classes or clear it", q.QuantumBytes)
+		}
+		return nil
+	}
+	if len(q.Classes) > MaxClasses {
+		return fmt.Errorf("network: switch.qos.classes: %d classes: at most %d", len(q.Classes), MaxClasses)
+	}
+	if len(q.Classes) > 1 && (q.QuantumBytes < 64 || q.QuantumBytes > MaxQuantumBytes) {
+		return fmt.Errorf("network: switch.qos.quantum_bytes=%d: must be in [64,%d]", q.QuantumBytes, MaxQuantumBytes)
+	}
+	for i, k := range q.Classes {
+		if k.DSCP > 63 {
+			return fmt.Errorf("network: switch.qos.classes[%d].dscp=%d: must be in [0,63]", i, k.DSCP)
+		}
+		if k.Weight < 1 || k.Weight > MaxClassWeight {
+			return fmt.Errorf("network: switch.qos.classes[%d].weight=%d: must be in [1,%d]", i, k.Weight, MaxClassWeight)
+		}
+		for j := range i {
+			if q.Classes[j].DSCP == k.DSCP {
+				return fmt.Errorf("network: switch.qos.classes[%d].dscp=%d: also class %d's", i, k.DSCP, j)
+			}
+		}
+	}
+	return nil
+}
+
+// SampleMode says when a switch attaches telemetry (SampleConfig).
+type SampleMode uint8
+
+// Sampling modes.
+const (
+	// SampleEvery attaches a hop record to every packet that requests one.
+	SampleEvery SampleMode = iota
+	// SampleInterval attaches records to a flow's packets at most once per
+	// IntervalNs (HPCC++ draft section 6: "once per RTT").
+	SampleInterval
+	// SampleCongestion attaches records once per IntervalNs, and to every
+	// packet that finds its egress queue at or above ThresholdBytes
+	// (draft section 6: "upon congestion occurrence"; the HPCC authors'
+	// simulator's SAMPLE_FEEDBACK reacts to every ACK only when a queue is
+	// not empty, and once per RTT otherwise).
+	SampleCongestion
+)
+
+var sampleModeNames = []string{"every", "interval", "congestion"}
+
+// String returns the mode's configuration name.
+func (m SampleMode) String() string {
+	if int(m) < len(sampleModeNames) {
+		return sampleModeNames[m]
+	}
+	return fmt.Sprintf("SampleMode(%d)", uint8(m))
+}
+
+// MarshalText returns the mode's name.
+func (m SampleMode) MarshalText() ([]byte, error) {
+	if int(m) >= len(sampleModeNames) {
+		return nil, fmt.Errorf("network: sample mode %d: unknown", uint8(m))
+	}
+	return []byte(m.String()), nil
+}
+
+// UnmarshalText reads "every", "interval" or "congestion".
+func (m *SampleMode) UnmarshalText(b []byte) error {
+	for i, n := range sampleModeNames {
+		if string(b) == n {
+			*m = SampleMode(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("network: sample mode %q: must be every, interval or congestion", b)
+}
+
+// SampleConfig is sampled telemetry (HPCC++ draft section 6: switches "can
+// attach inband telemetry less frequently, e.g., once per RTT or upon
+// congestion occurrence"). The decision is taken once per packet, by the
+// first switch of its path (the switch whose ingress port faces the
+// sending host), so that a packet carries either every hop's record or
+// none and the sender never sees a partial path (which its datapath would
+// take for a path change):
+//
+//   - at the first switch, a packet that requests telemetry gets a record
+//     when its flow's entry in the egress port's flow table is older than
+//     IntervalNs (or was never set), and, in mode congestion, also when
+//     the egress (class) queue holds ThresholdBytes or more after the
+//     frame left; a stamped packet sets the entry to the stamp instant;
+//   - at any later switch a packet gets a record iff it already carries
+//     one (its shim's hop count is not 0).
+//
+// The flow table has TableEntries entries per egress port, indexed by the
+// flow's ECMP hash (flowHash with salt 0) modulo TableEntries, as a
+// hardware table would be; flows that share an entry share its clock. An
+// unsampled packet keeps its empty INT shim, so its ACK echoes zero hop
+// records (nicmodel: an ACK without telemetry, which updates nothing).
+type SampleConfig struct {
+	Mode SampleMode `json:"mode,omitzero"`
+	// IntervalNs is the least time between two records of one flow at
+	// the first switch (modes interval and congestion), ns; typically T.
+	IntervalNs uint64 `json:"interval_ns,omitempty"`
+	// ThresholdBytes is the egress queue at or above which every packet is
+	// stamped (mode congestion).
+	ThresholdBytes uint64 `json:"threshold_bytes,omitempty"`
+	// TableEntries is the flow table's size per egress port (modes
+	// interval and congestion), in [1, MaxSampleTable].
+	TableEntries int `json:"table_entries,omitempty"`
+}
+
+func (s *SampleConfig) validate(intOn bool) error {
+	switch s.Mode {
+	case SampleEvery:
+		if s.IntervalNs != 0 || s.ThresholdBytes != 0 || s.TableEntries != 0 {
+			return fmt.Errorf("network: switch.sample.mode=every with interval_ns, threshold_bytes or table_entries set: choose mode interval or congestion, or clear them")
+		}
+		return nil
+	case SampleInterval, SampleCongestion:
+	default:
+		return fmt.Errorf("network: switch.sample.mode=%v: must be every, interval or congestion", s.Mode)
+	}
+	if !intOn {
+		return fmt.Errorf("network: switch.sample.mode=%v: switch.int=false: sampling needs INT", s.Mode)
+	}
+	if s.IntervalNs < 1 || s.IntervalNs > MaxDelayNs {
+		return fmt.Errorf("network: switch.sample.interval_ns=%d: must be in [1,%d]", s.IntervalNs, MaxDelayNs)
+	}
+	if s.TableEntries < 1 || s.TableEntries > MaxSampleTable {
+		return fmt.Errorf("network: switch.sample.table_entries=%d: must be in [1,%d]", s.TableEntries, MaxSampleTable)
+	}
+	if s.Mode == SampleCongestion {
+		if s.ThresholdBytes < 1 || s.ThresholdBytes > MaxBufferByte {
+			return fmt.Errorf("network: switch.sample.threshold_bytes=%d: must be in [1,2^40] with mode congestion", s.ThresholdBytes)
+		}
+	} else if s.ThresholdBytes != 0 {
+		return fmt.Errorf("network: switch.sample.threshold_bytes=%d: only mode congestion uses it", s.ThresholdBytes)
+	}
+	return nil
 }
 
 // Config is a network's configuration apart from its topology.
@@ -154,6 +371,20 @@ func (c *Config) Validate() error {
 	}
 	if s.MTUBytes != 0 && (s.MTUBytes < 64 || s.MTUBytes > 65535) {
 		return fmt.Errorf("network: switch.mtu_bytes=%d: must be 0 or in [64,65535]", s.MTUBytes)
+	}
+	if err := s.QoS.validate(); err != nil {
+		return err
+	}
+	if s.Sojourn {
+		if !s.INT {
+			return fmt.Errorf("network: switch.sojourn=true: switch.int=false: the sojourn time travels in the hop record")
+		}
+		if c.Encoding != telemetry.IFA {
+			return fmt.Errorf("network: switch.sojourn=true: encoding=%v carries no residence time: use ifa", c.Encoding)
+		}
+	}
+	if err := s.Sample.validate(s.INT); err != nil {
+		return err
 	}
 	e := &s.ECN
 	if e.Enabled {

@@ -108,12 +108,16 @@ func (b *Builder) Build(cfg Config) (*Network, error) {
 		n.hosts[i] = hostRec{name: name, addr: HostAddr(i), sw: -1}
 	}
 	pm := cfg.Switch.ECN.pmax32()
+	var classOf [64]uint8
+	for c, k := range cfg.Switch.QoS.Classes {
+		classOf[k.DSCP] = uint8(c)
+	}
 	for i, name := range b.switches {
 		id := uint32(i + 1)
 		n.switches = append(n.switches, &Switch{id: id, name: name, cfg: &n.cfg, clk: n.clk,
 			in:   engine.NewTimedQueue[arrival](name + ".ingress"),
 			salt: uint32(mix64(cfg.Seed ^ uint64(id)<<32)), rng: rand.New(rand.NewPCG(cfg.Seed, uint64(id))),
-			ovh: uint64(cfg.MACOverheadBytes), pmax32: pm, engID: engine.NoID})
+			ovh: uint64(cfg.MACOverheadBytes), pmax32: pm, engID: engine.NoID, classOf: classOf})
 	}
 	valid := func(x Node) bool {
 		return (x.Kind == HostNode && x.Index >= 0 && x.Index < nh) || (x.Kind == SwitchNode && x.Index >= 0 && x.Index < ns)
@@ -150,7 +154,7 @@ func (b *Builder) Build(cfg Config) (*Network, error) {
 						return nil, fmt.Errorf("network: %s.gbps=%d: switch %q stamps %v telemetry: %w", field, l.spec.Gbps, s.name, cfg.Encoding, err)
 					}
 				}
-				s.ports = append(s.ports, port{num: uint16(len(s.ports)), gbps: l.spec.Gbps, bps: uint64(l.spec.Gbps) * 1_000_000_000})
+				s.ports = append(s.ports, newPort(&cfg.Switch, uint16(len(s.ports)), l.spec.Gbps))
 				ends[k] = end{x.Index, uint16(len(s.ports) - 1)}
 			}
 		}
@@ -192,6 +196,19 @@ func (b *Builder) Build(cfg Config) (*Network, error) {
 		return nil, err
 	}
 	return n, nil
+}
+
+// newPort returns egress port num at gbps with its class queues and, with
+// sampling, its flow table.
+func newPort(sw *SwitchConfig, num uint16, gbps uint32) port {
+	p := port{num: num, gbps: gbps, bps: uint64(gbps) * 1_000_000_000, cls: make([]class, sw.QoS.NumClasses())}
+	for c, k := range sw.QoS.Classes {
+		p.cls[c].weight = uint64(k.Weight) * sw.QoS.QuantumBytes
+	}
+	if sw.Sample.Mode != SampleEvery {
+		p.sampled = make([]uint64, sw.Sample.TableEntries)
+	}
+	return p
 }
 
 // route computes, for every switch and destination host, the egress ports
@@ -316,6 +333,23 @@ func (n *Network) Watch(sw, p int) (*QueueLog, error) {
 		pt.log = &QueueLog{}
 	}
 	return pt.log, nil
+}
+
+// WatchClass starts an exact queue-length log of traffic class c's queue
+// at switch sw's egress port p and returns it. Call before running.
+func (n *Network) WatchClass(sw, p, c int) (*QueueLog, error) {
+	if sw < 0 || sw >= len(n.switches) || p < 0 || p >= len(n.switches[sw].ports) {
+		return nil, fmt.Errorf("network: WatchClass: switch=%d port=%d: no such port", sw, p)
+	}
+	pt := &n.switches[sw].ports[p]
+	if c < 0 || c >= len(pt.cls) {
+		return nil, fmt.Errorf("network: WatchClass: class=%d: must be in [0,%d)", c, len(pt.cls))
+	}
+	k := &pt.cls[c]
+	if k.log == nil {
+		k.log = &QueueLog{}
+	}
+	return k.log, nil
 }
 
 // Register adds every endpoint, uplink and switch to e, in the order

@@ -16,6 +16,14 @@ type arrival struct {
 	frame []byte
 }
 
+// ClassCounters are one traffic-class queue's status registers (64-bit,
+// wrapping): what its hop records report and what it sent.
+type ClassCounters struct {
+	TxFrames    uint64 // frames of the class serialized
+	TxWireBytes uint64 // their wire bytes (frame + MAC overhead): the class's telemetry txBytes
+	MaxQBytes   uint64 // high-water mark of the class queue, bytes
+}
+
 // PortCounters are one egress port's status registers (64-bit, wrapping).
 type PortCounters struct {
 	TxFrames    uint64       // frames serialized
@@ -30,6 +38,7 @@ type PortCounters struct {
 	Stamped     uint64       // hop records pushed (wire.PushHop returned Pushed)
 	Exceeded    uint64       // packets whose hop limit or MTU stopped the push (E flag set)
 	StampErrors uint64       // PushHop errors (a frame that did not decode or requested another encoding); forwarded unstamped
+	Unsampled   uint64       // packets requesting telemetry that sampling left unstamped at their first switch (SampleConfig)
 	MaxQBytes   uint64       // high-water mark of the queue, bytes
 	MaxQAt      engine.Cycle // first cycle it was reached
 	// FirstTxNs and LastEndNs bound the port's busy period: the instant the
@@ -52,6 +61,9 @@ type queued struct {
 	wantINT bool   // parsed at enqueue: the frame requests a hop record
 	ect     bool   // ECN-capable at arrival (marked at dequeue with ECNConfig.MarkAtDequeue)
 	ipOff   uint16 // offset of its IPv4 header
+	inFS    uint64 // instant it joined the egress queue, fs (the sojourn's ingress stamp)
+	first   bool   // it entered the switch from a host (sampling: this switch decides)
+	flow    uint32 // its flow hash with salt 0 (sampling's flow-table index)
 }
 
 // fifo is an unbounded ring of frames (its bound is the byte limit the
@@ -74,6 +86,9 @@ func (q *fifo) push(e queued) {
 	q.size++
 }
 
+// front returns the oldest entry (size > 0).
+func (q *fifo) front() *queued { return &q.buf[q.head] }
+
 func (q *fifo) pop() queued {
 	e := q.buf[q.head]
 	q.buf[q.head] = queued{}
@@ -92,19 +107,61 @@ type peer struct {
 	delay uint64 // propagation + the peer switch's forwarding latency, fs
 }
 
+// class is one traffic-class queue of a port.
+type class struct {
+	q       fifo
+	bytes   uint64 // frame bytes queued
+	weight  uint64 // DWRR weight * quantum: credit per turn, bytes
+	deficit uint64 // DWRR credit left in the current turn, bytes
+	cnt     ClassCounters
+	log     *QueueLog
+}
+
 // port is an egress port.
 type port struct {
-	num    uint16
-	name   string
-	gbps   uint32
-	bps    uint64
-	to     peer
-	q      fifo
-	qBytes uint64
-	busy   uint64 // instant (fs) the transmitter finishes the frame it is sending
-	active bool   // in the switch's active list
-	cnt    PortCounters
-	log    *QueueLog
+	num     uint16
+	name    string
+	gbps    uint32
+	bps     uint64
+	to      peer
+	cls     []class // traffic-class queues (one without QoS)
+	frames  int     // frames queued over all classes
+	qBytes  uint64  // bytes queued over all classes (the buffer limit's measure)
+	cur     int     // DWRR: the class whose turn it is
+	started bool    // DWRR: the current class has received its turn's credit
+	busy    uint64  // instant (fs) the transmitter finishes the frame it is sending
+	active  bool    // in the switch's active list
+	cnt     PortCounters
+	log     *QueueLog
+	sampled []uint64 // sampling: per flow-table entry, 1 + the fs instant of the last record (0: never)
+}
+
+// pick returns the class whose head frame the port sends next: Deficit
+// Weighted Round Robin over the backlogged classes (QoSConfig). frames > 0.
+func (p *port) pick(ovh uint64) int {
+	if len(p.cls) == 1 {
+		return 0
+	}
+	for {
+		c := &p.cls[p.cur]
+		if c.q.size > 0 {
+			if !p.started {
+				c.deficit += c.weight
+				p.started = true
+			}
+			if n := uint64(len(c.q.front().frame)) + ovh; n <= c.deficit {
+				c.deficit -= n
+				return p.cur
+			}
+		} else {
+			c.deficit = 0
+		}
+		p.cur++
+		if p.cur == len(p.cls) {
+			p.cur = 0
+		}
+		p.started = false
+	}
 }
 
 // Switch is an output-queued store-and-forward switch as one engine
@@ -144,6 +201,9 @@ type Switch struct {
 	ovh    uint64
 	pmax32 uint64
 	engID  engine.ID
+	// classOf maps a DSCP to its traffic class (QoSConfig; 0 when no
+	// class claims it).
+	classOf [64]uint8
 }
 
 // ID returns the switch's device ID (the IFA deviceID it stamps).
@@ -164,6 +224,16 @@ func (s *Switch) Port(p int) (PortCounters, uint64) {
 		return PortCounters{}, 0
 	}
 	return s.ports[p].cnt, s.ports[p].qBytes
+}
+
+// Class returns traffic class c's counters at port p and its current
+// queue length in bytes.
+func (s *Switch) Class(p, c int) (ClassCounters, uint64) {
+	if p < 0 || p >= len(s.ports) || c < 0 || c >= len(s.ports[p].cls) {
+		return ClassCounters{}, 0
+	}
+	k := &s.ports[p].cls[c]
+	return k.cnt, k.bytes
 }
 
 // PortName returns port p's name ("<switch>.p<n>-><peer>").
@@ -200,16 +270,16 @@ func (s *Switch) Tick(now engine.Cycle) bool {
 			break
 		}
 		progress = true
-		s.enqueue(now, a.frame)
+		s.enqueue(now, a)
 	}
 	end := s.clk.start(now + 1) // a port free before this instant starts its next frame in this cycle
 	for i := 0; i < len(s.active); {
 		p := &s.ports[s.active[i]]
-		for p.q.size > 0 && p.busy < end {
+		for p.frames > 0 && p.busy < end {
 			s.transmit(now, p)
 			progress = true
 		}
-		if p.q.size == 0 {
+		if p.frames == 0 {
 			p.active = false
 			last := len(s.active) - 1
 			s.active[i] = s.active[last]
@@ -235,7 +305,8 @@ func (s *Switch) NextWake(now engine.Cycle) (engine.Cycle, bool) {
 }
 
 // enqueue routes one frame and admits it to its egress queue.
-func (s *Switch) enqueue(now engine.Cycle, f []byte) {
+func (s *Switch) enqueue(now engine.Cycle, a arrival) {
+	f := a.frame
 	s.cnt.Arrivals++
 	h, ok := parse(f)
 	if !ok {
@@ -254,6 +325,11 @@ func (s *Switch) enqueue(now engine.Cycle, f []byte) {
 	}
 	p := &s.ports[pi]
 	p.cnt.RxFrames++
+	ci := 0
+	if len(p.cls) > 1 {
+		ci = int(s.classOf[wire.IPv4(f[h.ipOff:]).DSCP()])
+	}
+	c := &p.cls[ci]
 	n := uint64(len(f))
 	sw := &s.cfg.Switch
 	if p.qBytes+n > sw.BufferBytes || (sw.SharedBufferBytes != 0 && s.shared+n > sw.SharedBufferBytes) {
@@ -264,7 +340,7 @@ func (s *Switch) enqueue(now engine.Cycle, f []byte) {
 	}
 	ect := h.ecn == wire.ECT0 || h.ecn == wire.ECT1
 	if e := &sw.ECN; e.Enabled {
-		q := p.qBytes
+		q := c.bytes
 		if ect {
 			if !e.MarkAtDequeue && s.mark(q) {
 				wire.IPv4(f[h.ipOff:]).SetECN(wire.CE)
@@ -277,7 +353,21 @@ func (s *Switch) enqueue(now engine.Cycle, f []byte) {
 			return
 		}
 	}
-	p.q.push(queued{frame: f, wantINT: h.wantINT, ect: ect, ipOff: uint16(h.ipOff)})
+	e := queued{frame: f, wantINT: h.wantINT, ect: ect, ipOff: uint16(h.ipOff)}
+	if sw.Sojourn {
+		e.inFS = s.clk.start(now)
+	}
+	if p.sampled != nil {
+		e.first = int(a.port) < len(s.ports) && s.ports[a.port].to.host != nil
+		e.flow = flowHash(0, h.src, h.dst, h.sport, h.dport)
+	}
+	c.q.push(e)
+	c.bytes += n
+	c.cnt.MaxQBytes = max(c.cnt.MaxQBytes, c.bytes)
+	if c.log != nil {
+		c.log.add(now, c.bytes)
+	}
+	p.frames++
 	p.qBytes += n
 	s.shared += n
 	if p.qBytes > p.cnt.MaxQBytes {
@@ -315,19 +405,34 @@ func (s *Switch) mark(q uint64) bool {
 
 // transmit starts serializing the head of p's queue in cycle now.
 func (s *Switch) transmit(now engine.Cycle, p *port) {
-	e := p.q.pop()
+	ci := p.pick(s.ovh)
+	c := &p.cls[ci]
+	e := c.q.pop()
 	f := e.frame
 	n := uint64(len(f))
+	c.bytes -= n
+	p.frames--
 	p.qBytes -= n
 	s.shared -= n
+	if c.q.size == 0 && len(p.cls) > 1 { // DWRR: an emptied class loses its credit and its turn
+		c.deficit = 0
+		p.cur = (p.cur + 1) % len(p.cls)
+		p.started = false
+	}
+	if c.log != nil {
+		c.log.add(now, c.bytes)
+	}
 	start := max(s.clk.start(now), p.busy)
-	if ec := &s.cfg.Switch.ECN; e.ect && ec.Enabled && ec.MarkAtDequeue && s.mark(p.qBytes) {
+	if ec := &s.cfg.Switch.ECN; e.ect && ec.Enabled && ec.MarkAtDequeue && s.mark(c.bytes) {
 		wire.IPv4(f[e.ipOff:]).SetECN(wire.CE)
 		p.cnt.ECNMarks++
 	}
-	if s.cfg.Switch.INT && e.wantINT {
+	if s.cfg.Switch.INT && e.wantINT && s.sample(p, &e, start, c.bytes) {
 		hop, err := telemetry.FromPhysical(s.cfg.Encoding, telemetry.Physical{SwitchID: s.id, PortID: uint32(p.num),
-			SpeedGbps: p.gbps, TsNs: start / 1_000_000, TxBytes: p.cnt.TxWireBytes, QlenBytes: p.qBytes})
+			SpeedGbps: p.gbps, TsNs: start / 1_000_000, TxBytes: c.cnt.TxWireBytes, QlenBytes: c.bytes})
+		if err == nil && s.cfg.Switch.Sojourn {
+			stampSojourn(&hop, e.inFS/1_000_000, start/1_000_000)
+		}
 		if err == nil {
 			var res wire.PushResult
 			f, res, err = wire.PushHop(f, s.cfg.Encoding, hop, s.cfg.Switch.MTUBytes)
@@ -352,6 +457,8 @@ func (s *Switch) transmit(now engine.Cycle, p *port) {
 	p.cnt.TxFrames++
 	p.cnt.TxBytes += n
 	p.cnt.TxWireBytes += w
+	c.cnt.TxFrames++
+	c.cnt.TxWireBytes += w
 	if p.log != nil {
 		p.log.add(now, p.qBytes)
 	}
@@ -361,4 +468,55 @@ func (s *Switch) transmit(now engine.Cycle, p *port) {
 	} else {
 		p.to.sw.Push(now, at, arrival{port: p.to.swIn, frame: f})
 	}
+}
+
+// sample says whether a packet that requests telemetry gets this port's
+// hop record (SampleConfig): always without sampling; at the first switch
+// of its path when its flow's table entry is IntervalNs old or more (or
+// unset), or, in mode congestion, when the class queue it leaves holds
+// threshold_bytes or more; at a later switch when it already carries a
+// record. start is the stamp instant (fs), q the class queue after the
+// frame left.
+func (s *Switch) sample(p *port, e *queued, start, q uint64) bool {
+	if p.sampled == nil {
+		return true
+	}
+	if !e.first {
+		return stackLen(e.frame, int(e.ipOff)) > 0
+	}
+	sc := &s.cfg.Switch.Sample
+	k := &p.sampled[e.flow%uint32(len(p.sampled))]
+	if *k != 0 && start-(*k-1) < sc.IntervalNs*1_000_000 && !(sc.Mode == SampleCongestion && q >= sc.ThresholdBytes) {
+		p.cnt.Unsampled++
+		return false
+	}
+	*k = start + 1
+	return true
+}
+
+// stackLen returns the hop count in the INT shim of a RoCEv2 SEND or
+// probe frame whose IPv4 header is at ipOff (header.go parsed it as
+// requesting telemetry), or 0 when the frame does not decode.
+func stackLen(f []byte, ipOff int) int {
+	var p wire.Packet
+	wire.Decode(f, &p)
+	if p.Class == wire.ClassMalformed || !p.HasINT {
+		return 0
+	}
+	return p.INT.HopCount
+}
+
+// stampSojourn rewrites an IFA hop record stamped at egress instant egNs
+// so that it carries the ingress instant inNs and the sojourn time egNs -
+// inNs (HPCC++ draft section 9.4) as rxTimestamp and residenceTime. A
+// sojourn beyond the 32-bit residence field (4.29 s) is reported as the
+// field's maximum with the ingress time moved up to keep rx + residence
+// = egNs: the egress instant, the one the datapath differences, is exact
+// either way.
+func stampSojourn(h *telemetry.Hop, inNs, egNs uint64) {
+	res := min(egNs-inNs, 1<<telemetry.IFAResidenceBits-1)
+	rx := egNs - res
+	h.RxSec = uint32((rx / telemetry.NsPerSecond) & (1<<telemetry.IFARxSecBits - 1))
+	h.RxNs = uint32(rx % telemetry.NsPerSecond)
+	h.ResidenceNs = uint32(res)
 }

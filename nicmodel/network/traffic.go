@@ -14,6 +14,10 @@ type Flow struct {
 	Dst     int    `json:"dst"`
 	Bytes   uint64 `json:"bytes"`
 	StartNs uint64 `json:"start_ns"`
+	// Class is the flow's traffic class: an index into
+	// switch.qos.classes, whose DSCP its packets (and its ACKs) carry; 0
+	// without QoS.
+	Class int `json:"class,omitempty"`
 	// Group names the generator that made the flow ("flows", "incast0",
 	// "random"); it is not read from configuration files.
 	Group string `json:"-"`
@@ -26,8 +30,9 @@ type Incast struct {
 	Receiver int    `json:"receiver"`
 	Bytes    uint64 `json:"bytes"`
 	StartNs  uint64 `json:"start_ns"`
-	Repeat   int    `json:"repeat"`    // number of bursts; 0 means 1
-	PeriodNs uint64 `json:"period_ns"` // between burst starts (Repeat > 1)
+	Repeat   int    `json:"repeat"`          // number of bursts; 0 means 1
+	PeriodNs uint64 `json:"period_ns"`       // between burst starts (Repeat > 1)
+	Class    int    `json:"class,omitempty"` // traffic class of every flow of the burst (Flow.Class)
 }
 
 // RandomLoad is open-loop traffic with flow sizes from a CDF: every
@@ -68,6 +73,33 @@ func checkFlowBytes(field string, b uint64) error {
 	return nil
 }
 
+// checkClass checks a traffic class index against MaxClasses (the
+// configured classes are checked where the network configuration is
+// known: MaxClassOf).
+func checkClass(field string, c int) error {
+	if c < 0 || c >= MaxClasses {
+		return fmt.Errorf("network: %s=%d: must be in [0,%d)", field, c, MaxClasses)
+	}
+	return nil
+}
+
+// MaxClassOf returns the field name and value of the largest traffic
+// class any explicit flow or incast of t uses ("", 0 when none uses a
+// class above 0), for checking against the configured classes.
+func (t *Traffic) MaxClassOf() (field string, class int) {
+	for i, f := range t.Flows {
+		if f.Class > class {
+			field, class = fmt.Sprintf("traffic.flows[%d].class", i), f.Class
+		}
+	}
+	for i, in := range t.Incast {
+		if in.Class > class {
+			field, class = fmt.Sprintf("traffic.incast[%d].class", i), in.Class
+		}
+	}
+	return field, class
+}
+
 // Generate returns every flow of the workload, sorted by start time (ties
 // in generation order: explicit flows, then incasts in order and by
 // sender, then random flows). hostGbps[i] is host i's link rate. Errors
@@ -101,6 +133,9 @@ func (t *Traffic) Generate(hostGbps []uint32) ([]Flow, error) {
 		if err := checkFlowBytes(field+".bytes", f.Bytes); err != nil {
 			return nil, err
 		}
+		if err := checkClass(field+".class", f.Class); err != nil {
+			return nil, err
+		}
 		f.Group = "flows"
 		out = append(out, f)
 	}
@@ -128,6 +163,9 @@ func (t *Traffic) Generate(hostGbps []uint32) ([]Flow, error) {
 		if err := checkFlowBytes(field+".bytes", in.Bytes); err != nil {
 			return nil, err
 		}
+		if err := checkClass(field+".class", in.Class); err != nil {
+			return nil, err
+		}
 		rep := max(in.Repeat, 1)
 		if in.Repeat < 0 || in.Repeat > 1_000_000 {
 			return nil, fmt.Errorf("network: %s.repeat=%d: must be in [0,1000000]", field, in.Repeat)
@@ -138,7 +176,7 @@ func (t *Traffic) Generate(hostGbps []uint32) ([]Flow, error) {
 		for r := 0; r < rep; r++ {
 			for _, s := range in.Senders {
 				out = append(out, Flow{Src: s, Dst: in.Receiver, Bytes: in.Bytes, StartNs: in.StartNs + uint64(r)*in.PeriodNs,
-					Group: fmt.Sprintf("incast%d", i)})
+					Class: in.Class, Group: fmt.Sprintf("incast%d", i)})
 			}
 		}
 	}

@@ -129,15 +129,15 @@ func TestRandomLoad(t *testing.T) {
 func TestTrafficGenerate(t *testing.T) {
 	tr := Traffic{
 		Flows:  []Flow{{Src: 0, Dst: 3, Bytes: 10, StartNs: 500}},
-		Incast: []Incast{{Senders: []int{1, 2}, Receiver: 3, Bytes: 100, StartNs: 100, Repeat: 2, PeriodNs: 1000}},
+		Incast: []Incast{{Senders: []int{1, 2}, Receiver: 3, Bytes: 100, StartNs: 100, Repeat: 2, PeriodNs: 1000, Class: 2}},
 	}
 	fl, err := tr.Generate([]uint32{25, 25, 25, 25})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []Flow{
-		{1, 3, 100, 100, "incast0"}, {2, 3, 100, 100, "incast0"}, {0, 3, 10, 500, "flows"},
-		{1, 3, 100, 1100, "incast0"}, {2, 3, 100, 1100, "incast0"},
+		{1, 3, 100, 100, 2, "incast0"}, {2, 3, 100, 100, 2, "incast0"}, {0, 3, 10, 500, 0, "flows"},
+		{1, 3, 100, 1100, 2, "incast0"}, {2, 3, 100, 1100, 2, "incast0"},
 	}
 	if !reflect.DeepEqual(fl, want) {
 		t.Errorf("flows %+v, want %+v", fl, want)
@@ -155,6 +155,8 @@ func TestTrafficGenerate(t *testing.T) {
 		{Traffic{Random: &RandomLoad{CDF: "websearch", Load: 0, DurationNs: 1}}, "traffic.random.load=0"},
 		{Traffic{Random: &RandomLoad{CDF: "nosuch", Load: 0.5, DurationNs: 1}}, "traffic.random.cdf"},
 		{Traffic{Random: &RandomLoad{CDF: "hadoop", Load: 0.5, DurationNs: 1e9, MaxFlows: 10}}, "max_flows=10"},
+		{Traffic{Flows: []Flow{{Src: 0, Dst: 1, Bytes: 1, Class: -1}}}, "traffic.flows[0].class=-1"},
+		{Traffic{Incast: []Incast{{Senders: []int{1}, Receiver: 0, Bytes: 1, Class: MaxClasses}}}, "traffic.incast[0].class=8"},
 	}
 	for _, c := range bad {
 		_, err := c.tr.Generate([]uint32{25, 25, 25, 25})
