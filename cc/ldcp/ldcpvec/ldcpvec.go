@@ -8,6 +8,7 @@ import (
 
 	"github.com/hpccgold/hpccgold/cc/ldcp"
 	"github.com/hpccgold/hpccgold/fieldtable"
+	"github.com/hpccgold/hpccgold/fixedpoint"
 	"github.com/hpccgold/hpccgold/vectors"
 )
 
@@ -36,6 +37,9 @@ type Model struct {
 	half                    uint32
 	timeMask                uint64
 	recipW, recipK          int
+
+	recip *fixedpoint.Reciprocal // the datapath's 1/cw unit (RecipUnit)
+	edge  edges                  // solved edge points (edges.go)
 }
 
 // New builds the vector model for cfg (validated by ldcp.NewDatapath).
@@ -66,6 +70,12 @@ func New(cfg ldcp.Config) (*Model, error) {
 	}
 	u := d.RecipUnit()
 	m.recipW, m.recipK = u.Config.In.W, u.Config.TableBits
+	if m.recip, err = fixedpoint.NewReciprocal(u.Config); err != nil {
+		return nil, fmt.Errorf("ldcpvec: 1/cw unit: %w", err)
+	}
+	if err := m.solveEdges(); err != nil {
+		return nil, err
+	}
 	m.buildClasses()
 	m.buildPoints()
 	return m, nil
@@ -328,6 +338,7 @@ func (m *Model) buildClasses() {
 		a.NextSend = m.timeMask - 100
 		return each(emit, sv{a, ldcp.Event{Kind: ldcp.Send, NowNs: m.timeMask - 50}})
 	}, func(o *obs) bool { return o.out.TimerArmed && o.next.NextSend < o.ev.NowNs&m.timeMask })
+	m.buildEdgeClasses()
 	// Level 2: cw register bit patterns x ACK sizes, both ECE values, from
 	// a stable state with enough packets in flight.
 	m.classes = append(m.classes, vectors.Class{Name: "pattern_cw_n", Doc: "cw bit patterns x packets acknowledged, ECE 0 and 1", Level: 2})
