@@ -189,13 +189,7 @@ func runVectorsGen(env *Env) error {
 			return err
 		}
 	}
-	est, err := vectors.EstimateDir(m, opts)
-	if err != nil {
-		return err
-	}
-	if err := checkSpace(*out, est); err != nil {
-		return err
-	}
+	opts.Preflight = func(est vectors.SizeEstimate) error { return checkSpace(*out, est) }
 	var prog *vectors.Progress
 	if f, ok := env.Stderr.(*os.File); ok && vectors.IsTerminal(f) {
 		prog = vectors.NewProgress(env.Stderr, "vectors gen")

@@ -12,40 +12,49 @@ import (
 
 // BenchmarkGenerateHPCC measures what one core does per generated vector
 // for the default 5-hop HPCC++ configuration: draw a constrained-random
-// transaction, run the golden datapath, detect classes and coverage, and
-// format the stimulus and expected hex lines (one worker, one block at a
-// time, no file I/O or hashing). Reported as vectors/s.
+// transaction, run the golden datapath, detect classes and coverage
+// ("model": the model alone, the baseline of the output kinds), and format
+// the stimulus and expected lines as hex ("hex") or binary records ("bin")
+// (one worker, one block at a time, no file I/O or hashing). Reported as
+// vectors/s and vectors/cpu-s (CPU time of the benchmark's thread).
 func BenchmarkGenerateHPCC(b *testing.B) {
 	m, err := NewHPCC(hpcc.DefaultConfig())
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := newPlan(m, Options{Count: MaxCount, Workers: 1, NoJSONL: true})
-	if err != nil {
-		b.Fatal(err)
+	for _, bc := range []struct {
+		name         string
+		text, binary bool
+	}{{"model", false, false}, {"hex", true, false}, {"bin", true, true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			p, err := newPlan(m, Options{Count: MaxCount, Workers: 1, NoJSONL: true, Binary: bc.binary})
+			if err != nil {
+				b.Fatal(err)
+			}
+			w, err := p.newWorker()
+			if err != nil {
+				b.Fatal(err)
+			}
+			blk := &block{n: blockSize, in: make([]uint64, blockSize*p.iw), out: make([]uint64, blockSize*p.ow)}
+			first := int64(len(p.dirLabel))
+			defer lockThread()()
+			b.ResetTimer()
+			start, cpu0 := time.Now(), threadCPU()
+			n := 0
+			for n < b.N {
+				blk.first = first + int64(n)
+				if err := p.compute(w, blk, bc.text, false); err != nil {
+					b.Fatal(err)
+				}
+				n += blockSize
+			}
+			b.ReportMetric(float64(n)/time.Since(start).Seconds(), "vectors/s")
+			if cpu := threadCPU() - cpu0; cpu > 0 {
+				b.ReportMetric(float64(n)/cpu.Seconds(), "vectors/cpu-s")
+			}
+			b.ReportMetric(float64(len(blk.stim)+len(blk.exp))/blockSize, "bytes/vector")
+		})
 	}
-	w, err := p.newWorker()
-	if err != nil {
-		b.Fatal(err)
-	}
-	blk := &block{n: blockSize, in: make([]uint64, blockSize*p.iw), out: make([]uint64, blockSize*p.ow)}
-	first := int64(len(p.dirLabel))
-	defer lockThread()()
-	b.ResetTimer()
-	start, cpu0 := time.Now(), threadCPU()
-	n := 0
-	for n < b.N {
-		blk.first = first + int64(n)
-		if err := p.compute(w, blk, true, false); err != nil {
-			b.Fatal(err)
-		}
-		n += blockSize
-	}
-	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "vectors/s")
-	if cpu := threadCPU() - cpu0; cpu > 0 {
-		b.ReportMetric(float64(n)/cpu.Seconds(), "vectors/cpu-s")
-	}
-	b.ReportMetric(float64(len(blk.stim)+len(blk.exp))/blockSize, "hexbytes/vector")
 }
 
 // BenchmarkGenerateDirHPCC measures GenerateDir end to end (random vectors,

@@ -26,6 +26,12 @@ func EstimateDir(m Model, opts Options) (SizeEstimate, error) {
 	if err != nil {
 		return SizeEstimate{}, err
 	}
+	return p.estimate(), nil
+}
+
+// estimate is EstimateDir of a validated plan.
+func (p *plan) estimate() SizeEstimate {
+	opts := p.opts
 	hexLine := func(t fieldtable.Table) int64 { return int64(t.HexDigits()) + 1 }
 	per := hexLine(p.lay.in) + hexLine(p.lay.out)
 	if opts.Binary {
@@ -44,7 +50,7 @@ func EstimateDir(m Model, opts Options) (SizeEstimate, error) {
 		per += int64(longest)
 	}
 	n := p.last - p.first
-	return SizeEstimate{Vectors: n, BytesPerVector: per, Bytes: n*per + smallFilesBytes}, nil
+	return SizeEstimate{Vectors: n, BytesPerVector: per, Bytes: n*per + smallFilesBytes}
 }
 
 // fill sets every field of table t in words w to the low bits of pat.

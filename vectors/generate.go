@@ -100,6 +100,12 @@ type Options struct {
 	// zstd streams (stimulus.hex.zst, ...) in the same single pass; empty
 	// writes them plain. The compressed bytes depend only on the vectors.
 	Compress string
+	// Preflight, if not nil, is called by GenerateDir with the request's
+	// SizeEstimate (EstimateDir's answer) once the request is validated
+	// and before anything is written; an error it returns stops GenerateDir
+	// with the directory untouched (vectors gen checks free disk space
+	// here, without building the request's plan twice).
+	Preflight func(SizeEstimate) error
 	// Progress, if not nil, is called from the calling goroutine after each
 	// block with the vectors done and the vectors to do in this shard.
 	Progress func(done, total int64)

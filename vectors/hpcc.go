@@ -65,6 +65,13 @@ type HPCC struct {
 	rdK      int // effective table bits of the 1/dts unit
 	ruK      int // of the 1/U unit
 	rnK      int // of the 1/N unit
+
+	// Value lists detectAll compares against, computed once so that
+	// detecting classes allocates nothing per vector (per-vector garbage
+	// made the heap, and RSS, grow for millions of vectors before the
+	// first collection).
+	termDtsList, termTxList []uint64 // termDts(), termTx()
+	dtsEdgeList             []uint64 // dtsBorrowEdges(MaxDeltaTsNs)
 }
 
 // hpccBins are the offsets of the HPCC cover points in Hits.Bins.
@@ -139,6 +146,7 @@ func NewHPCC(cfg hpcc.Config) (*HPCC, error) {
 		return nil, fmt.Errorf("vectors: hpcc: MaxLinkSpeedGbps=%d: no %s speed code at or below it", cfg.MaxLinkSpeedGbps, h.e)
 	}
 	h.baseCode, h.slowCode = uint8(best), uint8(slow)
+	h.termDtsList, h.termTxList, h.dtsEdgeList = h.termDts(), h.termTx(), dtsBorrowEdges(cfg.MaxDeltaTsNs)
 	if err := h.deriveConstants(); err != nil {
 		return nil, err
 	}

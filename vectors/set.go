@@ -123,6 +123,11 @@ func GenerateDirContext(ctx context.Context, dir string, m Model, opts Options) 
 	if err != nil {
 		return nil, err
 	}
+	if opts.Preflight != nil {
+		if err := opts.Preflight(p.estimate()); err != nil {
+			return nil, err
+		}
+	}
 	var man *Manifest
 	err = writeDir(ctx, dir, p, func(emit func(*block) error) (*Manifest, error) {
 		// Blocks are recycled: at most 4*Workers+2 are ever allocated.
