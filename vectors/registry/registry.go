@@ -1,6 +1,7 @@
 // Package registry is the one list of the vector models hpccgold writes
-// sets for, side by side: HPCC++'s hpcc_update (package vectors) and
-// LDCP's ldcp_update (package cc/ldcp/ldcpvec). Everything that reopens a
+// sets for, side by side: HPCC++'s hpcc_update (package vectors), LDCP's
+// ldcp_update (package cc/ldcp/ldcpvec) and the telemetry integrity
+// guard int_guard (package cc/intguard/guardvec). Everything that reopens a
 // set from its manifest (vectors verify, the verify command, cosim, grade,
 // the demo) opens its model here, and everything that simulates a model's
 // RTL builds it here, so a new model is added with one entry.
@@ -13,9 +14,12 @@ import (
 	"strings"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/cc/intguard"
+	"github.com/hpccgold/hpccgold/cc/intguard/guardvec"
 	"github.com/hpccgold/hpccgold/cc/ldcp"
 	"github.com/hpccgold/hpccgold/cc/ldcp/ldcpvec"
 	"github.com/hpccgold/hpccgold/rtl"
+	"github.com/hpccgold/hpccgold/rtl/guardrtl"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/rtl/ldcprtl"
 	"github.com/hpccgold/hpccgold/vectors"
@@ -26,6 +30,9 @@ import (
 const (
 	HPCC = vectors.HPCCModelName // HPCC++ per-event update, "hpcc_update"
 	LDCP = ldcpvec.Name          // LDCP sender per-event update, "ldcp_update"
+	// Guard is the telemetry integrity guard before hpcc_update,
+	// "int_guard" (cc/intguard, docs/guard.md).
+	Guard = guardvec.Name
 )
 
 // Design is a model's per-event update as RTL: the module and the names of
@@ -92,6 +99,25 @@ func entries() []Entry {
 					return nil, err
 				}
 				return ldcprtl.UpdateComb(cfg)
+			},
+		},
+		{
+			Name: Guard,
+			Open: guardvec.Open,
+			Update: func(m vectors.Model, stages int) (Design, error) {
+				cfg, err := config[intguard.Config](m)
+				if err != nil {
+					return Design{}, err
+				}
+				mod, rep, err := guardrtl.Pipelined(cfg, stages)
+				return Design{Module: mod, Stages: rep, ValidIn: guardrtl.ValidIn, ValidOut: guardrtl.ValidOut}, err
+			},
+			Comb: func(m vectors.Model) (*rtl.Module, error) {
+				cfg, err := config[intguard.Config](m)
+				if err != nil {
+					return nil, err
+				}
+				return guardrtl.Comb(cfg)
 			},
 		},
 	}

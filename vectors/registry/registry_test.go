@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/cc/intguard"
+	"github.com/hpccgold/hpccgold/cc/intguard/guardvec"
 	"github.com/hpccgold/hpccgold/cc/ldcp"
 	"github.com/hpccgold/hpccgold/cc/ldcp/ldcpvec"
 	"github.com/hpccgold/hpccgold/rtl"
@@ -24,7 +26,11 @@ func TestOpenEveryModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []vectors.Model{h, l} {
+	g, err := guardvec.New(intguard.DefaultConfig(hpcc.DefaultConfig()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []vectors.Model{h, l, g} {
 		cfg, err := json.Marshal(m.Config())
 		if err != nil {
 			t.Fatal(err)
@@ -37,10 +43,10 @@ func TestOpenEveryModel(t *testing.T) {
 			t.Errorf("Open(%s) built model %s", m.Name(), got.Name())
 		}
 	}
-	if got, want := strings.Join(Names(), ","), "hpcc_update,ldcp_update"; got != want {
+	if got, want := strings.Join(Names(), ","), "hpcc_update,int_guard,ldcp_update"; got != want {
 		t.Errorf("Names() = %s, want %s", got, want)
 	}
-	if _, err := Open("dcqcn_update", nil); err == nil || !strings.Contains(err.Error(), "hpcc_update, ldcp_update") {
+	if _, err := Open("dcqcn_update", nil); err == nil || !strings.Contains(err.Error(), "hpcc_update, int_guard, ldcp_update") {
 		t.Errorf("Open(unknown) = %v, want an error listing the known models", err)
 	}
 }
@@ -58,7 +64,11 @@ func TestEveryModelHasRTL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []vectors.Model{h, l} {
+	g, err := guardvec.New(intguard.DefaultConfig(hpcc.DefaultConfig()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []vectors.Model{h, l, g} {
 		d, err := Update(m, 2)
 		if err != nil {
 			t.Fatalf("Update(%s): %v", m.Name(), err)
