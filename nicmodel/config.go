@@ -292,6 +292,10 @@ type Config struct {
 	LDCP     *LDCPConfig     `json:"ldcp,omitempty"`
 	DCQCN    *DCQCNConfig    `json:"dcqcn,omitempty"`
 	CCModule *CCModuleConfig `json:"cc_module,omitempty"`
+	// Guard, when set, puts the telemetry integrity guard (cc/intguard,
+	// docs/guard.md) before the HPCC++ update (cc=hpcc, model fixed);
+	// nil (the default) means none.
+	Guard *GuardConfig `json:"guard,omitempty"`
 }
 
 // DefaultConfig returns a 100 Gbit/s NIC clocked at 1 GHz with 1024 QPs,
@@ -424,6 +428,9 @@ func (c *Config) Validate() error {
 	}
 	if c.RxHPCC.FlowWindowNs < 1 || c.RxHPCC.FlowWindowNs > 1<<40 {
 		return bad("rx_hpcc.flow_window_ns", c.RxHPCC.FlowWindowNs, "must be in [1,2^40]")
+	}
+	if err := c.validateGuard(); err != nil {
+		return err
 	}
 	return c.validateCCModule()
 }

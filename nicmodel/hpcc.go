@@ -2,6 +2,7 @@ package nicmodel
 
 import (
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/cc/intguard"
 	"github.com/hpccgold/hpccgold/engine"
 	"github.com/hpccgold/hpccgold/pipeline"
 	"github.com/hpccgold/hpccgold/pipeline/wire"
@@ -33,6 +34,8 @@ type hpccCC struct {
 	onUpdate func(*HPCCUpdate) // the NIC's update observer (fixed model only; nil: none)
 	captured HPCCUpdate        // its argument's storage
 	cnt      *ModuleCounters
+	guard    *intguard.Guard // the telemetry guard (nil: none)
+	gcnt     GuardCounters
 }
 
 // newHPCCCC builds sender HPCC++ on core for qps QPs; onUpdate observes
@@ -69,6 +72,17 @@ func (h *hpccCC) issue(now engine.Cycle, qpn wire.QPN, conn uint32, una, sndNxt 
 	in.Hops = ev.Hops
 	if h.fx != nil {
 		st := h.fx[qpn]
+		if h.guard != nil {
+			// The guard (docs/guard.md) rewrites the stored records and
+			// the event's hop fields the update reads, or drops the event.
+			var v intguard.Verdict
+			st, *in, v = h.guard.Apply(st, *in)
+			h.gcnt.count(&v)
+			if v.DropEvent {
+				e.drop = true
+				return
+			}
+		}
 		next, out := h.core.d.Update(st, *in)
 		e.fx, e.out = next, fromFixed(out)
 		if h.onUpdate != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/cc/intguard"
 	"github.com/hpccgold/hpccgold/engine"
 	"github.com/hpccgold/hpccgold/pipeline/wire"
 	"github.com/hpccgold/hpccgold/scheduler"
@@ -41,12 +42,15 @@ type ccBlock interface {
 type hpccWiring struct {
 	mod  *module
 	sreg *sendReg
+	// guard is the sender HPCC++ algorithm when it runs a telemetry guard
+	// (its counters), else nil.
+	guard *hpccCC
 }
 
 // newHPCCWiring builds the HPCC++ module (with the algorithm cfg.CC names,
 // on txCore) and the PktSend register of n; onUpdate observes the fixed
 // model's datapath updates (nil: none).
-func newHPCCWiring(n *NIC, cfg *Config, txCore *ccCore, onUpdate func(*HPCCUpdate)) *hpccWiring {
+func newHPCCWiring(n *NIC, cfg *Config, txCore *ccCore, onUpdate func(*HPCCUpdate), guard *intguard.Guard) *hpccWiring {
 	w := &hpccWiring{sreg: &sendReg{in: n.sends, out: n.pkts, log: n.sentLog, ackReqLast: cfg.Tx.AckReqLast, hooks: n.hooks}}
 	lat, space := cfg.moduleTiming()
 	m := &module{lat: engine.Cycle(lat), space: engine.Cycle(space), ii: engine.Cycle(cfg.Module.IICycles),
@@ -54,7 +58,10 @@ func newHPCCWiring(n *NIC, cfg *Config, txCore *ccCore, onUpdate func(*HPCCUpdat
 		bells: n.bells, complete: n.complete, hooks: n.hooks}
 	switch cfg.CC {
 	case CCHPCC:
-		m.algo = newHPCCCC(txCore, cfg.QPs, onUpdate, &m.cnt)
+		h := newHPCCCC(txCore, cfg.QPs, onUpdate, &m.cnt)
+		h.guard = guard
+		m.algo = h
+		w.guard = h
 	case CCHPCCRx:
 		m.algo = &hpccRxCC{core: txCore, cnt: &m.cnt}
 	default:
@@ -125,6 +132,12 @@ func (w *hpccWiring) qpStatus(n *NIC, q wire.QPN) (QPStatus, error) {
 	return st, nil
 }
 
-func (w *hpccWiring) counters(c *Counters) { c.Module, c.PktSend = w.mod.cnt, w.sreg.cnt }
+func (w *hpccWiring) counters(c *Counters) {
+	c.Module, c.PktSend = w.mod.cnt, w.sreg.cnt
+	if w.guard != nil && w.guard.guard != nil {
+		g := w.guard.gcnt
+		c.Guard = &g
+	}
+}
 
 func (w *hpccWiring) inflight() uint64 { return uint64(w.mod.pipe.len()) }

@@ -82,6 +82,9 @@ type inflight struct {
 	fx    hpcc.State    // fixed model: the next flow state
 	fl    hpcc.RefState // float model: the next flow state
 	out   ccOut
+	// drop: the telemetry guard dropped the event; it holds its pipeline
+	// slot and writes nothing back at retire.
+	drop bool
 }
 
 // ModuleCounters are the HPCC++ module's status registers; all wrap modulo
@@ -273,6 +276,10 @@ func (m *module) retire(now engine.Cycle) bool {
 	}
 	e := m.pipe.front() // read in place (popped below): an entry is large
 	q := &m.qps[e.qpn]
+	if e.drop {
+		m.pipe.pop() // counted by the guard (GuardCounters.EventsDropped)
+		return true
+	}
 	if e.epoch != q.epoch {
 		m.pipe.pop()
 		m.cnt.Discarded++

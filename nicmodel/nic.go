@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/cc/intguard"
 	"github.com/hpccgold/hpccgold/engine"
 	"github.com/hpccgold/hpccgold/fieldtable"
 	"github.com/hpccgold/hpccgold/nicmodel/trace"
@@ -263,7 +264,13 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 		n.cc = ccw
 		return n, nil
 	}
-	n.cc = newHPCCWiring(n, &cfg, txCore, onUpdate)
+	var guard *intguard.Guard
+	if cfg.Guard != nil {
+		if guard, err = intguard.New(cfg.Guard.Intguard(cfg.HPCC)); err != nil {
+			return nil, fmt.Errorf("nicmodel: guard: %w", err)
+		}
+	}
+	n.cc = newHPCCWiring(n, &cfg, txCore, onUpdate, guard)
 	return n, nil
 }
 
@@ -392,6 +399,8 @@ type Counters struct {
 	// CC is the CC module's and port's registers under cc=ldcp/dcqcn (nil
 	// otherwise).
 	CC *CCCounters
+	// Guard is the telemetry guard's registers (nil without a guard).
+	Guard *GuardCounters
 }
 
 // FIFOStatus is one internal FIFO's counters and high-water mark.

@@ -52,6 +52,9 @@ func (c *Counters) Registers() []Register {
 	if c.CC != nil {
 		add("cc", *c.CC)
 	}
+	if c.Guard != nil {
+		add("guard", *c.Guard)
+	}
 	for _, f := range c.FIFOs {
 		p := "fifo." + f.Name + "."
 		out = append(out, Register{p + "capacity", uint64(f.Capacity)}, Register{p + "level", uint64(f.Level)},
