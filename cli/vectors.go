@@ -10,9 +10,14 @@ import (
 	"github.com/hpccgold/hpccgold/vectors/coverage"
 	"github.com/hpccgold/hpccgold/vectors/registry"
 	"github.com/hpccgold/hpccgold/verilog/cosim"
+	"io"
 	"math"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
+
+	"github.com/hpccgold/hpccgold/atomicfile"
 
 	"github.com/hpccgold/hpccgold/cc/ldcp/ldcpvec"
 	"github.com/hpccgold/hpccgold/scenario"
@@ -60,6 +65,7 @@ func runVectors(env *Env) error {
 
 func runVectorsGen(env *Env) error {
 	fs := newFlagSet(env, "vectors gen", "vectors gen [--cc hpcc|ldcp] [--config FILE] [--seed N] [--count N] [--level 1|2] [--out DIR] [--shard i/n] [--class A,B] [--jsonl] [--format hex|bin] [--compress none|zstd] [--workers N]\n"+
+		"       vectors gen --out - [--manifest FILE] [--format hex|bin] [--cc ...] [--config ...] [--seed N] [--count N] [--level 1|2] [--shard i/n] [--class A,B] [--workers N]\n"+
 		"       vectors gen --from-sim SCENARIO [--config FILE] [--cc hpcc|hpcc-rx] [--seed N] [--count N] [--out DIR] [--shard i/n] [--jsonl] [--workers N]")
 	configFile := fs.String("config", "", "HPCC++ configuration JSON (hpcc.LoadConfig form), or LDCP (ldcp.LoadConfig form) with --cc ldcp; default: the default configuration. With --from-sim: a JSON file overlaying the scenario (as hpccgold sim --config)")
 	seed := fs.Uint64("seed", 1, "seed of the constrained-random vectors. With --from-sim, if given: replaces the scenario's network.seed and traffic.random.seed")
@@ -68,7 +74,8 @@ func runVectorsGen(env *Env) error {
 	cc := fs.String("cc", "", "the datapath: hpcc (HPCC++ hpcc_update, the default) or ldcp (LDCP ldcp_update). With --from-sim: hpcc or hpcc-rx (default: the scenario's)")
 	model := fs.String("model", "", "with --from-sim: fixed (the default and the only choice: vectors come from the golden fixed-point datapath)")
 	level := fs.Int("level", 1, "1: every directed corner class; 2: adds the bit-pattern classes")
-	out := fs.String("out", "vectors", "output directory")
+	out := fs.String("out", "vectors", "output directory; - writes the set as one stream to standard output for a simulator that reads its standard input: per vector its stimulus record, then its expected record (hex lines, or binary records with --format bin); the report goes to standard error")
+	manifestFile := fs.String("manifest", "", "with --out -: write the set's manifest (the hashes of the stimulus and expected files as a directory of the set holds them, the stream's size and CRC-32C) to this file once the stream is complete")
 	shard := fs.String("shard", "", "generate only shard i/n (0 <= i < n) of the set")
 	classes := fs.String("class", "", "comma-separated directed classes to generate (default: all up to --level)")
 	design := fs.String("design", "update", "update: per-event vectors of the update datapath; module: an hpcc_module event stream set (flow RAM, hazards, stalls) replayed in order by cosim --design module --vectors")
@@ -104,6 +111,16 @@ func runVectorsGen(env *Env) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	pipe := *out == "-"
+	if pipe {
+		for _, f := range []string{"jsonl", "compress", "from-sim", "design"} {
+			if set[f] {
+				return fmt.Errorf("--%s does not apply to --out - (the stream holds the stimulus and expected records of a generated set, plain: pipe it through zstd if wanted)", f)
+			}
+		}
+	} else if set["manifest"] {
+		return errors.New("--manifest applies to --out - only (a directory holds its manifest.json)")
+	}
 	switch *design {
 	case "module":
 		if set["format"] {
@@ -189,6 +206,9 @@ func runVectorsGen(env *Env) error {
 			return err
 		}
 	}
+	if pipe {
+		return runVectorsGenPipe(env, m, opts, *manifestFile, closure, *budget)
+	}
 	opts.Preflight = func(est vectors.SizeEstimate) error { return checkSpace(*out, est) }
 	var prog *vectors.Progress
 	if f, ok := env.Stderr.(*os.File); ok && vectors.IsTerminal(f) {
@@ -203,24 +223,68 @@ func runVectorsGen(env *Env) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "wrote %d vectors to %s\n", man.Count, *out)
-	if err := vectors.WriteCoverage(env.Stdout, man); err != nil {
+	return reportGen(env.Stdout, man, closure, *budget)
+}
+
+// reportGen prints the coverage of a generated set to w and, after
+// --until-covered, the closure report; an unclosed coverage is ErrFailed.
+func reportGen(w io.Writer, man *vectors.Manifest, closure *coverage.CloseResult, budget int64) error {
+	if err := vectors.WriteCoverage(w, man); err != nil {
 		return err
 	}
 	if closure == nil {
 		return nil
 	}
-	fmt.Fprintln(env.Stdout)
-	if err := closure.Report.WriteText(env.Stdout, 40); err != nil {
+	fmt.Fprintln(w)
+	if err := closure.Report.WriteText(w, 40); err != nil {
 		return err
 	}
 	if !closure.Closed {
-		fmt.Fprintf(env.Stdout, "coverage NOT closed within --budget %d: %d directed + %d random vectors leave %d reachable bins unhit\n",
-			*budget, closure.Directed, closure.Random, closure.Report.Summary.Holes)
-		return fmt.Errorf("%w: coverage not closed within --budget %d (%d holes)", ErrFailed, *budget, closure.Report.Summary.Holes)
+		fmt.Fprintf(w, "coverage NOT closed within --budget %d: %d directed + %d random vectors leave %d reachable bins unhit\n",
+			budget, closure.Directed, closure.Random, closure.Report.Summary.Holes)
+		return fmt.Errorf("%w: coverage not closed within --budget %d (%d holes)", ErrFailed, budget, closure.Report.Summary.Holes)
 	}
-	fmt.Fprintf(env.Stdout, "coverage closed: %d directed + %d random vectors (%d rounds, %d biased)\n",
+	fmt.Fprintf(w, "coverage closed: %d directed + %d random vectors (%d rounds, %d biased)\n",
 		closure.Directed, closure.Random, len(closure.Rounds), len(closure.Bias))
 	return nil
+}
+
+// underlyingFile returns the file behind w (the process's standard output
+// behind the CLI's errWriter), if there is one.
+func underlyingFile(w io.Writer) (*os.File, bool) {
+	if e, ok := w.(*errWriter); ok {
+		w = e.w
+	}
+	f, ok := w.(*os.File)
+	return f, ok
+}
+
+// runVectorsGenPipe implements vectors gen --out -: the set as one stream
+// on standard output (vectors.GeneratePipe), the report on standard error,
+// the manifest to manifestFile (if set) once the stream is complete. A
+// write to a closed pipe fails the command (SIGPIPE is ignored, so the
+// write returns EPIPE and the command exits non-zero naming it); the
+// manifest is then not written.
+func runVectorsGenPipe(env *Env, m vectors.Model, opts vectors.Options, manifestFile string, closure *coverage.CloseResult, budget int64) error {
+	if f, ok := underlyingFile(env.Stdout); ok && vectors.IsTerminal(f) {
+		return errors.New("--out -: standard output is a terminal; pipe it into the simulator (or redirect it to a file)")
+	}
+	signal.Ignore(syscall.SIGPIPE)
+	man, err := vectors.GeneratePipe(env.context(), env.Stdout, m, opts)
+	if err != nil {
+		return err
+	}
+	if manifestFile != "" {
+		mb, err := vectors.MarshalManifest(man)
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.WriteBytes(manifestFile, 0o644, mb); err != nil {
+			return fmt.Errorf("--manifest: %w", err)
+		}
+	}
+	fmt.Fprintf(env.Stderr, "wrote %d vectors to standard output (%s, %d bytes, CRC-32C %s)\n", man.Count, man.Pipe.Format, man.Pipe.Bytes, man.Pipe.CRC32C)
+	return reportGen(env.Stderr, man, closure, budget)
 }
 
 // runVectorsFromSim implements vectors gen --from-sim: it captures the

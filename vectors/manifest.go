@@ -49,10 +49,15 @@ type Manifest struct {
 	// Compression is CompressZstd when the stimulus and expected files are
 	// zstd streams (their names end in ".zst" and their Files entries hash
 	// the compressed bytes); empty when they are plain.
-	Compression string       `json:"compression,omitempty"`
-	Classes     []ClassCount `json:"classes"`  // every class, directed in order, then "random" (captured sets: the capture's class)
-	Coverage    Coverage     `json:"coverage"` // of the vectors in this directory
-	Files       []FileHash   `json:"files"`    // every other file of the directory
+	Compression string `json:"compression,omitempty"`
+	// Pipe describes the stream of a set written to a pipe (GeneratePipe,
+	// vectors gen --out -); nil for a set written to a directory. Files
+	// then holds the hashes of the stimulus and expected files as a
+	// directory of the same set holds them; no file was written.
+	Pipe     *PipeInfo    `json:"pipe,omitempty"`
+	Classes  []ClassCount `json:"classes"`  // every class, directed in order, then "random" (captured sets: the capture's class)
+	Coverage Coverage     `json:"coverage"` // of the vectors in this directory
+	Files    []FileHash   `json:"files"`    // every other file of the directory
 }
 
 // ShardInfo locates a directory's vectors in the unsharded set.
