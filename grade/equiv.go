@@ -208,6 +208,9 @@ func (p *prover) prove(mu Mutant) (string, error) {
 	if proof := p.conditional(mu); proof != "" {
 		return proof, nil
 	}
+	if proof := p.pathProof(mu); proof != "" {
+		return proof, nil
+	}
 	var diff rtl.Bits
 	var how string
 	switch {
@@ -441,7 +444,7 @@ func condBound(sel *rtl.Node, val bool, kb []known) *bound {
 		return nil
 	}
 	p, q := sel.Args[0], sel.Args[1]
-	if p.Signed || p.Width > 64 {
+	if p.Width > 64 {
 		return nil
 	}
 	if !val { // negate
@@ -454,11 +457,19 @@ func condBound(sel *rtl.Node, val bool, kb []known) *bound {
 			op = rtl.OpLe
 		case rtl.OpGe:
 			op = rtl.OpLt
+		case rtl.OpEq:
+			op = rtl.OpNe
 		default:
-			return nil // not-equal bounds nothing
+			return nil
 		}
 	}
 	kp, kq := kb[p.ID], kb[q.ID]
+	signed := p.Signed
+	if signed {
+		// Signed operands: bound in the biased (order-preserving) space,
+		// mapped back when the result lies on one side of the sign.
+		kp, kq = biased(kp, p.Width), biased(kq, p.Width)
+	}
 	if !kp.rng || !kq.rng {
 		return nil
 	}
@@ -467,9 +478,12 @@ func condBound(sel *rtl.Node, val bool, kb []known) *bound {
 	target, other, o := p, kq, op
 	if p.Op == rtl.OpConst {
 		target, other = q, kp
-		o = map[rtl.Op]rtl.Op{rtl.OpLt: rtl.OpGt, rtl.OpLe: rtl.OpGe, rtl.OpGt: rtl.OpLt, rtl.OpGe: rtl.OpLe, rtl.OpEq: rtl.OpEq}[op]
+		o = map[rtl.Op]rtl.Op{rtl.OpLt: rtl.OpGt, rtl.OpLe: rtl.OpGe, rtl.OpGt: rtl.OpLt, rtl.OpGe: rtl.OpLe, rtl.OpEq: rtl.OpEq, rtl.OpNe: rtl.OpNe}[op]
 	}
-	kt := kb[target.ID]
+	kt := kp
+	if target == q {
+		kt = kq
+	}
 	lo, hi := kt.lo, kt.hi
 	switch o {
 	case rtl.OpLt:
@@ -488,9 +502,35 @@ func condBound(sel *rtl.Node, val bool, kb []known) *bound {
 		lo = max(lo, other.lo)
 	case rtl.OpEq:
 		lo, hi = max(lo, other.lo), min(hi, other.hi)
+	case rtl.OpNe:
+		// Not equal to a single value trims it from either end.
+		if other.lo != other.hi {
+			return nil
+		}
+		switch c := other.lo; {
+		case lo == c && hi == c:
+			return &bound{id: target.ID, lo: 1, hi: 0} // empty: no input
+		case lo == c:
+			lo++
+		case hi == c:
+			hi--
+		default:
+			return nil
+		}
 	}
 	if lo > hi {
 		return nil
+	}
+	if signed {
+		half := uint64(1) << uint(target.Width-1)
+		switch {
+		case lo >= half:
+			lo, hi = lo-half, hi-half
+		case hi < half:
+			lo, hi = lo+half, hi+half
+		default:
+			return nil
+		}
 	}
 	return &bound{id: target.ID, lo: lo, hi: hi}
 }
@@ -527,6 +567,39 @@ func reinfer(x *rtl.Node, c *bound, kb []known, depth int, memo map[int]known) k
 	return k
 }
 
+// prefixBits adds the bits every value of [k.lo, k.hi] shares: those above
+// the highest bit in which lo and hi differ (a w-bit node, w <= 64).
+func prefixBits(k known, w int) known {
+	if !k.rng || k.lo > k.hi || w > 64 {
+		return k
+	}
+	d := bits.Len64(k.lo ^ k.hi) // bits [d, w) are common
+	if d >= w {
+		return k
+	}
+	mask := ones(w).And(ones(d).Not())
+	k.one = k.one.Or(rtl.BitsOf(k.lo).And(mask))
+	k.zero = k.zero.Or(rtl.BitsOf(^k.lo).And(mask))
+	return k
+}
+
+// biased maps the interval of a signed w-bit node onto the unsigned order
+// (x + 2^(w-1) mod 2^w): exact when it lies on one side of the sign
+// boundary, the whole range otherwise.
+func biased(k known, w int) known {
+	half := uint64(1) << uint(w-1)
+	switch {
+	case !k.rng:
+	case k.hi < half:
+		k.lo, k.hi = k.lo+half, k.hi+half
+	case k.lo >= half:
+		k.lo, k.hi = k.lo-half, k.hi-half
+	default: // both signs: every biased value
+		k.lo, k.hi = 0, maxOf(w)
+	}
+	return k
+}
+
 // withRange refines known bits from the interval (leading zeros, a single
 // value) for a node of width w <= 64.
 func withRange(k known, w int) known {
@@ -539,7 +612,7 @@ func withRange(k known, w int) known {
 	if k.lo == k.hi {
 		k.zero, k.one = rtl.BitsOf(^k.lo).Trunc(w), rtl.BitsOf(k.lo)
 	}
-	return k
+	return prefixBits(k, w)
 }
 
 // infer returns what is known of node n computed as s from operands known
@@ -665,10 +738,20 @@ func infer(n *rtl.Node, s shape, args []known) known {
 				}
 			}
 		}
-	case rtl.OpLShr:
-		k.zero = highZeros(w, a.leadZeros(w))
-	case rtl.OpShl:
-		k.zero = ones(a.trailZeros(w))
+	case rtl.OpLShr, rtl.OpShl:
+		// A shift by an amount known exactly is a constant shift.
+		if b.rng && b.lo == b.hi && len(n.Args) == 2 {
+			sh := shape{op: rtl.OpShlC, k: int(min(b.lo, uint64(w)))}
+			if s.op == rtl.OpLShr {
+				sh.op = rtl.OpLShrC
+			}
+			return infer(n, sh, args[:1])
+		}
+		if s.op == rtl.OpLShr {
+			k.zero = highZeros(w, a.leadZeros(w))
+		} else {
+			k.zero = ones(a.trailZeros(w))
+		}
 	case rtl.OpROM:
 		n := uint64(len(s.rom))
 		lo, hi := uint64(0), n-1
@@ -691,7 +774,14 @@ func infer(n *rtl.Node, s shape, args []known) known {
 			setRange(vlo, vhi)
 		}
 	case rtl.OpEq, rtl.OpNe, rtl.OpLt, rtl.OpLe, rtl.OpGt, rtl.OpGe:
-		if bothRng && (!s.argSigned || a.hi < uint64(1)<<uint(aw-1) && b.hi < uint64(1)<<uint(aw-1)) {
+		if bothRng && s.argSigned && aw <= 64 {
+			// Signed operands whose intervals each lie on one side of the
+			// sign boundary: adding 2^(W-1) (mod 2^W) maps the signed order
+			// onto the unsigned order of the biased intervals.
+			a, b = biased(a, aw), biased(b, aw)
+			bothRng = a.rng && b.rng
+		}
+		if bothRng && aw <= 64 {
 			var dec, v bool
 			switch s.op {
 			case rtl.OpLt, rtl.OpGe:
@@ -734,6 +824,7 @@ func infer(n *rtl.Node, s shape, args []known) known {
 	if k.lo > k.hi { // unreachable for a sound analysis; keep the bits only
 		k.lo, k.hi = blo, bhi
 	}
+	k = prefixBits(k, w)
 	if lz := 64 - bits.Len64(k.hi); lz > 64-w {
 		k.zero = k.zero.Or(highZeros(w, lz-(64-w)))
 	}
@@ -778,6 +869,8 @@ func (p *prover) knownDiff(n *rtl.Node, mu Mutant) (rtl.Bits, string) {
 		if is, v := topKnown(0); is && !v {
 			return rtl.Bits{}, "the operand's top bit is always 0, so zero and sign extension agree"
 		}
+		// Zero and sign extension agree on the operand's own bits.
+		return all.And(ones(n.Args[0].Width).Not()), "zero and sign extension differ at most in the extension bits"
 	case MulSign, CmpSign:
 		s0, v0 := topKnown(0)
 		s1, v1 := topKnown(1)

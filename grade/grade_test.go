@@ -275,8 +275,8 @@ var pinned = []struct {
 	seed               uint64
 	killed, equivalent int
 }{
-	{"hpcc_update", 40, 14, 33, 4},
-	{"ldcp_update", 40, 14, 33, 3},
+	{"hpcc_update", 40, 14, 33, 5},
+	{"ldcp_update", 40, 14, 33, 7},
 }
 
 // TestPinnedSample grades the fixed sample of each datapath over its

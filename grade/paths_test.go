@@ -1,0 +1,163 @@
+package grade
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/hpccgold/hpccgold/rtl"
+)
+
+// pathModule is a combinational module of 10 input bits built so that the
+// path rules (paths.go) have work to do, each next to a near twin where
+// the same rule must fail: flags that are never set together (an event
+// kind decoded twice) and flags that can be; a saturating sum clamped
+// below its saturation value (the saturation constant's -1 cannot show)
+// and a clamp above part of the saturated range (it can); a signed compare
+// against a negative constant; a leading-zero normalizer; a mux that a
+// change also bypasses.
+func pathModule(t testing.TB) *rtl.Module {
+	t.Helper()
+	m := rtl.NewModule("pmod", "path-rule test module")
+	a := m.In("a", 4, false)
+	b := m.In("b", 4, false)
+	k := m.In("k", 2, false)
+	f1 := m.And(m.Eq(k, m.Const(2, false, 1)), m.Bit(a, 0))
+	f2 := m.And(m.Eq(k, m.Const(2, false, 2)), m.Bit(b, 0))
+	m.Out("ex", m.Or(f1, f2), "exclusive flags: or = xor")
+	m.Out("nx", m.Or(m.Bit(a, 1), m.Bit(b, 1)), "flags that can both be set")
+	sum := m.Add(m.ZExt(a, 5), m.ZExt(b, 5))
+	sat := m.Mux(m.Gt(sum, m.Const(5, false, 15)), m.Const(4, false, 15), m.Slice(sum, 0, 4))
+	nine := m.Const(4, false, 9)
+	m.Out("cl", m.Mux(m.Lt(nine, sat), nine, sat), "min(sat(a+b), 9)")
+	sat2 := m.Mux(m.Gt(sum, m.Const(5, false, 15)), m.Const(4, false, 15), m.Slice(sum, 0, 4))
+	m.Out("cl2", m.Mux(m.Eq(k, m.Const(2, false, 3)), m.Mux(m.Lt(nine, sat2), nine, sat2), sat2), "k = 3 ? min(sat(a+b), 9) : sat(a+b)")
+	m.Out("sc", m.Lt(m.AsSigned(a), m.Const(4, true, 0xd)), "a < -3, signed")
+	// A normalizer: a << clz(a) over 4 bits (a = 0: shift by 4), top 2 bits.
+	clz := m.Mux(m.Bit(a, 3), m.Const(3, false, 0), m.Mux(m.Bit(a, 2), m.Const(3, false, 1),
+		m.Mux(m.Bit(a, 1), m.Const(3, false, 2), m.Mux(m.Bit(a, 0), m.Const(3, false, 3), m.Const(3, false, 4)))))
+	norm := m.Shl(m.ZExt(a, 5), m.ZExt(clz, 5))
+	m.Out("nm", m.Slice(norm, 2, 2), "bits 3..2 of a normalized")
+	m.Out("kb", m.Mux(m.Eq(k, m.Const(2, false, 0)), m.Xor(a, b), m.Const(4, false, 5)), "k = 0 ? a ^ b : 5")
+	// A mux that passes a ^ b only where k = 1, while a ^ b also reaches
+	// the output around it (gated where k != 1): not a dominator.
+	nn := m.Xor(a, b)
+	s1 := m.Eq(k, m.Const(2, false, 1))
+	passed := m.Mux(s1, nn, m.Const(4, false, 0))
+	gate := m.Mux(s1, m.Const(4, false, 0), m.Const(4, false, 15))
+	m.Out("bp", m.Concat(m.Mux(m.Eq(k, m.Const(2, false, 2)), passed, m.Const(4, false, 0)), m.And(nn, gate)), "{k = 2 ? (k = 1 ? a ^ b : 0) : 0, (a ^ b) & (k = 1 ? 0 : 15)}")
+	if err := m.Check(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestPathRulesSound grades every mutant of pathModule over all of its
+// 1024 inputs. Oracle: exhaustive simulation. No mutant that an input
+// kills may have a proof (a false proof is the worst failure), and the
+// path rules must prove the mutants they are for: the or of the
+// exclusive flags swapped for xor, and the saturation constant 15 - 1
+// under the clamp to 9; while the same swap on the flags that can both be
+// set, and 15 + 1 (which wraps to 0), are killed and unproved.
+func TestPathRulesSound(t *testing.T) {
+	m := pathModule(t)
+	v := exhaustive(t, m)
+	f, err := combinational(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := Sites(f, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := newRunner(f, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := newProver(f)
+	byPath, proved, survived := 0, 0, 0
+	verdict := map[string]string{}
+	for _, mu := range all {
+		mm, err := Apply(m, mu)
+		if err != nil {
+			t.Fatalf("%s: %v", mu, err)
+		}
+		kill, _, err := r.firstKill(context.Background(), mm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proof, err := pr.prove(mu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The path rule on its own, whatever the other rules say.
+		pp := pr.pathProof(mu)
+		if pp != "" {
+			byPath++
+		}
+		if kill >= 0 && (proof != "" || pp != "") {
+			t.Errorf("%s: proved equivalent (%s%s) but vector %d kills it", mu, proof, pp, kill)
+		}
+		if proof != "" {
+			proved++
+		}
+		if kill < 0 {
+			survived++
+		}
+		key := pr.near(f.Nodes[mu.NodeID]) + " " + string(mu.Operator) + " " + mu.Detail
+		switch {
+		case kill >= 0:
+			verdict[key] = "killed"
+		case proof != "":
+			verdict[key] = "proved"
+		default:
+			verdict[key] = "gap"
+		}
+	}
+	t.Logf("%d sites: %d survive all 1024 inputs, %d proved equivalent (%d by the path rules alone)", len(all), survived, proved, byPath)
+	find := func(out, op, detail string) string {
+		for k, v := range verdict {
+			if strings.HasPrefix(k, "output "+out+" ") && strings.Contains(k, " "+op+" ") && strings.HasSuffix(k, detail) {
+				return v
+			}
+		}
+		return "missing"
+	}
+	for _, c := range []struct{ out, op, detail, want string }{
+		{"ex", "op-swap", "or -> xor", "proved"},
+		{"nx", "op-swap", "or -> xor", "killed"},
+	} {
+		if got := find(c.out, c.op, c.detail); got != c.want {
+			t.Errorf("output %s, %s %s: %s, want %s", c.out, c.op, c.detail, got, c.want)
+		}
+	}
+	// The saturation constants 15 (4 bits) of the first clamp: -1 proved,
+	// +1 killed.
+	sat := 0
+	for _, mu := range all {
+		n := f.Nodes[mu.NodeID]
+		if n.Op != rtl.OpConst || n.Width != 4 || n.Value[0] != 15 || len(pr.users[n.ID]) != 1 {
+			continue
+		}
+		mux := pr.users[n.ID][0]
+		if len(pr.users[mux.ID]) != 2 || pr.users[mux.ID][0].Op != rtl.OpLt {
+			continue // the clamp under k = 3 has more readers
+		}
+		proof, _ := pr.prove(mu)
+		switch mu.Operator {
+		case ConstDec:
+			sat++
+			if proof == "" {
+				t.Errorf("%s: the saturation constant -1 under the clamp to 9 is not proved", mu)
+			}
+		case ConstInc:
+			sat++
+			if proof != "" {
+				t.Errorf("%s: 15 + 1 wraps to 0 and shows below the clamp, yet proved: %s", mu, proof)
+			}
+		}
+	}
+	if sat != 2 {
+		t.Fatalf("found %d of the clamp's saturation-constant mutants, want 2", sat)
+	}
+}
