@@ -30,7 +30,14 @@ func newCCCore(model Model, cfg hpcc.Config, dps *Datapaths) (*ccCore, error) {
 	c := &ccCore{model: model, cfg: cfg, fW: cfg.Formats.W, fR: cfg.Formats.Rate}
 	c.wMax, _ = c.fW.MaxRawUint()
 	c.rMax, _ = c.fR.MaxRawUint()
-	d, err := dps.get(cfg)
+	dcfg := cfg
+	if model == Float {
+		// The float model's datapath only converts (formats, the Rx-HPCC
+		// notification's R = W/T); MultiQ changes neither, and the float
+		// reference runs it whether or not the golden datapath does.
+		dcfg.MultiQ = hpcc.MultiQConfig{}
+	}
+	d, err := dps.get(dcfg)
 	if err != nil {
 		return nil, err
 	}

@@ -125,6 +125,11 @@ type builtin struct {
 }
 
 func builtins() []builtin {
+	return append(paperBuiltins(), qosBuiltins()...)
+}
+
+// paperBuiltins are the seeds' and the HPCC paper's experiments.
+func paperBuiltins() []builtin {
 	return []builtin{
 		{"seeds-incast-2to1", "slides: 2 long flows at 25 Gbps into one 25 Gbps host across a 100 Gbps leaf-spine, 4 ms (W_ai N=10)", func() Config {
 			c := seedsBase()

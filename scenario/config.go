@@ -52,6 +52,14 @@ type HPCCParams struct {
 	// compute W_ai per event from the number of concurrent flows the
 	// receiver sees (draft section 6.2; slides: "Dynamic W_AI").
 	RxDynamicWAI bool `json:"rx_dynamic_w_ai"`
+	// MultiQ runs the HPCC++ slides' MultiQ U (seeds 002, "HPCC++ MultiQ
+	// Algorithm": per traffic class, against the class's guaranteed rate
+	// wB_j) on every sender (cc=hpcc): a NIC's hpcc.multiq.class_weight is
+	// the DWRR share of its flows' class (network.switch.qos: weight /
+	// sum of weights; 1 without QoS), its backlog threshold 1500 bytes.
+	// The NIC has one class weight, so each host's flows must all be in
+	// one class.
+	MultiQ bool `json:"multiq,omitempty"`
 }
 
 // NICParams are the NIC parameters a scenario sets; the NIC's line rate is
@@ -180,6 +188,9 @@ func (c *Config) Validate() error {
 	}
 	if h.WAIBytes == 0 && (h.WAIFlows < 1 || h.WAIFlows > 1<<20) {
 		return cerr("hpcc.w_ai_flows", h.WAIFlows, "must be in [1,2^20] when w_ai_bytes=0")
+	}
+	if h.MultiQ && c.CC != nicmodel.CCHPCC {
+		return cerr("hpcc.multiq", true, fmt.Sprintf("needs cc=hpcc (cc=%v)", c.CC))
 	}
 	if h.RxNotifyPeriodNs > 1_000_000_000 {
 		return cerr("hpcc.rx_notify_period_ns", h.RxNotifyPeriodNs, "must be in [0,1e9] (0: T)")

@@ -146,6 +146,16 @@ type Summary struct {
 	NetPeakQueueBytes uint64
 	NetPeakQueuePort  string
 	NetPeakQueueAtNs  uint64
+	// Classes describe the bottleneck's traffic classes (two or more:
+	// network.QoSConfig).
+	Classes []ClassSummary `json:",omitempty"`
+	// AcksNoTelemetry and DataNoTelemetry count the ACKs (sender HPCC++)
+	// and data packets (Rx-HPCC) that reached the CC without hop records
+	// and updated nothing; Unsampled the packets sampling switches left
+	// unstamped (network.SampleConfig).
+	AcksNoTelemetry uint64 `json:",omitempty"`
+	DataNoTelemetry uint64 `json:",omitempty"`
+	Unsampled       uint64 `json:",omitempty"`
 }
 
 // SlowBucket is the slowdown distribution of flows within a size range.

@@ -89,6 +89,9 @@ func (r *Result) Write(ctx context.Context, dir string) ([]OutputFile, error) {
 		{"summary.txt", "the summary tables", r.WriteSummary},
 		{"summary.json", "the summary in JSON", r.writeSummaryJSON},
 	}
+	if len(r.Series.Classes) > 0 {
+		gens = append(gens, gen{"class_series.csv", "per sample and traffic class at the bottleneck: queue, wire rate", r.writeClassSeries})
+	}
 	if len(r.Series.Flows) > 0 {
 		gens = append(gens, gen{"flow_series.csv", "per sample and sampled flow: rate, wire rate, window W, pacing rate R", r.writeFlowSeries})
 	}
@@ -365,6 +368,9 @@ func (r *Result) WriteSummary(w io.Writer) error {
 		}
 	}
 	if err := t.Render(); err != nil {
+		return err
+	}
+	if err := r.writeClassSummary(w); err != nil {
 		return err
 	}
 	if len(c.Reference) > 0 {

@@ -272,5 +272,9 @@ func (r *Result) plots() ([]figure, error) {
 		p.Add(sc)
 		figs = append(figs, figure{"fct", "each completed flow's completion time over its ideal, against its size", p})
 	}
-	return figs, nil
+	cf, err := r.classPlots(x, title, sw)
+	if err != nil {
+		return nil, err
+	}
+	return append(figs, cf...), nil
 }

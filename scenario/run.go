@@ -67,6 +67,7 @@ type FlowResult struct {
 	Slow    float64 // FCTNs / IdealNs (0 if not done)
 	// Bottleneck reports whether the flow's path crosses the measured port.
 	Bottleneck bool
+	class      int // traffic class (network.Flow.Class)
 	sport      uint16
 	srcQP      wire.QPN
 }
@@ -99,6 +100,9 @@ type Series struct {
 	Jain   []float64
 	Active []int
 	Flows  []FlowSeries
+	// Classes are the bottleneck port's traffic classes (only with two
+	// or more: network.QoSConfig).
+	Classes []ClassSeries
 }
 
 // Result is a finished run.
@@ -119,6 +123,7 @@ type Result struct {
 	nics                             []*nicmodel.NIC
 	traceHosts                       []int
 	queueLog                         *network.QueueLog
+	classLogs                        []*network.QueueLog
 	port                             network.PortCounters
 }
 
@@ -197,6 +202,7 @@ type sim struct {
 	lastTx   uint64
 	lastT    engine.Cycle
 	out      Series
+	cls      *classSampler // two or more traffic classes, else nil
 }
 
 type flowSample struct {
@@ -260,7 +266,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		path := wire.Path{SrcMAC: a.MAC, DstMAC: b.MAC, SrcIP: a.IP, DstIP: b.IP, DSCP: dscp, ECN: wire.ECT0, TTL: 64, UDPSrcPort: sport}
 		ctxs[f.Src] = append(ctxs[f.Src], pipeline.FlowContext{QPN: qs, RemoteQPN: qr, Path: path, PKey: 0xFFFF})
 		ctxs[f.Dst] = append(ctxs[f.Dst], pipeline.FlowContext{QPN: qr, RemoteQPN: qs, Path: path.Reverse(), PKey: 0xFFFF})
-		s.flows[k] = FlowResult{Index: k, Group: f.Group, Src: f.Src, Dst: f.Dst, Bytes: f.Bytes, StartNs: f.StartNs, sport: sport, srcQP: qs}
+		s.flows[k] = FlowResult{Index: k, Group: f.Group, Src: f.Src, Dst: f.Dst, Bytes: f.Bytes, StartNs: f.StartNs, class: f.Class, sport: sport, srcQP: qs}
 	}
 	// T: the configured one, or the largest path RTT rounded up to 100 ns.
 	probe, err := cfg.nicConfig(5000, gbps[0], 1)
@@ -297,6 +303,11 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		}
 		if err := cfg.windowHoldsPacket(&nc, h, T, gbps[h]); err != nil {
 			return nil, err
+		}
+		if cfg.HPCC.MultiQ {
+			if err := cfg.setMultiQ(&nc, h, gen); err != nil {
+				return nil, err
+			}
 		}
 		if h == gen[0].Src {
 			first = nc
@@ -339,6 +350,9 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	var bl network.LinkSpec
 	s.bSw, s.bPt, bl = net.HostLink(bh)
 	if s.qlog, err = net.Watch(s.bSw, s.bPt); err != nil {
+		return nil, err
+	}
+	if err := s.watchClasses(); err != nil {
 		return nil, err
 	}
 	for k := range s.flows {
@@ -412,10 +426,14 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		BottleneckSwitch: s.bSw, BottleneckPort: s.bPt, BottleneckName: net.Switch(s.bSw).PortName(s.bPt),
 		BottleneckGbps: bl.Gbps, BottleneckHost: bh, nics: s.nics, traceHosts: append([]int(nil), opts.TraceHosts...), queueLog: s.qlog}
 	r.port, _ = net.Switch(s.bSw).Port(s.bPt)
+	if s.cls != nil {
+		r.classLogs = s.cls.logs
+	}
 	st := e.Stats()
 	r.Stats = RunStats{SimNs: cfg.Run.ClockHz.NS(e.Now()), Cycles: st.Cycles, BusyCycles: st.BusyCycles, Ticks: st.Ticks,
 		UnexpectedProgress: st.UnexpectedProgress, Flows: len(s.flows), FlowsDone: s.done, EndNs: end, Stalled: idle}
 	r.summarize(net)
+	r.summarizeClasses(net)
 	r.Stats.Wall, r.Stats.Setup = time.Since(wall), setup
 	return r, nil
 }
@@ -539,6 +557,7 @@ func (s *sim) sample() {
 		j = sx * sx / (float64(active) * sx2)
 	}
 	o.Jain = append(o.Jain, j)
+	s.sampleClasses(dtNs)
 	s.lastT = now
 }
 
