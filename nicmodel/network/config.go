@@ -266,7 +266,9 @@ func (m *SampleMode) UnmarshalText(b []byte) error {
 //     the egress (class) queue holds ThresholdBytes or more after the
 //     frame left; a stamped packet sets the entry to the stamp instant;
 //   - at any later switch a packet gets a record iff it already carries
-//     one (its shim's hop count is not 0).
+//     one (its shim's hop count is not 0);
+//   - a probe (wire.OpProbe, draft section 6.1: a query for telemetry) is
+//     always stamped and does not touch the flow table.
 //
 // The flow table has TableEntries entries per egress port, indexed by the
 // flow's ECMP hash (flowHash with salt 0) modulo TableEntries, as a

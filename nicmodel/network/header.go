@@ -24,6 +24,7 @@ type hdr struct {
 	dport   uint16
 	ecn     wire.ECN
 	wantINT bool // RoCEv2 SEND or probe with the T bit set (a candidate for PushHop)
+	probe   bool // of those, a probe (always stamped, also under sampling)
 }
 
 // parse reads the forwarding fields of f; ok is false for a frame that is
@@ -61,6 +62,7 @@ func parse(f []byte) (h hdr, ok bool) {
 		op := wire.Opcode(b[wire.BTHOpcodeOffset])
 		t := b[wire.BTHAckOffset]&0x40 != 0
 		h.wantINT = t && (op.IsSend() || op == wire.OpProbe)
+		h.probe = h.wantINT && op == wire.OpProbe
 	}
 	return h, true
 }

@@ -402,3 +402,59 @@ func TestQoSValidation(t *testing.T) {
 		t.Error("UnmarshalText(Every): no error")
 	}
 }
+
+// The sampling rule at its edges, on one port's flow table (expected
+// values by hand from SampleConfig's rule, interval 1000 ns = 10^9 fs,
+// threshold 3000 bytes): the first packet is stamped; one fs before the
+// interval is not, at the interval it is; a queue of threshold-1 does not
+// trigger, threshold does (mode congestion), without the interval; a probe
+// is stamped and leaves the entry; a packet that did not come from a host
+// follows its stack (here: an empty one, so no record).
+func TestSampleRule(t *testing.T) {
+	const iv = 1_000_000_000 // 1000 ns in fs
+	sc := SampleConfig{Mode: SampleCongestion, IntervalNs: 1000, ThresholdBytes: 3000, TableEntries: 4}
+	cfg := DefaultConfig()
+	cfg.Switch.Sample = sc
+	s := &Switch{cfg: &cfg}
+	p := &port{sampled: make([]uint64, 4)}
+	rows := []struct {
+		name  string
+		e     queued
+		start uint64
+		q     uint64
+		want  bool
+		entry uint64 // table entry of flow 1 afterwards
+	}{
+		{"first", queued{first: true, flow: 1}, 5, 0, true, 6},
+		{"inside", queued{first: true, flow: 1}, 5 + iv - 1, 0, false, 6},
+		{"other entry", queued{first: true, flow: 2}, 5 + iv - 1, 0, true, 6},
+		{"below threshold", queued{first: true, flow: 1}, 10, 2999, false, 6},
+		{"threshold", queued{first: true, flow: 1}, 11, 3000, true, 12},
+		{"probe", queued{first: true, flow: 1, probe: true}, 13, 0, true, 12},
+		{"same entry (5 mod 4)", queued{first: true, flow: 5}, 11 + iv - 1, 0, false, 12},
+		{"interval", queued{first: true, flow: 1}, 11 + iv, 0, true, 12 + iv},
+		{"later switch, empty stack", queued{flow: 1, frame: classFrame(t, 0, 1, 100, telemetry.IFA, 26, 1, 0), ipOff: wire.EthernetHeaderLen}, 1 << 40, 0, false, 12 + iv},
+	}
+	unsampled := uint64(0)
+	for _, r := range rows {
+		if got := s.sample(p, &r.e, r.start, r.q); got != r.want {
+			t.Errorf("%s: sample = %v, want %v", r.name, got, r.want)
+		}
+		if !r.want && r.e.first {
+			unsampled++
+		}
+		if p.sampled[1] != r.entry {
+			t.Errorf("%s: entry = %d, want %d", r.name, p.sampled[1], r.entry)
+		}
+	}
+	if p.cnt.Unsampled != unsampled {
+		t.Errorf("Unsampled = %d, want %d", p.cnt.Unsampled, unsampled)
+	}
+	sc.Mode, sc.ThresholdBytes = SampleInterval, 0
+	cfg.Switch.Sample = sc
+	p = &port{sampled: make([]uint64, 4)}
+	s.sample(p, &queued{first: true, flow: 1}, 0, 0)
+	if s.sample(p, &queued{first: true, flow: 1}, 1, 1<<30) {
+		t.Error("mode interval: a deep queue triggered a record")
+	}
+}

@@ -63,6 +63,7 @@ type queued struct {
 	ipOff   uint16 // offset of its IPv4 header
 	inFS    uint64 // instant it joined the egress queue, fs (the sojourn's ingress stamp)
 	first   bool   // it entered the switch from a host (sampling: this switch decides)
+	probe   bool   // a probe: sampling never skips it
 	flow    uint32 // its flow hash with salt 0 (sampling's flow-table index)
 }
 
@@ -359,6 +360,7 @@ func (s *Switch) enqueue(now engine.Cycle, a arrival) {
 	}
 	if p.sampled != nil {
 		e.first = int(a.port) < len(s.ports) && s.ports[a.port].to.host != nil
+		e.probe = h.probe
 		e.flow = flowHash(0, h.src, h.dst, h.sport, h.dport)
 	}
 	c.q.push(e)
@@ -483,6 +485,9 @@ func (s *Switch) sample(p *port, e *queued, start, q uint64) bool {
 	}
 	if !e.first {
 		return stackLen(e.frame, int(e.ipOff)) > 0
+	}
+	if e.probe {
+		return true // a probe asks for telemetry (draft 6.1): it gets every record, and does not set the flow's clock
 	}
 	sc := &s.cfg.Switch.Sample
 	k := &p.sampled[e.flow%uint32(len(p.sampled))]
