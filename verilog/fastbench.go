@@ -31,7 +31,12 @@ func (b Bench) HarnessName() string { return "vh_" + b.Interface().Name }
 // (hex lines as the testbench reads, or binary records when the name ends
 // in .bin: ceil(width/8) bytes per vector, the packed vector little endian),
 // +first=K (start at vector K of both files: a shard), +n=COUNT (default:
-// the rest of the file), +gap, +maxrep, +progress and +classes.
+// the rest of the file), +gap, +maxrep, +progress and +classes. In place of
+// +stim and +exp, +stream=FILE reads the one stream of `hpccgold vectors gen
+// --out -` (per vector its stimulus record, then its expected record) from
+// FILE, or from standard input with +stream=- (hex, or binary with
+// +format=bin or a FILE ending in .bin), to its end or +n=COUNT vectors; a
+// stream truncated inside a vector, or holding none, is an error.
 func (b Bench) HarnessFiles() ([]File, error) {
 	if err := b.check(); err != nil {
 		return nil, err
@@ -59,7 +64,7 @@ func (b Bench) HarnessFiles() ([]File, error) {
 	g("// files and compares every result in C++ (see Bench.HarnessFiles).\n\n")
 	g("#include \"%s.h\"\n#include \"verilated.h\"\n", top)
 	g("typedef %s TOP;\n", top)
-	g("#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <string>\n#include <vector>\n\n")
+	g("#include <array>\n#include <climits>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <deque>\n#include <string>\n#include <vector>\n\n")
 	g("static const int IW = %d, OW = %d, IWORDS = %d, OWORDS = %d;\n", b.In.Width, b.Out.Width, (b.In.Width+31)/32, (b.Out.Width+31)/32)
 	g("static const long TIMEOUT = %d;\n", Timeout)
 	g("struct Field { const char* name; int off, width; };\n")
@@ -87,6 +92,8 @@ static inline uint64_t check8(uint64_t x) {
   uint64_t letter = ~lt(lower, 'a') & lt(lower, 'f' + 1);
   return ~(digit | letter) & high;
 }
+
+static bool decode(const unsigned char* p, int rec, bool bin, uint32_t* w, int nwords);
 
 // A reader of fixed-size records (hex lines or binary) from a file, in
 // blocks: memory does not grow with the file.
@@ -125,6 +132,44 @@ struct Reader {
     }
     const unsigned char* p = buf.data() + pos;
     pos += rec;
+    return decode(p, rec, bin, w, nwords);
+  }
+};
+
+// A reader of the one stream of hpccgold vectors gen --out - (per vector its
+// stimulus record, then its expected record, hex lines or binary records)
+// from a file or standard input ("-"), a pair at a time.
+struct Pairs {
+  FILE* f = nullptr;
+  bool bin = false;
+  int srec = 0, erec = 0;  // bytes of a stimulus and of an expected record
+  std::vector<unsigned char> buf;
+  const char* name = "";
+  bool open(const char* path, bool binary) {
+    name = path;
+    bin = binary;
+    srec = bin ? (IW + 7) / 8 : (IW + 3) / 4 + 1;
+    erec = bin ? (OW + 7) / 8 : (OW + 3) / 4 + 1;
+    f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) return false;
+    setvbuf(f, nullptr, _IOFBF, 1 << 20);
+    buf.resize(srec + erec);
+    return true;
+  }
+  // next reads the next vector: 1 with its stimulus in s and its expected
+  // output in e, 0 at the end of the stream (between two vectors), -1 for a
+  // truncated or bad record.
+  int next(uint32_t* s, uint32_t* e) {
+    size_t n = fread(buf.data(), 1, buf.size(), f);
+    if (n == 0 && feof(f)) return 0;
+    if (n != buf.size()) return -1;
+    return decode(buf.data(), srec, bin, s, IWORDS) && decode(buf.data() + srec, erec, bin, e, OWORDS) ? 1 : -1;
+  }
+};
+
+// decode decodes one record of rec bytes (a hex line with its newline, or
+// a binary record) into w (nwords 32-bit words, LSB first).
+static bool decode(const unsigned char* p, int rec, bool bin, uint32_t* w, int nwords) {
     memset(w, 0, 4 * nwords);
     if (bin) {
       memcpy(w, p, rec);
@@ -154,8 +199,7 @@ struct Reader {
       w[d >> 3] |= v << (4 * (d & 7));
     }
     return bad == 0;
-  }
-};
+}
 
 template <class T> static void put(T& dst, const uint32_t* w) {
   dst = 0;
@@ -205,26 +249,47 @@ int main(int argc, char** argv) {
   Reader stim, exp;
   char msg[4096];
   if (first < 0) return fail("+first: must be >= 0");
-  if (!stim.open(stimf, IW, first) || !exp.open(expf, OW, first)) {
+  const char* streamf = plusarg(argc, argv, "stream");
+  Pairs pairs;
+  std::deque<std::array<uint32_t, OWORDS>> pending;  // expected outputs of the vectors in flight (stream)
+  long nvec = plusnum(argc, argv, "n", -1);
+  if (streamf) {
+    // One stream (vectors gen --out -), from a file or standard input:
+    // +n=COUNT, or every vector to the end of the stream.
+    const char* fmt = plusarg(argc, argv, "format");
+    size_t l = strlen(streamf);
+    bool bin = fmt ? strcmp(fmt, "bin") == 0 : l > 4 && strcmp(streamf + l - 4, ".bin") == 0;
+    if (fmt && !bin && strcmp(fmt, "hex") != 0) return fail("+format: want hex or bin");
+    if (first != 0 || plusarg(argc, argv, "stim") || plusarg(argc, argv, "exp"))
+      return fail("+stream: not with +first, +stim or +exp (the stream holds both, from its first vector)");
+    if (nvec == 0 || nvec < -1) return fail("+n: must be >= 1");
+    if (!pairs.open(streamf, bin)) {
+      snprintf(msg, sizeof msg, "cannot open %s", streamf);
+      return fail(msg);
+    }
+    if (nvec < 0) nvec = LONG_MAX;  // known at the end of the stream
+    printf("loaded stream %s\n", streamf);
+  } else if (!stim.open(stimf, IW, first) || !exp.open(expf, OW, first)) {
     snprintf(msg, sizeof msg, "cannot open or seek %s or %s", stimf, expf);
     return fail(msg);
   }
-  long ns = stim.records(), ne = exp.records();
-  if (ns < 0 || ne < 0) {
-    snprintf(msg, sizeof msg, "%s or %s: size not a whole number of %d- and %d-byte records", stimf, expf, stim.rec, exp.rec);
-    return fail(msg);
-  }
-  long nvec = plusnum(argc, argv, "n", -1);
-  if (nvec < 0) {
-    if (ns != ne) {
-      snprintf(msg, sizeof msg, "%s has %ld lines, %s has %ld: give +n=COUNT", stimf, ns, expf, ne);
+  if (!streamf) {
+    long ns = stim.records(), ne = exp.records();
+    if (ns < 0 || ne < 0) {
+      snprintf(msg, sizeof msg, "%s or %s: size not a whole number of %d- and %d-byte records", stimf, expf, stim.rec, exp.rec);
       return fail(msg);
     }
-    nvec = ns - first;
-  }
-  if (nvec < 1 || first + nvec > ns || first + nvec > ne) {
-    snprintf(msg, sizeof msg, "+first=%ld +n=%ld: must be in [1,%ld] vectors after the first", first, nvec, (ns < ne ? ns : ne) - first);
-    return fail(msg);
+    if (nvec < 0) {
+      if (ns != ne) {
+        snprintf(msg, sizeof msg, "%s has %ld lines, %s has %ld: give +n=COUNT", stimf, ns, expf, ne);
+        return fail(msg);
+      }
+      nvec = ns - first;
+    }
+    if (nvec < 1 || first + nvec > ns || first + nvec > ne) {
+      snprintf(msg, sizeof msg, "+first=%ld +n=%ld: must be in [1,%ld] vectors after the first", first, nvec, (ns < ne ? ns : ne) - first);
+      return fail(msg);
+    }
   }
   // Class ranges (classes.txt: FIRST COUNT NAME, counted from the file's first vector).
   std::vector<long> cfirst, ccount;
@@ -241,13 +306,15 @@ int main(int argc, char** argv) {
       fclose(cf);
     }
   }
-  printf("loaded %ld vectors\n", nvec);
+  if (!streamf) printf("loaded %ld vectors\n", nvec);
   fflush(stdout);
 
   VerilatedContext* ctx = new VerilatedContext;
   ctx->commandArgs(argc, argv);
   TOP* top = new TOP{ctx};
   uint32_t cur[IWORDS], want[OWORDS], got[OWORDS];
+  std::array<uint32_t, OWORDS> ewant;
+  int r = 1;  // the last Pairs::next result (stream)
   memset(cur, 0, sizeof cur);
   top->clk = 0;
   top->rst = 1;
@@ -265,11 +332,14 @@ int main(int argc, char** argv) {
     if (!rst) {
       if (top->out_valid) {
         idle = 0;
-        if (recv >= nvec) {
+        if (recv >= nvec || (streamf && pending.empty())) {
           failed++;
-          printf("MISMATCH: output %ld beyond the %ld expected\n", recv, nvec);
+          printf("MISMATCH: output %ld beyond the %ld expected\n", recv, streamf ? sent : nvec);
         } else {
-          if (!exp.next(want, OWORDS)) {
+          if (streamf) {
+            memcpy(want, pending.front().data(), sizeof want);
+            pending.pop_front();
+          } else if (!exp.next(want, OWORDS)) {
             snprintf(msg, sizeof msg, "%s: vector %ld: bad record", expf, first + recv);
             return fail(msg);
           }
@@ -303,8 +373,14 @@ int main(int argc, char** argv) {
       }
       if (cur_valid && !top->in_ready) {
         stalls++;
-      } else if (sent < nvec && !(gap > 0 && since_gap == gap)) {
-        if (!stim.next(cur, IWORDS)) {
+      } else if (sent < nvec && !(gap > 0 && since_gap == gap) && (!streamf || (r = pairs.next(cur, ewant.data())) != 0)) {
+        if (streamf && r < 0) {
+          snprintf(msg, sizeof msg, "%s: vector %ld: truncated or bad record", streamf, sent);
+          return fail(msg);
+        }
+        if (streamf) {
+          pending.push_back(ewant);
+        } else if (!stim.next(cur, IWORDS)) {
           snprintf(msg, sizeof msg, "%s: vector %ld: bad record", stimf, first + sent);
           return fail(msg);
         }
@@ -313,13 +389,15 @@ int main(int argc, char** argv) {
         sent++;
         since_gap++;
       } else {
+        if (streamf && sent < nvec && r == 0) nvec = sent;  // the end of the stream: every vector is sent
         cur_valid_next = false;
         since_gap = 0;
       }
       if (recv >= nvec || idle > TIMEOUT) {
         if (recv < nvec) {
-          printf("TIMEOUT: no output for %ld cycles; %ld of %ld results missing\n", TIMEOUT, nvec - recv, nvec);
-          failed += nvec - recv;
+          long total = streamf && nvec == LONG_MAX ? sent : nvec;  // a stream still running: the vectors sent so far
+          printf("TIMEOUT: no output for %ld cycles; %ld of %ld results missing\n", TIMEOUT, total - recv, total);
+          failed += total - recv;
         }
         done = true;
       }
@@ -335,6 +413,7 @@ int main(int argc, char** argv) {
     top->clk = 0;
     top->eval();
   }
+  if (streamf && sent == 0) return fail("+stream: the stream holds no vector");
   printf("stall cycles: %ld\n", stalls);
   printf("%ld passed, %ld failed\n", passed, failed);
   fflush(stdout);

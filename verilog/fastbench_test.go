@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -127,6 +128,79 @@ func TestHarness(t *testing.T) {
 			t.Errorf("%s: %d passed, %d failed, want %d and %d and %q:\n%s", name, res.Passed, res.Failed, c.passed, c.failed, c.want, tail(res.Output, 2000))
 		}
 	}
+	// The one stream of vectors gen --out - (per vector its stimulus
+	// record, then its expected record), from standard input or a file.
+	interleave := func(name, stim, exp string, srec, erec int) string {
+		a, err1 := os.ReadFile(filepath.Join(dir, stim))
+		b, err2 := os.ReadFile(filepath.Join(dir, exp))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		var out []byte
+		for k := 0; k < n; k++ {
+			out = append(append(out, a[k*srec:(k+1)*srec]...), b[k*erec:(k+1)*erec]...)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	hexIn, hexOut := (in.Width+3)/4+1, (out.Width+3)/4+1
+	binIn, binOut := (in.Width+7)/8, (out.Width+7)/8
+	goodHex := interleave("good.stream", "stimulus.hex", "expected.hex", hexIn, hexOut)
+	badBin := interleave("bad.stream.bin", "stimulus.bin", "bad.bin", binIn, binOut)
+	whole, err := os.ReadFile(goodHex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.stream")
+	if err := os.WriteFile(cut, whole[:len(whole)-hexOut-3], 0o644); err != nil { // ends inside vector 299's stimulus
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty.stream")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name           string
+		stdin          string // file piped to standard input ("" : none)
+		args           []string
+		passed, failed int
+		want           string // in the output
+		exitOK         bool
+	}{
+		{"hex on stdin", goodHex, []string{"+stream=-"}, n, 0, "", true},
+		{"binary with a flipped bit on stdin", badBin, []string{"+stream=-", "+format=bin", "+classes=" + filepath.Join(dir, "classes.txt")}, n - 1, 1, "MISMATCH vector 7 (class carry_borrow_edges):\n" + fieldLine + "\n", false},
+		{"binary file, +n=50", "", []string{"+stream=" + badBin, "+n=50"}, 49, 1, "", false},
+		{"binary file, +n=5", "", []string{"+stream=" + badBin, "+n=5"}, 5, 0, "", true},
+		{"truncated", cut, []string{"+stream=-"}, -1, -1, "ERROR: -: vector 299: truncated or bad record", false},
+		{"empty", empty, []string{"+stream=-"}, -1, -1, "ERROR: +stream: the stream holds no vector", false},
+		{"with +stim", goodHex, []string{"+stream=-", "+stim=x"}, -1, -1, "ERROR: +stream: not with", false},
+	} {
+		cmd := exec.Command(bl.Cmd[0], append(append([]string(nil), bl.Cmd[1:]...), c.args...)...)
+		cmd.Dir = bl.Dir
+		if c.stdin != "" {
+			f, err := os.Open(c.stdin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			cmd.Stdin = f
+		}
+		outb, err := cmd.CombinedOutput()
+		got := string(outb)
+		if (err == nil) != c.exitOK {
+			t.Errorf("%s: exit error %v, want ok=%v:\n%s", c.name, err, c.exitOK, tail(got, 2000))
+		}
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%s: output lacks %q:\n%s", c.name, c.want, tail(got, 2000))
+		}
+		if c.passed >= 0 && !strings.Contains(got, fmt.Sprintf("%d passed, %d failed\n", c.passed, c.failed)) {
+			t.Errorf("%s: want %d passed, %d failed:\n%s", c.name, c.passed, c.failed, tail(got, 2000))
+		}
+	}
+
 	// A range beyond the files is an error, not a pass.
 	if res, err := bl.RunRange(ctx, filepath.Join(dir, "stimulus.hex"), filepath.Join(dir, "expected.hex"), 290, 20, 0); err == nil && res.Failed == 0 {
 		t.Errorf("+first=290 +n=20 of 300: %d passed, %d failed, want a failure", res.Passed, res.Failed)
