@@ -296,6 +296,14 @@ type Config struct {
 	// docs/guard.md) before the HPCC++ update (cc=hpcc, model fixed);
 	// nil (the default) means none.
 	Guard *GuardConfig `json:"guard,omitempty"`
+	// MultiQClassWeights are the MultiQ class weights w_j (wB_j = w_j B,
+	// the HPCC++ slides' "HPCC++ MultiQ Algorithm") of traffic classes 0,
+	// 1, ...: a flow opened with FlowSpec.Class = j runs the HPCC++ update
+	// with hpcc.multiq.class_weight = w_j (multiq.go). Empty: every flow
+	// uses hpcc.multiq as configured. Needs cc=hpcc and
+	// hpcc.multiq.enabled; at most MaxTrafficClasses entries, each in
+	// (0,1].
+	MultiQClassWeights []float64 `json:"multiq_class_weights,omitempty"`
 }
 
 // DefaultConfig returns a 100 Gbit/s NIC clocked at 1 GHz with 1024 QPs,
@@ -387,6 +395,9 @@ func (c *Config) Validate() error {
 	}
 	if want := c.CC.hpccMode(); c.HPCC.Mode != want {
 		return bad("hpcc.mode", c.HPCC.Mode, fmt.Sprintf("must be %s with cc=%s", want, c.CC))
+	}
+	if err := c.validateMultiQClasses(); err != nil {
+		return err
 	}
 	if c.HPCC.MaxHops > wire.MaxHops {
 		return bad("hpcc.max_hops", c.HPCC.MaxHops, fmt.Sprintf("must be at most %d (wire.MaxHops)", wire.MaxHops))

@@ -35,7 +35,11 @@ type hpccCC struct {
 	captured HPCCUpdate        // its argument's storage
 	cnt      *ModuleCounters
 	guard    *intguard.Guard // the telemetry guard (nil: none)
-	gcnt     GuardCounters
+	// MultiQ traffic classes (Config.MultiQClassWeights; nil: none):
+	// classCores[j] runs class j's update, class[q] is QP q's class.
+	classCores []*ccCore
+	class      []uint8
+	gcnt       GuardCounters
 }
 
 // newHPCCCC builds sender HPCC++ on core for qps QPs; onUpdate observes
@@ -83,14 +87,16 @@ func (h *hpccCC) issue(now engine.Cycle, qpn wire.QPN, conn uint32, una, sndNxt 
 				return
 			}
 		}
-		next, out := h.core.d.Update(st, *in)
+		d := h.coreOf(qpn).d
+		next, out := d.Update(st, *in)
 		e.fx, e.out = next, fromFixed(out)
 		if h.onUpdate != nil {
-			h.capture(now, qpn, conn, st, in, next, out)
+			h.capture(now, qpn, conn, d, st, in, next, out)
 		}
 	} else {
-		next, out := h.core.ref.Update(h.fl[qpn], *in)
-		e.fl, e.out = next, h.core.fromFloat(out)
+		c := h.coreOf(qpn)
+		next, out := c.ref.Update(h.fl[qpn], *in)
+		e.fl, e.out = next, c.fromFloat(out)
 	}
 	switch {
 	case e.out.first:
@@ -107,9 +113,9 @@ func (h *hpccCC) issue(now engine.Cycle, qpn wire.QPN, conn uint32, una, sndNxt 
 
 // capture hands a sender datapath update to the observer. The HPCCUpdate
 // is scratch: valid only during the call.
-func (h *hpccCC) capture(now engine.Cycle, qpn wire.QPN, conn uint32, st hpcc.State, in *hpcc.Input, next hpcc.State, out hpcc.Output) {
+func (h *hpccCC) capture(now engine.Cycle, qpn wire.QPN, conn uint32, d *hpcc.Datapath, st hpcc.State, in *hpcc.Input, next hpcc.State, out hpcc.Output) {
 	u := &h.captured
-	*u = HPCCUpdate{Cycle: now, QPN: qpn, Conn: conn, Datapath: h.core.d, State: st, Input: *in, Next: next, Output: out}
+	*u = HPCCUpdate{Cycle: now, QPN: qpn, Conn: conn, Datapath: d, State: st, Input: *in, Next: next, Output: out}
 	h.onUpdate(u)
 }
 

@@ -56,6 +56,10 @@ type FlowSpec struct {
 	QPN   wire.QPN
 	Bytes uint64
 	Start engine.Cycle
+	// Class is the flow's traffic class: with Config.MultiQClassWeights
+	// its MultiQ class weight (multiq.go); otherwise it must be 0. Every
+	// flow open on a QP has the QP's class.
+	Class int
 }
 
 // NIC is the NIC of Figure 4 of the HPCC++ draft (section 7.2): MAC Rx ->
@@ -271,6 +275,9 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 		}
 	}
 	n.cc = newHPCCWiring(n, &cfg, txCore, onUpdate, guard)
+	if err := n.buildClassCores(&cfg, opts.Datapaths); err != nil {
+		return nil, err
+	}
 	return n, nil
 }
 
@@ -349,11 +356,15 @@ func (n *NIC) OpenFlow(f FlowSpec) (FlowID, error) {
 	if f.Bytes == 0 {
 		return 0, fmt.Errorf("nicmodel: %s: OpenFlow: Bytes=0: must be positive", n.name)
 	}
+	if err := n.checkFlowClass(f); err != nil {
+		return 0, err
+	}
 	if n.open[f.QPN] >= n.cfg.Scheduler.MaxMessages {
 		return 0, fmt.Errorf("nicmodel: %s: OpenFlow: QPN=%d: %d flows already open (scheduler.max_messages=%d)",
 			n.name, f.QPN, n.open[f.QPN], n.cfg.Scheduler.MaxMessages)
 	}
 	n.open[f.QPN]++
+	n.setFlowClass(f)
 	start := f.Start
 	if n.eng != nil {
 		start = max(start, n.eng.Now()+1)

@@ -54,11 +54,10 @@ type HPCCParams struct {
 	RxDynamicWAI bool `json:"rx_dynamic_w_ai"`
 	// MultiQ runs the HPCC++ slides' MultiQ U (seeds 002, "HPCC++ MultiQ
 	// Algorithm": per traffic class, against the class's guaranteed rate
-	// wB_j) on every sender (cc=hpcc): a NIC's hpcc.multiq.class_weight is
-	// the DWRR share of its flows' class (network.switch.qos: weight /
-	// sum of weights; 1 without QoS), its backlog threshold 1500 bytes.
-	// The NIC has one class weight, so each host's flows must all be in
-	// one class.
+	// wB_j) on every sender (cc=hpcc): each flow's update uses its class's
+	// DWRR share as w_j (network.switch.qos: weight / sum of weights; 1
+	// without QoS; nicmodel.Config.MultiQClassWeights), backlog threshold
+	// 1500 bytes.
 	MultiQ bool `json:"multiq,omitempty"`
 }
 

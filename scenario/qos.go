@@ -245,24 +245,16 @@ func (r *Result) classPlots(x []float64, title string, sw int) ([]figure, error)
 	}, nil
 }
 
-// setMultiQ enables MultiQ on host h's NIC configuration with the class
-// weight of h's flows (HPCCParams.MultiQ).
-func (c *Config) setMultiQ(nc *nicmodel.Config, h int, gen []network.Flow) error {
-	class, first := -1, -1
-	for k, f := range gen {
-		if f.Src != h {
-			continue
-		}
-		if class < 0 {
-			class, first = f.Class, k
-		} else if f.Class != class {
-			return fmt.Errorf("scenario: hpcc.multiq: host %d sends flow %d in class %d and flow %d in class %d: a NIC has one MultiQ class weight", h, first, class, k, f.Class)
-		}
+// setMultiQ enables MultiQ on host h's NIC configuration
+// (HPCCParams.MultiQ): class j's weight is its DWRR share
+// (nicmodel.Config.MultiQClassWeights; each flow is opened in its class),
+// or 1 without QoS classes.
+func (c *Config) setMultiQ(nc *nicmodel.Config, h int) error {
+	q := &c.Network.Switch.QoS
+	nc.HPCC.MultiQ = hpcc.MultiQConfig{Enabled: true, ClassWeight: q.GuaranteedShare(0), BacklogBytes: 1500}
+	for j := range q.Classes {
+		nc.MultiQClassWeights = append(nc.MultiQClassWeights, q.GuaranteedShare(j))
 	}
-	if class < 0 {
-		return nil // sends nothing
-	}
-	nc.HPCC.MultiQ = hpcc.MultiQConfig{Enabled: true, ClassWeight: c.Network.Switch.QoS.GuaranteedShare(class), BacklogBytes: 1500}
 	if err := nc.Validate(); err != nil {
 		return fmt.Errorf("scenario: hpcc.multiq: host %d: %w", h, err)
 	}

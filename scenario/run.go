@@ -305,7 +305,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 			return nil, err
 		}
 		if cfg.HPCC.MultiQ {
-			if err := cfg.setMultiQ(&nc, h, gen); err != nil {
+			if err := cfg.setMultiQ(&nc, h); err != nil {
 				return nil, err
 			}
 		}
@@ -367,7 +367,11 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	// Open every flow.
 	for k := range s.flows {
 		f := &s.flows[k]
-		id, err := s.nics[f.Src].OpenFlow(nicmodel.FlowSpec{QPN: f.srcQP, Bytes: f.Bytes, Start: cfg.Run.ClockHz.CycleAtNS(f.StartNs)})
+		fs := nicmodel.FlowSpec{QPN: f.srcQP, Bytes: f.Bytes, Start: cfg.Run.ClockHz.CycleAtNS(f.StartNs)}
+		if len(s.nics[f.Src].Config().MultiQClassWeights) > 0 {
+			fs.Class = f.class
+		}
+		id, err := s.nics[f.Src].OpenFlow(fs)
 		if err != nil {
 			return nil, fmt.Errorf("scenario: flow %d: %w", k, err)
 		}
