@@ -189,6 +189,9 @@ func paperBuiltins() []builtin {
 			c.Traffic = network.Traffic{Incast: []network.Incast{{Senders: incastSenders(4), Receiver: 4, Bytes: 200_000}}}
 			return c
 		}},
+		{ForgedINTName, "forged-telemetry study base: 4 x 2 MB into one host through one 100 Gbps switch, 1 MiB buffer, 3 ms (honest switch, no guard; docs/scenarios.md)", func() Config {
+			return forgedINTBase()
+		}},
 		{"websearch-30", "WebSearch flow sizes at 30% load, 32 hosts on a 100/400 Gbps leaf-spine, 3 ms of arrivals", func() Config {
 			return workloadBase("websearch", 0.3, 3_000_000)
 		}},

@@ -334,6 +334,9 @@ type Config struct {
 	// Seed seeds the switches' WRED generators and the ECMP hash salt.
 	Seed   uint64       `json:"seed"`
 	Switch SwitchConfig `json:"switch"`
+	// Forge makes switches forge the telemetry they stamp (forge.go);
+	// empty: every switch is honest.
+	Forge []ForgeConfig `json:"forge,omitempty"`
 }
 
 // DefaultConfig returns a 1 GHz network with IFA telemetry, 24 bytes of

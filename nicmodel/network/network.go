@@ -195,6 +195,9 @@ func (b *Builder) Build(cfg Config) (*Network, error) {
 	if err := n.route(b); err != nil {
 		return nil, err
 	}
+	if err := n.installForgers(); err != nil {
+		return nil, err
+	}
 	return n, nil
 }
 

@@ -205,6 +205,8 @@ type Switch struct {
 	// classOf maps a DSCP to its traffic class (QoSConfig; 0 when no
 	// class claims it).
 	classOf [64]uint8
+	// forge, when set, makes this switch forge its hop records (forge.go).
+	forge *forger
 }
 
 // ID returns the switch's device ID (the IFA deviceID it stamps).
@@ -430,8 +432,12 @@ func (s *Switch) transmit(now engine.Cycle, p *port) {
 		p.cnt.ECNMarks++
 	}
 	if s.cfg.Switch.INT && e.wantINT && s.sample(p, &e, start, c.bytes) {
-		hop, err := telemetry.FromPhysical(s.cfg.Encoding, telemetry.Physical{SwitchID: s.id, PortID: uint32(p.num),
-			SpeedGbps: p.gbps, TsNs: start / 1_000_000, TxBytes: c.cnt.TxWireBytes, QlenBytes: c.bytes})
+		ph := telemetry.Physical{SwitchID: s.id, PortID: uint32(p.num),
+			SpeedGbps: p.gbps, TsNs: start / 1_000_000, TxBytes: c.cnt.TxWireBytes, QlenBytes: c.bytes}
+		if s.forge != nil {
+			s.forge.apply(int(p.num), &ph)
+		}
+		hop, err := telemetry.FromPhysical(s.cfg.Encoding, ph)
 		if err == nil && s.cfg.Switch.Sojourn {
 			stampSojourn(&hop, e.inFS/1_000_000, start/1_000_000)
 		}
