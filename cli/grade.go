@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -25,8 +27,24 @@ const (
 	gradeTextFile = "grade.txt"
 )
 
+const gradeUsage = `grade [--cc hpcc|ldcp] [--vectors DIR] [--config FILE] [--mutants N] [--seed S] [--out DIR] [--shard i/n] [--min-score PCT] [--workers N]
+       grade merge [--out DIR] SHARD_DIR...
+
+  (run)  mutation-grade a vector set; --shard i/n grades one slice of the mutant sample
+         (its grade.json in --out is a shard for grade merge)
+  merge  combine the --out directories of every shard of one grading into the report,
+         text and exit status of the unsharded run`
+
+// runGrade dispatches grade and grade merge.
 func runGrade(env *Env) error {
-	fs := newFlagSet(env, "grade", "grade [--cc hpcc|ldcp] [--vectors DIR] [--config FILE] [--mutants N] [--seed S] [--out DIR] [--shard i/n] [--min-score PCT] [--workers N]")
+	if len(env.Args) > 0 && env.Args[0] == "merge" {
+		return runGradeMerge(env.sub(env.Args[1:]))
+	}
+	return runGradeRun(env)
+}
+
+func runGradeRun(env *Env) error {
+	fs := newFlagSet(env, "grade", gradeUsage)
 	cc := fs.String("cc", "", "datapath: hpcc (hpcc_update) or ldcp (ldcp_update); default: the vector set's model, else hpcc")
 	vecDir := fs.String("vectors", "", "vector set to grade (stimulus.hex, expected.hex, manifest.json); default: the level-1 set generated in memory")
 	configFile := fs.String("config", "", "configuration JSON of the generated set (HPCC++, or LDCP with --cc ldcp); default: the default configuration")
@@ -86,18 +104,39 @@ func runGrade(env *Env) error {
 			return err
 		}
 	}
-	var aw *artefact.Writer
-	if *out != "" {
-		if aw, err = artefact.Create(*out, "grade"); err != nil {
-			return err
-		}
-		defer aw.Close()
-	}
-	ctx := env.context()
-	rep, err := grade.Grade(ctx, m, v, opts, *minScore/100)
+	aw, err := gradeOut(*out)
 	if err != nil {
 		return err
 	}
+	if aw != nil {
+		defer aw.Close()
+	}
+	rep, err := grade.Grade(env.context(), m, v, opts, *minScore/100)
+	if err != nil {
+		return err
+	}
+	if err := writeGradeReport(env, rep, aw); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "graded %d mutants over %d vectors in %.1fs\n", rep.Mutants, rep.Vectors, time.Since(start).Seconds())
+	if rep.Shard != "0/1" {
+		fmt.Fprintf(env.Stderr, "shard %s of the sample; combine every shard's --out with: hpccgold grade merge --out DIR SHARD_DIR...\n", rep.Shard)
+	}
+	return gradeVerdict(rep)
+}
+
+// gradeOut opens the --out directory (nil when out is empty), so that a
+// busy or foreign directory is refused before any work.
+func gradeOut(out string) (*artefact.Writer, error) {
+	if out == "" {
+		return nil, nil
+	}
+	return artefact.Create(out, "grade")
+}
+
+// writeGradeReport writes rep's text to stdout and, with aw set, grade.json
+// and grade.txt into aw's directory.
+func writeGradeReport(env *Env, rep *grade.Report, aw *artefact.Writer) error {
 	var text strings.Builder
 	if err := rep.WriteText(&text); err != nil {
 		return err
@@ -113,18 +152,77 @@ func runGrade(env *Env) error {
 		if err := aw.WriteFile(gradeTextFile, []byte(text.String())); err != nil {
 			return err
 		}
-		if err := aw.Commit(ctx); err != nil {
+		if err := aw.Commit(env.context()); err != nil {
 			return err
 		}
 	}
 	if _, err := fmt.Fprint(env.Stdout, text.String()); err != nil {
 		return fmt.Errorf("write stdout: %w", err)
 	}
-	fmt.Fprintf(env.Stderr, "graded %d mutants over %d vectors in %.1fs\n", rep.Mutants, rep.Vectors, time.Since(start).Seconds())
+	return nil
+}
+
+// gradeVerdict is the exit status of a report: ErrFailed below the goal.
+func gradeVerdict(rep *grade.Report) error {
 	if err := rep.Err(); err != nil {
 		return fmt.Errorf("%w: %v", ErrFailed, err)
 	}
 	return nil
+}
+
+// runGradeMerge implements `grade merge`: the --out directories of every
+// shard of one grading (each checked against its manifest) merged into the
+// unsharded run's report (grade.Merge), printed, written to --out and
+// judged as the unsharded run is (exit 1 below the goal).
+func runGradeMerge(env *Env) error {
+	fs := newFlagSet(env, "grade merge", "grade merge [--out DIR] SHARD_DIR...")
+	out := fs.String("out", "", "write the merged grade.json and grade.txt into this directory (an artefact directory)")
+	if err := fs.Parse(env.Args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return errors.New("missing SHARD_DIR: give the --out directory of every shard (grade --shard i/n --out DIR)")
+	}
+	var names []string
+	var reps []*grade.Report
+	for _, d := range fs.Args() {
+		vr, err := artefact.Verify(d)
+		if err != nil {
+			return err
+		}
+		if !vr.OK() {
+			return fmt.Errorf("%s: %w: the shard directory does not match its manifest (hpccgold verify %s)", d, ErrFailed, d)
+		}
+		if vr.Kind != "grade" {
+			return fmt.Errorf("%s: a %q directory, not a grade --out directory", d, vr.Kind)
+		}
+		b, err := os.ReadFile(filepath.Join(d, gradeJSONFile))
+		if err != nil {
+			return fmt.Errorf("%s: not a grade --out directory: %w", d, err)
+		}
+		rep, err := grade.ParseReport(b)
+		if err != nil {
+			return fmt.Errorf("%s: %w", d, err)
+		}
+		names = append(names, d)
+		reps = append(reps, rep)
+	}
+	rep, err := grade.Merge(names, reps)
+	if err != nil {
+		return err
+	}
+	aw, err := gradeOut(*out)
+	if err != nil {
+		return err
+	}
+	if aw != nil {
+		defer aw.Close()
+	}
+	if err := writeGradeReport(env, rep, aw); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "grade merge: %d shards, %d mutants\n", len(names), rep.Mutants)
+	return gradeVerdict(rep)
 }
 
 // gradeTarget returns the combinational update to grade and its vector

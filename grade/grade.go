@@ -238,8 +238,18 @@ func Grade(ctx context.Context, m *rtl.Module, v *Vectors, opts Options, minScor
 	rep := &Report{Design: f.Name, Nodes: len(f.Nodes), Vectors: v.Len(), Source: v.Source, Seed: opts.Seed,
 		Sites: len(all), Sampled: len(sample), Shard: fmt.Sprintf("%d/%d", sh.Index, max(sh.Count, 1)),
 		Mutants: len(part), MinScore: minScore, Results: results}
+	rep.tally()
+	return rep, nil
+}
+
+// tally sets the counts, the per-operator table, the score and the
+// verdict of rep from rep.Results, rep.Mutants and rep.MinScore: Grade and
+// Merge compute them the same way from the same results.
+func (rep *Report) tally() {
+	rep.Killed, rep.Equivalent, rep.EquivalentByRange, rep.Gaps = 0, 0, 0, 0
+	rep.Operators, rep.Score, rep.Pass = nil, 0, false
 	ops := map[Operator]*OperatorCount{}
-	for _, res := range results {
+	for _, res := range rep.Results {
 		oc := ops[res.Operator]
 		if oc == nil {
 			oc = &OperatorCount{Operator: res.Operator}
@@ -267,9 +277,8 @@ func Grade(ctx context.Context, m *rtl.Module, v *Vectors, opts Options, minScor
 	slices.SortFunc(rep.Operators, func(a, b OperatorCount) int { return strings.Compare(string(a.Operator), string(b.Operator)) })
 	if d := rep.Mutants - rep.Equivalent; d > 0 {
 		rep.Score = float64(rep.Killed) / float64(d)
-		rep.Pass = rep.Score >= minScore
+		rep.Pass = rep.Score >= rep.MinScore
 	}
-	return rep, nil
 }
 
 // gradeOne builds mutant mu of the flat module f, runs it and, if it
