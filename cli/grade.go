@@ -119,8 +119,12 @@ func runGradeRun(env *Env) error {
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "graded %d mutants over %d vectors in %.1fs\n", rep.Mutants, rep.Vectors, time.Since(start).Seconds())
-	if rep.Shard != "0/1" {
-		fmt.Fprintf(env.Stderr, "shard %s of the sample; combine every shard's --out with: hpccgold grade merge --out DIR SHARD_DIR...\n", rep.Shard)
+	if opts.Shard.Count > 1 {
+		// A shard's score is of its slice only: the grading's verdict (and
+		// exit status) is grade merge's, so a batch engine runs the merge
+		// after every shard that computed its slice.
+		fmt.Fprintf(env.Stderr, "shard %s of the sample (the verdict is grade merge's); combine every shard's --out with: hpccgold grade merge --out DIR SHARD_DIR...\n", rep.Shard)
+		return nil
 	}
 	return gradeVerdict(rep)
 }

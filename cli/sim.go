@@ -19,7 +19,11 @@ import (
 // run whose flows did not complete (scenario.Result.Verdict) exits 1 after
 // printing and writing its results.
 func runSim(env *Env) error {
-	fs := newFlagSet(env, "sim", "sim --scenario NAME [--cc hpcc|hpcc-rx|ldcp|dcqcn] [--config FILE] [--model fixed|float] [--out DIR] | sim --list")
+	if len(env.Args) > 0 && env.Args[0] == "merge" {
+		return runSimMerge(env.sub(env.Args[1:]))
+	}
+	fs := newFlagSet(env, "sim", "sim --scenario NAME [--cc hpcc|hpcc-rx|ldcp|dcqcn] [--config FILE] [--model fixed|float] [--out DIR] | sim --list\n"+
+		"       sim --sweep SPEC --out DIR [--shard i/n] [--workers N] | sim merge --out DIR SHARD_DIR... (docs/scenarios.md, Sweeps)")
 	name := fs.String("scenario", "", "built-in scenario (see --list)")
 	cc := fs.String("cc", "", "congestion control: hpcc, hpcc-rx, ldcp or dcqcn (default: the scenario's)")
 	model := fs.String("model", "", "HPCC++ and LDCP arithmetic: fixed or float (default: the scenario's)")
@@ -29,11 +33,15 @@ func runSim(env *Env) error {
 	printCfg := fs.Bool("print-config", false, "print the resolved configuration as JSON and exit")
 	traces := fs.String("trace-hosts", "", "comma-separated hosts whose NIC traces (pcap, vectors) are written under --out/traces")
 	quiet := fs.Bool("quiet", false, "no progress display")
+	sw := simSweepFlags(fs)
 	if err := fs.Parse(env.Args); err != nil {
 		return err
 	}
 	if err := noPositional(fs); err != nil {
 		return err
+	}
+	if sw.spec != "" {
+		return runSimSweep(env, fs, sw, *out)
 	}
 	if *list {
 		return simList(env.Stdout)

@@ -77,30 +77,12 @@ func (r *Result) Write(ctx context.Context, dir string) ([]OutputFile, error) {
 		files = append(files, OutputFile{Name: name, Bytes: int64(len(data)), SHA256: hex.EncodeToString(h[:]), Doc: doc})
 		return nil
 	}
-	type gen struct {
-		name, doc string
-		fn        func(io.Writer) error
+	data, err := r.DataFiles()
+	if err != nil {
+		return files, err
 	}
-	gens := []gen{
-		{"config.json", "the scenario configuration of the run (hpccgold sim --config reads it)", r.writeConfig},
-		{"nic-config.json", "the first sender's NIC configuration (nicmodel.LoadConfig reads it)", r.writeNICConfig},
-		{"timeseries.csv", "per sample: bottleneck queue, utilization, summed rate, Jain's index", r.writeTimeseries},
-		{"flows.csv", "per flow: size, start, completion time, ideal time, slowdown", r.writeFlows},
-		{"summary.txt", "the summary tables", r.WriteSummary},
-		{"summary.json", "the summary in JSON", r.writeSummaryJSON},
-	}
-	if len(r.Series.Classes) > 0 {
-		gens = append(gens, gen{"class_series.csv", "per sample and traffic class at the bottleneck: queue, wire rate", r.writeClassSeries})
-	}
-	if len(r.Series.Flows) > 0 {
-		gens = append(gens, gen{"flow_series.csv", "per sample and sampled flow: rate, wire rate, window W, pacing rate R", r.writeFlowSeries})
-	}
-	for _, g := range gens {
-		var b bytes.Buffer
-		if err := g.fn(&b); err != nil {
-			return files, fmt.Errorf("scenario: %s: %w", g.name, err)
-		}
-		if err := put(g.name, g.doc, b.Bytes()); err != nil {
+	for _, d := range data {
+		if err := put(d.Name, d.Doc, d.Data); err != nil {
 			return files, err
 		}
 	}
@@ -178,6 +160,48 @@ func (r *Result) Write(ctx context.Context, dir string) ([]OutputFile, error) {
 	h := sha256.Sum256(b)
 	files = append(files, OutputFile{Name: artefact.ManifestFile, Bytes: int64(len(b)), SHA256: hex.EncodeToString(h[:]), Doc: "this list (written last)"})
 	return files, nil
+}
+
+// DataFile is one data file of a run, rendered in memory.
+type DataFile struct {
+	Name, Doc string // file name; what it holds
+	Data      []byte
+}
+
+// DataFiles renders the run's data files in memory, in the order Write
+// writes them: config.json, nic-config.json, timeseries.csv, flows.csv,
+// summary.txt, summary.json, with traffic classes class_series.csv and,
+// with sampled flows, flow_series.csv (Write
+// adds the plots, the traces and the manifest). A sweep (package
+// scenario/sweep) writes these for each of its points.
+func (r *Result) DataFiles() ([]DataFile, error) {
+	type gen struct {
+		name, doc string
+		fn        func(io.Writer) error
+	}
+	gens := []gen{
+		{"config.json", "the scenario configuration of the run (hpccgold sim --config reads it)", r.writeConfig},
+		{"nic-config.json", "the first sender's NIC configuration (nicmodel.LoadConfig reads it)", r.writeNICConfig},
+		{"timeseries.csv", "per sample: bottleneck queue, utilization, summed rate, Jain's index", r.writeTimeseries},
+		{"flows.csv", "per flow: size, start, completion time, ideal time, slowdown", r.writeFlows},
+		{"summary.txt", "the summary tables", r.WriteSummary},
+		{"summary.json", "the summary in JSON", r.writeSummaryJSON},
+	}
+	if len(r.Series.Classes) > 0 {
+		gens = append(gens, gen{"class_series.csv", "per sample and traffic class at the bottleneck: queue, wire rate", r.writeClassSeries})
+	}
+	if len(r.Series.Flows) > 0 {
+		gens = append(gens, gen{"flow_series.csv", "per sample and sampled flow: rate, wire rate, window W, pacing rate R", r.writeFlowSeries})
+	}
+	var out []DataFile
+	for _, g := range gens {
+		var b bytes.Buffer
+		if err := g.fn(&b); err != nil {
+			return nil, fmt.Errorf("scenario: %s: %w", g.name, err)
+		}
+		out = append(out, DataFile{Name: g.name, Doc: g.doc, Data: b.Bytes()})
+	}
+	return out, nil
 }
 
 func (r *Result) writeConfig(w io.Writer) error {
