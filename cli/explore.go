@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hpccgold/hpccgold/artefact"
 	"github.com/hpccgold/hpccgold/explore"
 	"github.com/hpccgold/hpccgold/explore/plan"
+	"github.com/hpccgold/hpccgold/scenario/sweep"
 	"github.com/hpccgold/hpccgold/verilog"
 )
 
@@ -27,7 +29,8 @@ const exploreUsage = `explore SPEC|--example --out DIR [--shard i/n] [--cache DI
          slice (shard.json) for explore merge
   merge  combine the outputs of every shard of one sweep into the single run's result
   plan   write the batch job that runs the shards and the merge (Kubernetes Indexed
-         Job or Slurm array)`
+         Job or Slurm array); --command sim or grade plans a sim --sweep or a grade
+         run's shards the same way`
 
 // runExplore dispatches explore, explore merge and explore plan.
 func runExplore(env *Env) error {
@@ -270,8 +273,11 @@ func runExploreMerge(env *Env) error {
 }
 
 func runExplorePlan(env *Env) error {
-	fs := newFlagSet(env, "explore plan", "explore plan --engine kubernetes|slurm SPEC|--example --shards N --out DIR [--parallelism P] [--image IMAGE] [--results PATH] [--name NAME]")
+	fs := newFlagSet(env, "explore plan", "explore plan --engine kubernetes|slurm SPEC|--example --shards N --out DIR [--parallelism P] [--image IMAGE] [--results PATH] [--name NAME]\n"+
+		"       explore plan --command sim SWEEP_SPEC ... | --command grade --grade-args 'FLAGS' ...")
 	engine := fs.String("engine", "", "batch engine: kubernetes (Indexed Job) or slurm (job array) (required)")
+	command := fs.String("command", "explore", "the sharded command: explore (SPEC: an explore spec), sim (SPEC: a sim --sweep spec) or grade (--grade-args)")
+	gradeArgs := fs.String("grade-args", "", "--command grade: grade's flags, space-separated (no --shard, --out; --mutants N > 0 sets the point count, default 300)")
 	example := fs.Bool("example", false, "plan the built-in example sweep")
 	shards := fs.Int("shards", 0, "number of shards (required; at most the number of points)")
 	par := fs.Int("parallelism", 0, "shards running at once (0: all)")
@@ -284,26 +290,76 @@ func runExplorePlan(env *Env) error {
 	if err != nil {
 		return err
 	}
-	spec, data, err := loadExploreSpec(specPath, *example)
-	if err != nil {
-		return err
+	var data []byte
+	var points int
+	var args []string
+	defName := ""
+	switch *command {
+	case "explore":
+		spec, d, err := loadExploreSpec(specPath, *example)
+		if err != nil {
+			return err
+		}
+		pts, err := spec.Expand()
+		if err != nil {
+			return err
+		}
+		data, points, defName = d, len(pts), plan.JobName(spec.Name)
+	case "sim":
+		if *example || specPath == "" {
+			return errors.New("--command sim: give a sim --sweep spec file (docs/scenarios.md)")
+		}
+		d, err := os.ReadFile(specPath)
+		if err != nil {
+			return err
+		}
+		spec, err := sweep.LoadSpec(bytes.NewReader(d))
+		if err != nil {
+			return fmt.Errorf("%s: %w", specPath, err)
+		}
+		if _, err := spec.Expand(); err != nil {
+			return fmt.Errorf("%s: %w", specPath, err)
+		}
+		data, points, defName = d, spec.Count(), strings.Replace(plan.JobName(spec.Name), "-explore-", "-sim-", 1)
+	case "grade":
+		if *example || specPath != "" {
+			return errors.New("--command grade: takes --grade-args, not a spec")
+		}
+		args = strings.Fields(*gradeArgs)
+		points = 300
+		for i, a := range args {
+			v, ok := strings.CutPrefix(strings.TrimLeft(a, "-"), "mutants")
+			if !ok || !strings.HasPrefix(a, "-") || (v != "" && v[0] != '=') {
+				continue
+			}
+			if v == "" && i+1 < len(args) {
+				v = args[i+1]
+			}
+			n, err := strconv.Atoi(strings.TrimPrefix(v, "="))
+			if err != nil || n < 1 {
+				return fmt.Errorf("--grade-args: --mutants %q: a plan needs a sample of N > 0 mutants", strings.TrimPrefix(v, "="))
+			}
+			points = n
+		}
+		defName = "hpccgold-grade"
+	default:
+		return fmt.Errorf("--command=%q: want explore, sim or grade", *command)
 	}
-	pts, err := spec.Expand()
-	if err != nil {
-		return err
+	if *gradeArgs != "" && *command != "grade" {
+		return errors.New("--grade-args: only with --command grade")
 	}
 	if *out == "" {
 		return errors.New("--out is required")
 	}
-	if *shards < 1 || *shards > len(pts) {
-		return fmt.Errorf("--shards=%d: must be in [1,%d] (the sweep's points)", *shards, len(pts))
+	if *shards < 1 || *shards > points {
+		return fmt.Errorf("--shards=%d: must be in [1,%d] (the sweep's points)", *shards, points)
 	}
 	if *par < 0 || *par > *shards {
 		return fmt.Errorf("--parallelism=%d: must be in [0,%d] (0: all shards at once)", *par, *shards)
 	}
-	opts := plan.Options{Name: *name, SpecJSON: data, Shards: *shards, Parallelism: *par, Image: *image, Results: *results, Claim: *claim, Points: len(pts)}
+	opts := plan.Options{Name: *name, Command: *command, Args: args, SpecJSON: data, Shards: *shards, Parallelism: *par, Image: *image, Results: *results, Claim: *claim, Points: points}
 	if opts.Name == "" {
-		opts.Name = plan.JobName(spec.Name)
+		opts.Name = defName
 	}
 	var files []plan.File
 	switch *engine {
@@ -333,6 +389,6 @@ func runExplorePlan(env *Env) error {
 	for _, f := range files {
 		fmt.Fprintln(env.Stdout, filepath.Join(*out, f.Name))
 	}
-	fmt.Fprintf(env.Stdout, "%s plan: %d points in %d shards; run %s\n", *engine, len(pts), *shards, filepath.Join(*out, plan.RunScript(*engine)))
+	fmt.Fprintf(env.Stdout, "%s plan of %s: %d points in %d shards; run %s\n", *engine, *command, points, *shards, filepath.Join(*out, plan.RunScript(*engine)))
 	return nil
 }

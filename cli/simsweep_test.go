@@ -70,3 +70,49 @@ func TestSimSweepShardsMerge(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanSimGrade: explore plan --command sim|grade writes the engine's
+// files for a scenario sweep and a grading, the shard count bounded by the
+// sweep's points or the grading's sample; bad combinations exit 2 naming
+// the flag.
+func TestPlanSimGrade(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "sweep.json")
+	if err := os.WriteFile(spec, []byte(simSweepSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string // a file the plan holds, and a line of it
+		line string
+	}{
+		{[]string{"--engine", "slurm", "--command", "sim", spec, "--shards", "4"}, "slurm/shards.sbatch", `exec hpccgold sim --sweep "${SLURM_SUBMIT_DIR:-.}/spec.json" --shard "$SLURM_ARRAY_TASK_ID/4"`},
+		{[]string{"--engine", "kubernetes", "--command", "grade", "--grade-args", "--cc ldcp --mutants 20", "--shards", "20"}, "k8s/merge-job.json", `"grade",`},
+	} {
+		out := filepath.Join(dir, c.args[1]+c.args[3])
+		code, _, errs := runCLI(append(append([]string{"explore", "plan"}, c.args...), "--out", out)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", c.args, code, errs)
+		}
+		tree := readTree(t, out)
+		if !strings.Contains(string(tree[c.want]), c.line) {
+			t.Fatalf("%v: %s lacks %q:\n%s", c.args, c.want, c.line, tree[c.want])
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--engine", "slurm", "--command", "sim", spec, "--shards", "5"}, "--shards=5"},
+		{[]string{"--engine", "slurm", "--command", "grade", "--grade-args", "--mutants 0", "--shards", "2"}, "--mutants"},
+		{[]string{"--engine", "slurm", "--command", "grade", "--grade-args", "--mutants 10", "--shards", "11"}, "--shards=11"},
+		{[]string{"--engine", "slurm", "--command", "grade", spec, "--shards", "2"}, "not a spec"},
+		{[]string{"--engine", "slurm", "--command", "vectors", "--shards", "2"}, "--command"},
+		{[]string{"--engine", "slurm", "--example", "--grade-args", "--cc ldcp", "--shards", "2"}, "--grade-args"},
+	} {
+		code, _, errs := runCLI(append(append([]string{"explore", "plan"}, c.args...), "--out", filepath.Join(dir, "bad"))...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, want 2 naming %q\n%s", c.args, code, c.want, errs)
+		}
+	}
+}

@@ -1,6 +1,6 @@
-// Package plan writes the batch jobs that run an explore sweep's shards
-// on the engines hardware teams already have, and the merge step after
-// them: a Kubernetes Indexed Job (built with the official API types of
+// Package plan writes the batch jobs that run the shards of an explore
+// sweep, a scenario sweep (sim --sweep) or a mutation grading (grade) on
+// the engines hardware teams already have, and the merge step after them: a Kubernetes Indexed Job (built with the official API types of
 // k8s.io/api/batch/v1; the shard index comes from JOB_COMPLETION_INDEX)
 // and a Slurm job array (the shard index from SLURM_ARRAY_TASK_ID). It
 // writes files only; it talks to no cluster.
@@ -51,7 +51,15 @@ type Options struct {
 	// Name names the jobs (a DNS-1123 label of at most 40 characters, so
 	// that the derived object names stay valid).
 	Name string
-	// SpecJSON is the sweep spec as given (the jobs run exactly it).
+	// Command is the sharded command: "explore" (or empty) runs `explore
+	// SPEC`, "sim" runs `sim --sweep SPEC` (a scenario sweep), "grade" runs
+	// `grade ARGS...` (a mutation grading; no spec). Each shard adds
+	// `--shard i/n --out RESULTS/shard-i`; the merge is `COMMAND merge`.
+	Command string
+	// Args are grade's flags (Command "grade"), without --shard and --out.
+	Args []string
+	// SpecJSON is the sweep spec as given (the jobs run exactly it); empty
+	// for grade.
 	SpecJSON []byte
 	// Points is the sweep's point count; Shards is in [1, Points].
 	Points, Shards int
@@ -103,7 +111,25 @@ func (o *Options) check(defaultResults string) error {
 	if o.Parallelism == 0 {
 		o.Parallelism = o.Shards
 	}
-	if len(bytes.TrimSpace(o.SpecJSON)) == 0 {
+	switch o.Command {
+	case "":
+		o.Command = "explore"
+	case "explore", "sim", "grade":
+	default:
+		return fmt.Errorf("plan: command %q: want explore, sim or grade", o.Command)
+	}
+	if o.Command == "grade" {
+		if len(o.SpecJSON) > 0 {
+			return fmt.Errorf("plan: grade takes its flags (Args), not a spec")
+		}
+		for _, a := range o.Args {
+			if f := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-"); f == "shard" || f == "out" {
+				return fmt.Errorf("plan: grade args: %s: the plan sets --shard and --out itself", a)
+			}
+		}
+	} else if len(o.Args) > 0 {
+		return fmt.Errorf("plan: args apply to grade only, not to %s", o.Command)
+	} else if len(bytes.TrimSpace(o.SpecJSON)) == 0 {
 		return fmt.Errorf("plan: empty spec")
 	}
 	if o.Results == "" {
@@ -117,12 +143,24 @@ func (o *Options) check(defaultResults string) error {
 func shardDir(results string, i string) string { return path.Join(results, "shard-"+i) }
 
 // mergeArgs are the arguments of the merge step.
-func mergeArgs(results string, shards int) []string {
-	args := []string{"explore", "merge", "--out", path.Join(results, "merged")}
+func mergeArgs(command, results string, shards int) []string {
+	args := []string{command, "merge", "--out", path.Join(results, "merged")}
 	for i := 0; i < shards; i++ {
 		args = append(args, shardDir(results, strconv.Itoa(i)))
 	}
 	return args
+}
+
+// shardCommand is the shard command before --shard and --out, with spec
+// the path of the spec file.
+func (o *Options) shardCommand(spec string) []string {
+	switch o.Command {
+	case "sim":
+		return []string{"sim", "--sweep", spec}
+	case "grade":
+		return append([]string{"grade"}, o.Args...)
+	}
+	return []string{"explore", spec}
 }
 
 func marshal(v any) ([]byte, error) {
@@ -160,16 +198,20 @@ func Kubernetes(o Options) ([]File, error) {
 		Data:       map[string]string{"spec.json": string(o.SpecJSON)},
 	}
 	volumes := []corev1.Volume{
-		{Name: "spec", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: cm.Name}}}},
 		{Name: "results", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: o.Claim}}},
 	}
-	mounts := []corev1.VolumeMount{{Name: "spec", MountPath: "/spec", ReadOnly: true}, {Name: "results", MountPath: o.Results}}
+	mounts := []corev1.VolumeMount{{Name: "results", MountPath: o.Results}}
+	hasSpec := len(o.SpecJSON) > 0
+	if hasSpec {
+		volumes = append([]corev1.Volume{{Name: "spec", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: cm.Name}}}}}, volumes...)
+		mounts = append([]corev1.VolumeMount{{Name: "spec", MountPath: "/spec", ReadOnly: true}}, mounts...)
+	}
 	n := strconv.Itoa(o.Shards)
 	completions, parallelism := int32(o.Shards), int32(o.Parallelism)
 	backoff := int32(2)
 	indexed := batchv1.IndexedCompletion
-	shard := container(o.Image, mounts, "explore", "/spec/spec.json",
-		"--shard", "$(JOB_COMPLETION_INDEX)/"+n, "--out", shardDir(o.Results, "$(JOB_COMPLETION_INDEX)"))
+	shard := container(o.Image, mounts, append(o.shardCommand("/spec/spec.json"),
+		"--shard", "$(JOB_COMPLETION_INDEX)/"+n, "--out", shardDir(o.Results, "$(JOB_COMPLETION_INDEX)"))...)
 	// The Job controller sets JOB_COMPLETION_INDEX itself; declaring it
 	// from the pod's completion-index annotation makes the $(...)
 	// expansion in the arguments explicit and independent of that.
@@ -200,15 +242,20 @@ func Kubernetes(o Options) ([]File, error) {
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Volumes: volumes,
-					Containers: []corev1.Container{container(o.Image, mounts, mergeArgs(o.Results, o.Shards)...)}},
+					Containers: []corev1.Container{container(o.Image, mounts, mergeArgs(o.Command, o.Results, o.Shards)...)}},
 			},
 		},
 	}
-	var files []File
-	for _, f := range []struct {
+	type obj struct {
 		name string
 		v    any
-	}{{ConfigMapFile, cm}, {ShardsJobFile, shards}, {MergeJobFile, merge}} {
+	}
+	objs := []obj{{ShardsJobFile, shards}, {MergeJobFile, merge}}
+	if hasSpec {
+		objs = append([]obj{{ConfigMapFile, cm}}, objs...)
+	}
+	var files []File
+	for _, f := range objs {
 		b, err := marshal(f.v)
 		if err != nil {
 			return nil, err
@@ -216,14 +263,20 @@ func Kubernetes(o Options) ([]File, error) {
 		files = append(files, File{f.name, b})
 	}
 	var sh strings.Builder
-	fmt.Fprintf(&sh, "#!/bin/sh\n# Runs the explore sweep %s on Kubernetes: %d points in %d shards, %d at once,\n", o.Name, o.Points, o.Shards, o.Parallelism)
+	fmt.Fprintf(&sh, "#!/bin/sh\n# Runs the %s sweep %s on Kubernetes: %d points in %d shards, %d at once,\n", o.Command, o.Name, o.Points, o.Shards, o.Parallelism)
 	fmt.Fprintf(&sh, "# then merges them into %s. Needs kubectl, the image %s and the\n", path.Join(o.Results, "merged"), o.Image)
 	fmt.Fprintf(&sh, "# ReadWriteMany PersistentVolumeClaim %s in the current namespace.\nset -eu\ncd \"$(dirname \"$0\")\"\n", o.Claim)
-	fmt.Fprintf(&sh, "kubectl apply -f configmap.json\nkubectl apply -f shards-job.json\n")
+	if hasSpec {
+		fmt.Fprintf(&sh, "kubectl apply -f configmap.json\n")
+	}
+	fmt.Fprintf(&sh, "kubectl apply -f shards-job.json\n")
 	fmt.Fprintf(&sh, "kubectl wait --for=condition=complete --timeout=24h job/%s\n", shards.Name)
 	fmt.Fprintf(&sh, "kubectl apply -f merge-job.json\nkubectl wait --for=condition=complete --timeout=1h job/%s\n", merge.Name)
 	fmt.Fprintf(&sh, "kubectl logs job/%s\n", merge.Name)
-	files = append(files, File{KubernetesScript, []byte(sh.String())}, File{SpecFile, o.SpecJSON})
+	files = append(files, File{KubernetesScript, []byte(sh.String())})
+	if hasSpec {
+		files = append(files, File{SpecFile, o.SpecJSON})
+	}
 	return files, nil
 }
 
@@ -254,20 +307,33 @@ func Slurm(o Options) ([]File, error) {
 	var a strings.Builder
 	fmt.Fprintf(&a, "#!/bin/sh\n#SBATCH --job-name=%s-shards\n#SBATCH --array=0-%d%%%d\n", o.Name, o.Shards-1, o.Parallelism)
 	fmt.Fprintf(&a, "#SBATCH --cpus-per-task=1\n#SBATCH --output=%s-shard-%%a.log\n", o.Name)
-	fmt.Fprintf(&a, "# Shard $SLURM_ARRAY_TASK_ID of %d of the explore sweep %s (%d points); hpccgold and its tools\n", o.Shards, o.Name, o.Points)
+	fmt.Fprintf(&a, "# Shard $SLURM_ARRAY_TASK_ID of %d of the %s sweep %s (%d points); hpccgold and its tools\n", o.Shards, o.Command, o.Name, o.Points)
 	fmt.Fprintf(&a, "# (yosys) must be on PATH on every node (or run this line in the deploy/Containerfile image).\n")
 	fmt.Fprintf(&a, "set -eu\n: \"${SLURM_ARRAY_TASK_ID:?not running as a Slurm array task}\"\n")
-	fmt.Fprintf(&a, "exec hpccgold explore \"${SLURM_SUBMIT_DIR:-.}/spec.json\" --shard \"$SLURM_ARRAY_TASK_ID/%d\" --out %s/shard-\"$SLURM_ARRAY_TASK_ID\"\n", o.Shards, res)
+	a.WriteString("exec hpccgold")
+	const specPath = "\x00spec"
+	for _, arg := range o.shardCommand(specPath) {
+		if arg == specPath {
+			a.WriteString(` "${SLURM_SUBMIT_DIR:-.}/spec.json"`)
+		} else {
+			a.WriteString(" " + shellQuote(arg))
+		}
+	}
+	fmt.Fprintf(&a, " --shard \"$SLURM_ARRAY_TASK_ID/%d\" --out %s/shard-\"$SLURM_ARRAY_TASK_ID\"\n", o.Shards, res)
 	var m strings.Builder
 	fmt.Fprintf(&m, "#!/bin/sh\n#SBATCH --job-name=%s-merge\n#SBATCH --cpus-per-task=1\n#SBATCH --output=%s-merge.log\n", o.Name, o.Name)
-	fmt.Fprintf(&m, "# Merges the %d shards of the explore sweep %s into %s.\nset -eu\nexec hpccgold", o.Shards, o.Name, path.Join(o.Results, "merged"))
-	for _, arg := range mergeArgs(o.Results, o.Shards) {
+	fmt.Fprintf(&m, "# Merges the %d shards of the %s sweep %s into %s.\nset -eu\nexec hpccgold", o.Shards, o.Command, o.Name, path.Join(o.Results, "merged"))
+	for _, arg := range mergeArgs(o.Command, o.Results, o.Shards) {
 		m.WriteString(" " + shellQuote(arg))
 	}
 	m.WriteString("\n")
 	var s strings.Builder
-	fmt.Fprintf(&s, "#!/bin/sh\n# Submits the explore sweep %s to Slurm: the shard array, then the merge once every shard succeeded.\n", o.Name)
+	fmt.Fprintf(&s, "#!/bin/sh\n# Submits the %s sweep %s to Slurm: the shard array, then the merge once every shard succeeded.\n", o.Command, o.Name)
 	fmt.Fprintf(&s, "set -eu\ncd \"$(dirname \"$0\")\"\nmkdir -p %s\n", res)
 	fmt.Fprintf(&s, "jid=$(sbatch --parsable shards.sbatch)\nsbatch --dependency=afterok:\"${jid%%%%;*}\" merge.sbatch\n")
-	return []File{{ShardsBatchFile, []byte(a.String())}, {MergeBatchFile, []byte(m.String())}, {SlurmScript, []byte(s.String())}, {"slurm/spec.json", o.SpecJSON}}, nil
+	files := []File{{ShardsBatchFile, []byte(a.String())}, {MergeBatchFile, []byte(m.String())}, {SlurmScript, []byte(s.String())}}
+	if len(o.SpecJSON) > 0 {
+		files = append(files, File{"slurm/spec.json", o.SpecJSON})
+	}
+	return files, nil
 }
