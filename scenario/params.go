@@ -97,6 +97,7 @@ func Parameters() []Param {
 		{"traffic.incast[].repeat", "incast: number of bursts"},
 		{"traffic.incast[].period_ns", "incast: time between bursts, ns"},
 		{"traffic.incast[].class", "incast: traffic class of its flows"},
+		{"traffic.random.class", "random load: traffic class of its flows"},
 		{"hpcc.multiq", "cc=hpcc: MultiQ U against the guaranteed rate of each host's class (its DWRR share)"},
 		{"traffic.random.cdf", "random load: flow-size CDF (websearch, hadoop, or a file of \"size probability\" lines)"},
 		{"traffic.random.load", "random load: fraction of each host link"},

@@ -53,6 +53,8 @@ type RandomLoad struct {
 	Seed uint64 `json:"seed"`
 	// MaxFlows bounds the number of flows generated (0: 100000).
 	MaxFlows int `json:"max_flows"`
+	// Class is the traffic class of every generated flow (Flow.Class).
+	Class int `json:"class,omitempty"`
 }
 
 // Traffic is the workload of a run: explicit flows (long flows, flows
@@ -96,6 +98,9 @@ func (t *Traffic) MaxClassOf() (field string, class int) {
 		if in.Class > class {
 			field, class = fmt.Sprintf("traffic.incast[%d].class", i), in.Class
 		}
+	}
+	if r := t.Random; r != nil && r.Class > class {
+		field, class = "traffic.random.class", r.Class
 	}
 	return field, class
 }
@@ -199,6 +204,9 @@ func (r *RandomLoad) generate(hostGbps []uint32) ([]Flow, error) {
 	if r.DurationNs == 0 {
 		return nil, fmt.Errorf("network: traffic.random.duration_ns=0: must be positive")
 	}
+	if err := checkClass("traffic.random.class", r.Class); err != nil {
+		return nil, err
+	}
 	if r.MaxFlows < 0 {
 		return nil, fmt.Errorf("network: traffic.random.max_flows=%d: must be >= 0", r.MaxFlows)
 	}
@@ -258,7 +266,7 @@ func (r *RandomLoad) generate(hostGbps []uint32) ([]Flow, error) {
 		if d >= k {
 			d++
 		}
-		out = append(out, Flow{Src: hosts[k], Dst: hosts[d], Bytes: cdf.Bytes(unif()), StartNs: uint64(next[k]), Group: "random"})
+		out = append(out, Flow{Src: hosts[k], Dst: hosts[d], Bytes: cdf.Bytes(unif()), StartNs: uint64(next[k]), Class: r.Class, Group: "random"})
 		next[k] -= math.Log(1-unif()) * gap[k]
 	}
 	return out, nil

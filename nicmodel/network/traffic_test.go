@@ -157,6 +157,20 @@ func TestTrafficGenerate(t *testing.T) {
 		{Traffic{Random: &RandomLoad{CDF: "hadoop", Load: 0.5, DurationNs: 1e9, MaxFlows: 10}}, "max_flows=10"},
 		{Traffic{Flows: []Flow{{Src: 0, Dst: 1, Bytes: 1, Class: -1}}}, "traffic.flows[0].class=-1"},
 		{Traffic{Incast: []Incast{{Senders: []int{1}, Receiver: 0, Bytes: 1, Class: MaxClasses}}}, "traffic.incast[0].class=8"},
+		{Traffic{Random: &RandomLoad{CDF: "hadoop", Load: 0.5, DurationNs: 1e6, Class: -2}}, "traffic.random.class=-2"},
+	}
+	rnd := Traffic{Random: &RandomLoad{CDF: "hadoop", Load: 0.5, DurationNs: 100_000, Seed: 3, Class: 2}}
+	fl, err = rnd.Generate([]uint32{25, 25, 25, 25})
+	if err != nil || len(fl) == 0 {
+		t.Fatalf("random with a class: %d flows, %v", len(fl), err)
+	}
+	for _, f := range fl {
+		if f.Class != 2 {
+			t.Fatalf("random flow %+v: class %d, want 2", f, f.Class)
+		}
+	}
+	if f, c := rnd.MaxClassOf(); f != "traffic.random.class" || c != 2 {
+		t.Errorf("MaxClassOf = %q, %d", f, c)
 	}
 	for _, c := range bad {
 		_, err := c.tr.Generate([]uint32{25, 25, 25, 25})
