@@ -27,6 +27,12 @@ type ErrorBounds struct {
 	// multiplicative step (W_min*eta/W_max); WRel covers U below it too
 	// because both models then clamp.
 	ULow float64
+	// MQCaseRel (MultiQ only, else 0): the datapath's compare txRate <= wB
+	// can decide otherwise than the float reference's only when
+	// |txRate - w*B| <= MQCaseRel * w*B (the errors of tx_rate, of the
+	// mq_wb ROM and of the weight's quantization). HopRel and HopAbs cover
+	// all three cases when both models take the same one.
+	MQCaseRel float64
 }
 
 // tableRelBound is the worst relative rounding error the generation rule
@@ -87,6 +93,9 @@ func (d *Datapath) ErrorBounds() ErrorBounds {
 	// q_term = q*KQ rounded to Term; u' = exact sum (same LSB as U).
 	b.HopRel = margin * math.Max(epsRD+epsKR, epsKQ)
 	b.HopAbs = margin * (krMax*lsb(fm.TxRate)/2 + lsb(fm.Term))
+	if d.mq.on {
+		d.mqBounds(&b, epsRD, epsKQ, margin)
+	}
 	// EWMA: U' = round((T-tau)*U + tau*u) * invT): tau/T*u <= U', so the
 	// hop error enters relative to U'.
 	b.URel = margin * (b.HopRel + epsInvT)

@@ -91,9 +91,12 @@ type RecipParams struct {
 }
 
 // MultiQConfig enables the MultiQ variant of MeasureInflight from the HPCC++
-// slides (seeds 002_..., "HPCC++ MultiQ Algorithm") in the float reference:
-// the flow's traffic class j is guaranteed the rate wB_j = ClassWeight * B on
-// every link, and telemetry reports the class's own txBytes and queue.
+// slides (seeds 002_..., "HPCC++ MultiQ Algorithm") in the float reference
+// and the golden datapath (multiq.go; docs/datapath.md section 5a): the
+// flow's traffic class j is guaranteed the rate wB_j = ClassWeight * B on
+// every link, and telemetry reports the class's own txBytes and queue (the
+// wire fields are unchanged). The datapath quantizes ClassWeight to
+// MQWeightFormat (u17.1).
 type MultiQConfig struct {
 	Enabled bool `json:"enabled"`
 	// ClassWeight is w in wB_j = w * B, in (0, 1].
@@ -481,6 +484,9 @@ func (c Config) Validate() error {
 		}
 		if !(c.MultiQ.BacklogBytes >= 0) || math.IsInf(c.MultiQ.BacklogBytes, 0) {
 			return configErr("MultiQ.BacklogBytes", c.MultiQ.BacklogBytes, "must be a finite non-negative number")
+		}
+		if _, err := c.mqWeight(); err != nil {
+			return err
 		}
 	}
 	rep, err := c.RangeAnalysis()

@@ -83,6 +83,7 @@ type Datapath struct {
 	tables                                             []Table
 
 	recipDts, recipU, recipN *fixedpoint.Reciprocal
+	mq                       mqPath // MultiQ (MultiQ.Enabled)
 
 	inTx, outTx transaction
 	*unitCache  // shared with specDP
@@ -169,9 +170,6 @@ func (d *Datapath) buildSpecPlans() error {
 func NewDatapath(cfg Config) (*Datapath, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
-	}
-	if cfg.MultiQ.Enabled {
-		return nil, configErr("MultiQ.Enabled", true, "the golden datapath implements single-class HPCC++; MultiQ is modelled by the float reference only")
 	}
 	d := &Datapath{cfg: cfg, enc: cfg.Encoding, maxHops: cfg.MaxHops, trackID: cfg.HopIDBits() > 0, unitCache: &unitCache{}}
 	e := cfg.Encoding
@@ -292,6 +290,11 @@ func NewDatapath(cfg Config) (*Datapath, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.MultiQ.Enabled {
+		if err := d.buildMultiQ(); err != nil {
+			return nil, err
+		}
+	}
 	if err := d.buildTransactions(); err != nil {
 		return nil, err
 	}
@@ -411,7 +414,8 @@ func (d *Datapath) UpdateSpec(st State, in Input) (State, Output) {
 
 // specHopU is line 4-5 of one valid slot in the specification's
 // arithmetic: txRate = dB * (1/dts) through the 1/dts unit, then
-// u' = q * KQ[code] + txRate * KR[code]. Operands are raw: dts (> 0, at
+// u' = q * KQ[code] + txRate * KR[code] (with MultiQ, KQ and KR are scaled
+// by 1/w_q and a txRate above wB takes specMQAbove instead). Operands are raw: dts (> 0, at
 // most MaxDeltaTsNs), the wrapped txBytes difference dB, the smaller of the
 // two queue lengths q, the slot's speed code. It returns u' raw in
 // Formats.U.
@@ -420,8 +424,11 @@ func (d *Datapath) specHopU(dts, dB, q uint64, code uint8) uint64 {
 	rd, _ := d.recipDts.Recip(bits64(d.fDts, dts))
 	x := sp.tx.MulCast(bits64(d.fDB, dB), rd)              // MulCast(dB, rd, TxRate, Rnd, Sat)
 	qTerm := sp.qTerm.MulCast(bits64(d.fQ, q), d.kq[code]) // MulCast(q, kq, Term, Rnd, Sat)
-	rTerm := sp.rTerm.MulCast(x, d.kr[code])               // MulCast(x, kr, Term, Rnd, Sat)
-	return sp.up.AddCast(qTerm, rTerm).RawUint()           // AddCast(qTerm, rTerm, U, Rnd, Sat)
+	if d.mq.on && fixedpoint.Cmp(x, d.mq.wb[code]) > 0 {   // MultiQ: txRate > wB (multiq.go)
+		return d.specMQAbove(x, qTerm, q, code).RawUint()
+	}
+	rTerm := sp.rTerm.MulCast(x, d.kr[code])     // MulCast(x, kr, Term, Rnd, Sat)
+	return sp.up.AddCast(qTerm, rTerm).RawUint() // AddCast(qTerm, rTerm, U, Rnd, Sat)
 }
 
 // specEWMA is lines 8-9 in the specification's arithmetic: tau =

@@ -38,7 +38,8 @@ func digestConfigs(t *testing.T) []namedConfig {
 			cs = append(cs, namedConfig{c, fmt.Sprintf("%s/variant%d", e, ci)})
 		}
 	}
-	return cs
+	// MultiQ (issue 17): appended, so the single-class lines stay as pinned.
+	return append(cs, multiQConfigs()...)
 }
 
 // TestUpdateDigest pins the bits of the golden datapath: the SHA-256 of

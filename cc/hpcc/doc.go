@@ -10,7 +10,8 @@
 //     Every signal has a width, a fixedpoint format, a rounding and an
 //     overflow mode; the hop loop is a fixed unrolled structure of MaxHops
 //     slots; divisions go through fixedpoint reciprocal units and per-speed
-//     tables; no floating point is used on the per-event path.
+//     tables; no floating point is used on the per-event path. With
+//     MultiQ.Enabled it computes the slides' per-class U (multiq.go).
 //
 // Both are built from one Config (Validate runs a range analysis that proves
 // every signal fits or saturates by design). Both take the same Input: the

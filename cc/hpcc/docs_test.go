@@ -23,6 +23,10 @@ func docBlocks(t *testing.T) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	mqc := DefaultConfig()
+	mqc.MultiQ = MultiQConfig{Enabled: true, ClassWeight: 0.4, BacklogBytes: 1500}
+	mq := mustDP(t, mqc)
+	repM, _ := mqc.RangeAnalysis()
 	repI, _ := ifa.cfg.RangeAnalysis()
 	repC, _ := cmp.cfg.RangeAnalysis()
 	return map[string]string{
@@ -36,6 +40,10 @@ func docBlocks(t *testing.T) map[string]string {
 		"tables-compact":    cmp.TablesMarkdown(),
 		"bounds-ifa":        ifa.BoundsMarkdown(),
 		"bounds-compact":    cmp.BoundsMarkdown(),
+		"multiq-signals":    mq.MultiQSignalsMarkdown(),
+		"multiq-tables":     mq.TablesMarkdown(),
+		"multiq-range":      repM.Markdown(),
+		"multiq-bounds":     mq.BoundsMarkdown(),
 	}
 }
 

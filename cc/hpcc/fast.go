@@ -30,6 +30,7 @@ type fastPlan struct {
 	uEta                                   uint64 // U >= eta exactly when U's raw value >= uEta
 	invT, t, wai, wmin, wmax, winit, uinit uint64
 	kWai, oneEoU                           uint64
+	mq                                     mqFast // MultiQ (multiq.go)
 	// spec: Update runs the specification's arithmetic (fixedpoint
 	// Values). Set in the Datapath that UpdateSpec runs (Datapath.specDP),
 	// and when some cast of the configuration shifts by more than 63 bits,
@@ -120,6 +121,9 @@ func (d *Datapath) compileRaw() error {
 	p.wai, p.wmin, p.wmax = d.wai.RawUint(), d.wmin.RawUint(), d.wmax.RawUint()
 	p.winit, p.uinit = d.winit.RawUint(), d.uinit.RawUint()
 	p.oneEoU = d.oneEoU.RawUint()
+	if d.mq.on {
+		return d.compileMQ(&p.mq)
+	}
 	return nil
 }
 

@@ -56,7 +56,7 @@ func TestRawRecipMatchesUnit(t *testing.T) {
 
 // TestFastMatchesSpec: Update (compiled integer operations) and UpdateSpec
 // (fixedpoint Values, the documented op sequence) give identical next states
-// and outputs for every mode and encoding, on random bit patterns of every
+// and outputs for every mode and encoding, with and without MultiQ, on random bit patterns of every
 // field (the vectors' random level), on physical step cases and along long
 // traces. Oracle: UpdateSpec.
 func TestFastMatchesSpec(t *testing.T) {
@@ -64,7 +64,7 @@ func TestFastMatchesSpec(t *testing.T) {
 	if testing.Short() {
 		n = 5000
 	}
-	for _, nc := range testConfigs() {
+	for _, nc := range append(testConfigs(), multiQConfigs()...) {
 		d := mustDP(t, nc.Config)
 		rng := rand.New(rand.NewPCG(3, 4))
 		for k := 0; k < n; k++ {

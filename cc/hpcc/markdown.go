@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hpccgold/hpccgold/cc/ccutil"
+	"github.com/hpccgold/hpccgold/fixedpoint"
 )
 
 // SignalTableMarkdown renders Signals as a Markdown table (docs/datapath.md).
@@ -13,6 +14,25 @@ func (d *Datapath) SignalTableMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| signal | width | format | range | quantization | overflow | meaning |\n|---|---|---|---|---|---|---|\n")
 	for _, s := range d.Signals() {
+		fmt.Fprintf(&b, "| `%s` | %d | %s | %s | %s | %s | %s |\n", s.Name, s.Width, s.Format, s.Range, s.Quant, s.Overflow, ccutil.MDEscape(s.Doc))
+	}
+	return b.String()
+}
+
+// MultiQSignalsMarkdown renders the MultiQ rows of Signals (empty without
+// MultiQ).
+func (d *Datapath) MultiQSignalsMarkdown() string {
+	if !d.mq.on {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("| signal | width | format | range | quantization | overflow | meaning |\n|---|---|---|---|---|---|---|\n")
+	for _, s := range d.mqSignals(func(f fixedpoint.Format) string {
+		if f.F() == 0 {
+			return fmt.Sprintf("[0, 2^%d-1]", f.W)
+		}
+		return fmt.Sprintf("[0, 2^%d-2^%d]", f.I, -f.F())
+	}) {
 		fmt.Fprintf(&b, "| `%s` | %d | %s | %s | %s | %s | %s |\n", s.Name, s.Width, s.Format, s.Range, s.Quant, s.Overflow, ccutil.MDEscape(s.Doc))
 	}
 	return b.String()
@@ -79,6 +99,10 @@ func (d *Datapath) TablesMarkdown() string {
 func (d *Datapath) BoundsMarkdown() string {
 	e := d.ErrorBounds()
 	l := func(x float64) string { return fmt.Sprintf("%.3g (2^%.1f)", x, math.Log2(x)) }
-	return fmt.Sprintf("| bound | value |\n|---|---|\n| HopRel | %s |\n| HopAbs | %s |\n| URel | %s |\n| UAbs | %s |\n| EtaAbs | %s |\n| ULow = W_min*eta/W_max | %.4g |\n| **WRel** | **%s** |\n",
+	s := fmt.Sprintf("| bound | value |\n|---|---|\n| HopRel | %s |\n| HopAbs | %s |\n| URel | %s |\n| UAbs | %s |\n| EtaAbs | %s |\n| ULow = W_min*eta/W_max | %.4g |\n| **WRel** | **%s** |\n",
 		l(e.HopRel), l(e.HopAbs), l(e.URel), l(e.UAbs), l(e.EtaAbs), e.ULow, l(e.WRel))
+	if d.mq.on {
+		s += fmt.Sprintf("| MQCaseRel (MultiQ case band) | %s |\n", l(e.MQCaseRel))
+	}
+	return s
 }

@@ -82,8 +82,11 @@ func (c Config) RangeAnalysis() (RangeReport, error) {
 		return rep, fmt.Errorf("hpcc: MaxLinkSpeedGbps=%d: no valid speed code", c.MaxLinkSpeedGbps)
 	}
 	unitQ, unitTx := float64(e.QlenUnit()), float64(e.TxBytesUnit())
+	// With MultiQ the kq and kr ROMs hold qlen/(wB*T) and txRate/wB factors:
+	// scaled by 1/w_q (w_q = 1 without MultiQ).
+	wq, _ := c.mqWeightRat().Float64()
 	krMin := unitTx / bMax // smallest txRate->u factor
-	krMax := unitTx / bMin
+	krMax := unitTx / (wq * bMin)
 
 	// Constants in their formats.
 	add("eta", fm.Eta, c.Eta, verdict(c.Eta, fmax(fm.Eta), false), "target utilization")
@@ -123,12 +126,15 @@ func (c Config) RangeAnalysis() (RangeReport, error) {
 
 	// qlen/(B*T) and txRate/B terms: saturation harmless when Term.Max >= UMax.
 	qMaxBytes := math.Min(float64(c.MaxQueueBytes), float64(uint64(1)<<uint(e.QlenBits())-1)*unitQ)
-	qWorst := qMaxBytes / (bMin * t)
+	qWorst := qMaxBytes / (wq * bMin * t)
 	add("q_term", fm.Term, qWorst, verdict(qWorst, fmax(fm.Term), fmax(fm.Term) >= uMax), fmt.Sprintf("queue %.4g bytes on the slowest link (%.4g B/ns)", qMaxBytes, bMin))
 	rWorst := math.Min(txArt, fmax(fm.TxRate)) * krMax
 	add("r_term", fm.Term, rWorst, verdict(rWorst, fmax(fm.Term), fmax(fm.Term) >= uMax), "saturated txRate on the slowest link")
 	uhWorst := qWorst + rWorst
 	add("u_hop", fm.U, uhWorst, verdict(uhWorst, uMax, true), "u' is clamped at UMax in both models (documented algorithm clamp)")
+	if c.MultiQ.Enabled {
+		c.mqRangeRows(add, verdict, qWorst, bMin, bMax)
+	}
 
 	// EWMA: tau <= T, result is a convex combination of U and u, both <= UMax.
 	add("u_next", fm.U, uMax, Fits, "convex combination of U and u (both <= UMax)")

@@ -341,8 +341,7 @@ type Replayer struct {
 // float model alone).
 func (rp *Replayer) Datapath() *Datapath { return rp.dp }
 
-// NewReplayer builds the model(s) m needs for c (MultiQ configurations
-// replay with the float model only).
+// NewReplayer builds the model(s) m needs for c.
 func NewReplayer(c Config, m ReplayModel) (*Replayer, error) {
 	rp := &Replayer{model: m, fixed: map[uint64]State{}, float: map[uint64]RefState{}}
 	var err error

@@ -70,6 +70,11 @@ func (d *Datapath) Signals() []Signal {
 		sigFmt("q_term", d.fTerm, rng(d.fTerm), "Rnd", "Sat (by design)", "q_min * kq[code] = qlen/(B*T)"),
 		sigFmt("r_term", d.fTerm, rng(d.fTerm), "Rnd", "Sat (by design)", "tx_rate * kr[code] = txRate/B"),
 		sigFmt("u_hop", d.fU, rng(d.fU), "Rnd (exact when F(Term) = F(U))", "Sat at UMax (algorithm clamp)", "u' = q_term + r_term, 0 when invalid"),
+	)
+	if d.mq.on {
+		s = append(s, d.mqSignals(rng)...)
+	}
+	s = append(s,
 		sigFmt("u_max", d.fU, rng(d.fU), "exact", "none", "selected u': first valid slot, replaced only by a strictly greater one"),
 		sigFmt("dts_sel", d.fDts, fmt.Sprintf("[0, %d]", c.MaxDeltaTsNs), "exact", "none", "dts_in of the selected slot (0 if none)"),
 		sigFmt("tau", d.fTau, fmt.Sprintf("[0, %d]", c.BaseRTTNs), "exact", "none", "min(dts_sel, T)"),

@@ -107,14 +107,16 @@ func (c Config) speedRats() []*big.Rat {
 }
 
 // kqReals are the exact entries of the KQ table: QlenUnit / (B * T), the
-// factor that turns min(qlen) in wire units into qlen/(B*T) (line 5).
+// factor that turns min(qlen) in wire units into qlen/(B*T) (line 5); with
+// MultiQ QlenUnit / (w_q * B * T), qlen/(wB*T).
 func (c Config) kqReals() []*big.Rat {
 	sp := c.speedRats()
 	out := make([]*big.Rat, len(sp))
 	unit := new(big.Rat).SetInt64(int64(c.Encoding.QlenUnit()))
+	wq := c.mqWeightRat() // 1 without MultiQ
 	for i, b := range sp {
 		if b != nil {
-			bt := new(big.Rat).Mul(b, new(big.Rat).SetInt64(int64(c.BaseRTTNs)))
+			bt := new(big.Rat).Mul(new(big.Rat).Mul(b, wq), new(big.Rat).SetInt64(int64(c.BaseRTTNs)))
 			out[i] = new(big.Rat).Quo(unit, bt)
 		}
 	}
@@ -122,14 +124,16 @@ func (c Config) kqReals() []*big.Rat {
 }
 
 // krReals are the exact entries of the KR table: TxBytesUnit / B, the factor
-// that turns a txBytes rate in wire units per ns into txRate/B (line 5).
+// that turns a txBytes rate in wire units per ns into txRate/B (line 5);
+// with MultiQ TxBytesUnit / (w_q * B), txRate/wB.
 func (c Config) krReals() []*big.Rat {
 	sp := c.speedRats()
 	out := make([]*big.Rat, len(sp))
 	unit := new(big.Rat).SetInt64(int64(c.Encoding.TxBytesUnit()))
+	wq := c.mqWeightRat() // 1 without MultiQ
 	for i, b := range sp {
 		if b != nil {
-			out[i] = new(big.Rat).Quo(unit, b)
+			out[i] = new(big.Rat).Quo(unit, new(big.Rat).Mul(b, wq))
 		}
 	}
 	return out

@@ -11,7 +11,7 @@ import (
 // RecipUnit describes one reciprocal unit of the datapath so that the RTL
 // generator can build the same hardware and ROM.
 type RecipUnit struct {
-	Name   string                      // "recip_dts", "recip_u" or "recip_n"
+	Name   string                      // "recip_dts", "recip_u", "recip_n" or "recip_mq"
 	Doc    string                      // what it computes
 	Config fixedpoint.ReciprocalConfig // In, TableBits, Entry, NRSteps, Work (filled in), Out, Q, O
 	Table  []uint64                    // raw ROM entries (format Config.Entry), index = k bits after the leading one
@@ -29,7 +29,8 @@ type unitCache struct {
 }
 
 // RecipUnits returns the reciprocal units in datapath order: 1/dts (per hop,
-// line 4), 1/U (line 13) and, with DynamicWAI, 1/N.
+// line 4), 1/U (line 13), with DynamicWAI 1/N and with MultiQ recip_mq
+// (per hop).
 func (d *Datapath) RecipUnits() []RecipUnit {
 	// The exhaustive error search costs up to tens of ms per unit: do it
 	// once per datapath.
@@ -44,6 +45,7 @@ func (d *Datapath) RecipUnits() []RecipUnit {
 		add("recip_dts", "1/dts, dts = per-hop egress timestamp delta in ns (one unit per hop slot)", d.recipDts)
 		add("recip_u", "1/U for the multiplicative window (line 13)", d.recipU)
 		add("recip_n", "1/N for the dynamic W_ai", d.recipN)
+		add("recip_mq", "1/txRate (MultiQ, backlogged) or 1/((txRate + B)/2) (MultiQ, no backlog), one unit per hop slot", d.mq.recip)
 	})
 	us := make([]RecipUnit, len(d.units))
 	for i, u := range d.units {
@@ -74,7 +76,9 @@ type Constant struct {
 }
 
 // Constants returns the quantized parameters: eta, w_ai, w_min, w_max,
-// w_init, u_init and T.
+// w_init, u_init and T; with MultiQ also the class weight mq_w (w_q), the
+// backlog threshold mq_backlog (qlen units) and one_term (1.0 in
+// Formats.Term).
 func (d *Datapath) Constants() []Constant {
 	var cs []Constant
 	for _, k := range []struct {
@@ -82,6 +86,13 @@ func (d *Datapath) Constants() []Constant {
 		v fixedpoint.Value
 	}{{"eta", d.eta}, {"w_ai", d.wai}, {"w_min", d.wmin}, {"w_max", d.wmax}, {"w_init", d.winit}, {"u_init", d.uinit}, {"t", d.tT}} {
 		cs = append(cs, Constant{Name: k.n, Format: k.v.Format(), Raw: k.v.RawUint(), Value: k.v.String()})
+	}
+	if d.mq.on {
+		bl := bits64(d.fQ, d.mq.backlog)
+		cs = append(cs,
+			Constant{Name: "mq_w", Format: d.mq.wq.Format(), Raw: d.mq.wq.RawUint(), Value: d.mq.wq.String()},
+			Constant{Name: "mq_backlog", Format: d.fQ, Raw: d.mq.backlog, Value: bl.String()},
+			Constant{Name: "one_term", Format: d.mq.one.Format(), Raw: d.mq.one.RawUint(), Value: d.mq.one.String()})
 	}
 	return cs
 }

@@ -108,6 +108,9 @@ func (d *Datapath) Update(st State, in Input) (next State, out Output) {
 			}
 			rTerm := p.cR.MulCast(x, p.kr[code])
 			up := p.cUp.AddCast(qTerm, rTerm)
+			if p.mq.on && x > p.mq.wb[code] { // MultiQ: txRate > wB (multiq.go)
+				up = p.mq.above(x, qTerm, qOf[i], code)
+			}
 			if out.SelHop == NoHop || up > uAcc {
 				uAcc, dtsSel, out.SelHop = up, dts, uint8(i)
 			}

@@ -19,6 +19,10 @@ var signalNodes = map[string]string{
 	"dts": "h0_dts", "hop_valid": "h0_ok", "kq[code]": "kq", "kr[code]": "kr", "u_hop": "h0_u",
 	"tau": "tau", "u_ewma": "u_ewma", "any_valid": "any_valid", "u_next": "u_new",
 	"update_wc": "update_wc", "mi": "mi", "w_next": "w_new",
+	// MultiQ
+	"mq_wb[code]": "mq_wb", "mq_bh[code]": "mq_bh", "mq_within": "h0_mq_within", "mq_backlog": "mq_backlog",
+	"mq_is_backlog": "h0_mq_is_backlog", "mq_s": "h0_mq_s", "mq_y": "h0_mq_y", "recip_mq": "h0_recip_mq",
+	"mq_rho": "h0_mq_rho", "q_term_bl": "h0_q_term_bl", "u_bl": "h0_u_bl", "u_nbl": "h0_u_nbl", "u_hop_mq": "h0_u_hop_mq",
 }
 
 // TestSignalWidthsMatchRTL checks, for several configurations (both
@@ -32,9 +36,15 @@ func TestSignalWidthsMatchRTL(t *testing.T) {
 	narrow := hpcc.DefaultConfigFor(telemetry.Compact)
 	narrow.Formats.U = fixedpoint.MustFormat("u28.6")
 	narrow.Formats.W = fixedpoint.MustFormat("u30.22")
+	mq := hpcc.DefaultConfig()
+	mq.MultiQ = hpcc.MultiQConfig{Enabled: true, ClassWeight: 0.4, BacklogBytes: 1500}
+	mqc := hpcc.DefaultConfigFor(telemetry.Compact)
+	mqc.Mode = hpcc.Receiver
+	mqc.MultiQ = hpcc.MultiQConfig{Enabled: true, ClassWeight: 0.25, BacklogBytes: 0}
 	for name, cfg := range map[string]hpcc.Config{
 		"ifa_sender": hpcc.DefaultConfig(), "compact_sender": hpcc.DefaultConfigFor(telemetry.Compact),
 		"ifa_receiver_dynwai": rx, "compact_narrow_formats": narrow,
+		"ifa_multiq": mq, "compact_receiver_multiq": mqc,
 	} {
 		t.Run(name, func(t *testing.T) {
 			d, err := hpcc.NewDatapath(cfg)

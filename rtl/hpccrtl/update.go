@@ -88,6 +88,13 @@ func newBuilder(d *hpcc.Datapath, m *rtl.Module) (*builder, error) {
 	if c.DynamicWAI {
 		tabs, units = append(tabs, "k_wai"), append(units, "recip_n")
 	}
+	if c.MultiQ.Enabled {
+		tabs, units = append(tabs, "mq_wb", "mq_bh"), append(units, "recip_mq")
+		for _, n := range []string{"mq_backlog", "one_term"} {
+			_, ok := b.konst[n]
+			errs = append(errs, need("constant", ok, n))
+		}
+	}
 	for _, n := range tabs {
 		_, ok := b.tables[n]
 		errs = append(errs, need("table", ok, n))
@@ -252,6 +259,9 @@ func buildComb(d *hpcc.Datapath) (*rtl.Module, error) {
 		qTerm := m.FxMulCast(q, b.rom("kq", code), b.fTerm, rnd, sat)
 		rTerm := m.FxMulCast(x, b.rom("kr", code), b.fTerm, rnd, sat)
 		up := m.FxAddCast(qTerm, rTerm, b.fU, rnd, sat)
+		if c.MultiQ.Enabled {
+			up = b.multiQ(hp, code, x, q, qTerm, up)
+		}
 		up = m.FxMux(ok, up, m.FxConst(b.fU.Zero()))
 		up.N.Named(hp + "u")
 		// Lines 6-7: the first valid slot, replaced only by a strictly greater u'.
@@ -379,4 +389,46 @@ func bitsFor(v uint64) int {
 		v >>= 1
 	}
 	return n
+}
+
+// multiQ is the MultiQ u' of one hop slot (the HPCC++ slides' three cases;
+// docs/datapath.md, "MultiQ"): u1 is the single-class u' computed with the
+// kq and kr ROMs scaled by 1/w_q (case 1, txRate <= wB); above wB one
+// reciprocal unit per slot serves case 2 (backlog: 1/tx_rate) and case 3
+// (no backlog: 1/((tx_rate + B)/2)).
+func (b *builder) multiQ(hp string, code *rtl.Node, x, q, qTerm, u1 rtl.Fx) rtl.Fx {
+	m := b.m
+	const (
+		rnd = fixedpoint.Rnd
+		trn = fixedpoint.Trn
+		sat = fixedpoint.Sat
+	)
+	fTx := b.fTx
+	fS := fixedpoint.Format{W: fTx.W + 1, I: fTx.I + 1} // tx_rate + mq_bh, exact
+	fY := fixedpoint.Format{W: fTx.W + 1, I: fTx.I}     // mq_s/2, and tx_rate with one more fraction bit
+	wb := b.rom("mq_wb", code)
+	bh := b.rom("mq_bh", code)
+	within := m.FxLe(x, wb).Named(hp + "mq_within")
+	bl := b.k("mq_backlog")
+	bl.N.Named("mq_backlog")
+	isBl := m.FxGt(q, bl).Named(hp + "mq_is_backlog")
+	s := m.FxAddCast(x, bh, fS, trn, sat)
+	s.N.Named(hp + "mq_s")
+	y := m.FxMux(isBl, m.FxCast(x, fY, trn, sat), m.FxOf(s.N, fY))
+	y.N.Named(hp + "mq_y")
+	rq := b.recip("recip_mq", y)
+	rq.N.Named(hp + "recip_mq")
+	// Case 2: u' = q_term * (mq_wb * recip_mq) + 1 = qlen/(txRate*T) + 1.
+	rho := m.FxMulCast(wb, rq, hpcc.MQRhoFormat, rnd, sat)
+	rho.N.Named(hp + "mq_rho")
+	qBl := m.FxMulCast(qTerm, rho, b.fTerm, rnd, sat)
+	qBl.N.Named(hp + "q_term_bl")
+	u2 := m.FxAddCast(qBl, b.k("one_term"), b.fU, rnd, sat)
+	u2.N.Named(hp + "u_bl")
+	// Case 3: u' = tx_rate * recip_mq = 2*txRate/(txRate + B).
+	u3 := m.FxMulCast(x, rq, b.fU, rnd, sat)
+	u3.N.Named(hp + "u_nbl")
+	u := m.FxMux(within, u1, m.FxMux(isBl, u2, u3))
+	u.N.Named(hp + "u_hop_mq")
+	return u
 }

@@ -33,7 +33,17 @@ func testConfigs() map[string]hpcc.Config {
 		"receiver_ifa_t8000":   withT(rx, 8000),
 		// The slides' Rx-HPCC: notification period P = T/2, apart from T.
 		"receiver_ifa_p2500": func() hpcc.Config { c := rx; c.NotifyPeriodNs = 2500; return c }(),
+		// MultiQ (issue 17): the slides' per-class U; its vectors carry the
+		// MultiQ classes (vectors/hpcc_multiq.go).
+		"sender_ifa_multiq":       withMQ(hpcc.DefaultConfig(), 0.4, 1500),
+		"receiver_compact_multiq": withMQ(func() hpcc.Config { c := hpcc.DefaultConfigFor(telemetry.Compact); c.Mode = hpcc.Receiver; return c }(), 0.25, 0),
 	}
+}
+
+// withMQ enables MultiQ with class weight w and backlog threshold bl bytes.
+func withMQ(c hpcc.Config, w, bl float64) hpcc.Config {
+	c.MultiQ = hpcc.MultiQConfig{Enabled: true, ClassWeight: w, BacklogBytes: bl}
+	return c
 }
 
 // evalSet runs every vector of set through the rtl evaluator of the
