@@ -28,6 +28,8 @@ func hpccConfigs() []struct {
 	rx := hpcc.DefaultConfig()
 	rx.Mode = hpcc.Receiver
 	rx.DynamicWAI = true
+	mq := hpcc.DefaultConfig()
+	mq.MultiQ = hpcc.MultiQConfig{Enabled: true, ClassWeight: 0.4, BacklogBytes: 1500}
 	return []struct {
 		name     string
 		cfg      hpcc.Config
@@ -36,6 +38,9 @@ func hpccConfigs() []struct {
 		{"sender_ifa", hpcc.DefaultConfig(), 0},
 		{"sender_compact", hpcc.DefaultConfigFor(telemetry.Compact), 1},
 		{"receiver_ifa", rx, -1},
+		// MultiQ (issue 17): the slides' per-class U; its set carries the
+		// MultiQ classes of vectors/hpcc_multiq.go.
+		{"sender_ifa_multiq", mq, 0},
 	}
 }
 

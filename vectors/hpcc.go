@@ -41,6 +41,7 @@ type HPCC struct {
 	classes []Class
 	gens    []func(emit func(hpcc.State, hpcc.Input) error) error
 	idx     *hpccClassIdx
+	mq      *hpccMQ // MultiQ classes (hpcc_multiq.go); nil without MultiQ
 	codec   *hpccCodec // nil: use hpcc's Pack/Unpack
 	points  []CoverPoint
 	bins    hpccBins
@@ -154,6 +155,11 @@ func NewHPCC(cfg hpcc.Config) (*HPCC, error) {
 	h.buildPoints()
 	if err := h.buildClasses(); err != nil {
 		return nil, err
+	}
+	if cfg.MultiQ.Enabled {
+		if err := h.buildMultiQClasses(); err != nil {
+			return nil, err
+		}
 	}
 	return h, nil
 }
@@ -453,6 +459,7 @@ func (e *hpccEval) finish(out []uint64, hits *Hits) error {
 	}
 	h.observe(o)
 	h.detectAll(o, hits)
+	h.detectMultiQ(o, hits)
 	b := h.bins
 	for i := 0; i < h.maxHops; i++ {
 		if o.inPath[i] && !o.first {

@@ -43,10 +43,17 @@ func TestGeneratedSetPins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// MultiQ (issue 17): pinned after the others, so their lines stay put.
+	mqc := hpcc.DefaultConfig()
+	mqc.MultiQ = hpcc.MultiQConfig{Enabled: true, ClassWeight: 0.4, BacklogBytes: 1500}
+	mq, err := vectors.NewHPCC(mqc)
+	if err != nil {
+		t.Fatal(err)
+	}
 	models := []struct {
 		name string
 		m    vectors.Model
-	}{{"hpcc_ifa", ifa}, {"hpcc_compact", compact}, {"ldcp", l}}
+	}{{"hpcc_ifa", ifa}, {"hpcc_compact", compact}, {"ldcp", l}, {"hpcc_ifa_multiq", mq}}
 	forms := []struct {
 		name string
 		opts vectors.Options

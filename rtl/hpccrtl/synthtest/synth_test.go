@@ -19,10 +19,27 @@ import (
 // reduced configuration through the same generator: Compact telemetry, one
 // hop slot, a two-entry flow table, one update stage.
 func TestEmittedRTLLintAndSynth(t *testing.T) {
-	tools := verilog.LookupTools()
-	testtool.Require(t, tools.Need(verilog.FlowLint, verilog.FlowSynth), verilog.ErrToolMissing, "verilator", "yosys")
 	cfg := hpcc.DefaultConfigFor(telemetry.Compact)
 	cfg.MaxHops = 1
+	lintAndSynth(t, cfg)
+}
+
+// TestEmittedRTLMultiQLintAndSynth is TestEmittedRTLLintAndSynth for a
+// MultiQ configuration (issue 17: the slides' per-class U, with its
+// per-hop reciprocal unit and ROMs), reduced the same way.
+func TestEmittedRTLMultiQLintAndSynth(t *testing.T) {
+	cfg := hpcc.DefaultConfigFor(telemetry.Compact)
+	cfg.MaxHops = 1
+	cfg.MultiQ = hpcc.MultiQConfig{Enabled: true, ClassWeight: 0.4, BacklogBytes: 1500}
+	lintAndSynth(t, cfg)
+}
+
+// lintAndSynth prints hpcc_module of cfg (one update stage, a two-entry
+// flow table), lints hpcc_update and hpcc_module, and synthesizes the
+// module with Yosys's checks.
+func lintAndSynth(t *testing.T, cfg hpcc.Config) {
+	tools := verilog.LookupTools()
+	testtool.Require(t, tools.Need(verilog.FlowLint, verilog.FlowSynth), verilog.ErrToolMissing, "verilator", "yosys")
 	m, err := hpccrtl.Module(cfg, hpccrtl.ModuleOptions{Stages: 1, FlowBits: 1})
 	if err != nil {
 		t.Fatal(err)
