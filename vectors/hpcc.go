@@ -41,7 +41,7 @@ type HPCC struct {
 	classes []Class
 	gens    []func(emit func(hpcc.State, hpcc.Input) error) error
 	idx     *hpccClassIdx
-	mq      *hpccMQ // MultiQ classes (hpcc_multiq.go); nil without MultiQ
+	mq      *hpccMQ    // MultiQ classes (hpcc_multiq.go); nil without MultiQ
 	codec   *hpccCodec // nil: use hpcc's Pack/Unpack
 	points  []CoverPoint
 	bins    hpccBins
