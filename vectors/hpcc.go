@@ -41,8 +41,9 @@ type HPCC struct {
 	classes []Class
 	gens    []func(emit func(hpcc.State, hpcc.Input) error) error
 	idx     *hpccClassIdx
-	mq      *hpccMQ    // MultiQ classes (hpcc_multiq.go); nil without MultiQ
-	codec   *hpccCodec // nil: use hpcc's Pack/Unpack
+	mq      *hpccMQ      // MultiQ classes (hpcc_multiq.go); nil without MultiQ
+	sj      *hpccSojourn // sojourn classes (hpcc_sojourn.go); nil without Sojourn
+	codec   *hpccCodec   // nil: use hpcc's Pack/Unpack
 	points  []CoverPoint
 	bins    hpccBins
 
@@ -161,6 +162,9 @@ func NewHPCC(cfg hpcc.Config) (*HPCC, error) {
 			return nil, err
 		}
 	}
+	if cfg.Sojourn {
+		h.buildSojournClasses()
+	}
 	return h, nil
 }
 
@@ -204,6 +208,9 @@ func (h *HPCC) Directed(level int, emit func(class int, in []uint64) error) erro
 			continue
 		}
 		err := h.gens[c](func(st hpcc.State, in hpcc.Input) error {
+			if h.sj != nil && !h.sj.raw[c] {
+				h.sojournCarry(&in) // hpcc_sojourn.go
+			}
 			if err := h.packIn(sc, &st, &in, word); err != nil {
 				return fmt.Errorf("vectors: hpcc: class %s: %w", cl.Name, err)
 			}
@@ -460,6 +467,7 @@ func (e *hpccEval) finish(out []uint64, hits *Hits) error {
 	h.observe(o)
 	h.detectAll(o, hits)
 	h.detectMultiQ(o, hits)
+	h.detectSojourn(o, hits)
 	b := h.bins
 	for i := 0; i < h.maxHops; i++ {
 		if o.inPath[i] && !o.first {

@@ -193,6 +193,14 @@ type Config struct {
 	RecipU         RecipParams  `json:"recip_u_unit"`
 	RecipN         RecipParams  `json:"recip_n_unit"`
 	MultiQ         MultiQConfig `json:"multiq"`
+	// Sojourn (draft section 9.4) takes each hop's queue term from the
+	// packet's sojourn time in the switch, the egress minus the ingress
+	// timestamp (IFA residenceTime, ns), in place of the queue length:
+	// u' = min(sojourn, last sojourn)/T + txRate/B. The datapath keeps the
+	// sojourn, saturated at the qlen field's maximum (2^24-1 ns), in the
+	// hop's qlen slot of the flow table, and the kq ROM holds 1/T for every
+	// speed. IFA only (Compact carries no ingress time); not with MultiQ.
+	Sojourn bool `json:"sojourn,omitempty"`
 }
 
 // DefaultConfig returns the default configuration: sender mode, IFA
@@ -477,6 +485,12 @@ func (c Config) Validate() error {
 		if r.p.NRSteps < 0 || r.p.NRSteps > 3 {
 			return configErr(r.name+".NRSteps", r.p.NRSteps, "must be in [0,3]")
 		}
+	}
+	if c.Sojourn && c.Encoding != telemetry.IFA {
+		return configErr("Sojourn", c.Sojourn, fmt.Sprintf("needs the ifa encoding (%s carries no ingress timestamp)", c.Encoding))
+	}
+	if c.Sojourn && c.MultiQ.Enabled {
+		return configErr("Sojourn", c.Sojourn, "not modelled together with MultiQ")
 	}
 	if c.MultiQ.Enabled {
 		if !(c.MultiQ.ClassWeight > 0 && c.MultiQ.ClassWeight <= 1) {

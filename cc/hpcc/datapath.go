@@ -63,6 +63,7 @@ type Datapath struct {
 	enc     telemetry.Encoding
 	maxHops int
 	trackID bool   // store and compare hop identities
+	sojourn bool   // the hop's queue sample is its sojourn time (Config.Sojourn)
 	idMask  uint64 // width of the stored identity
 
 	nhMask, seqMask, timeMask, nMask uint64
@@ -171,7 +172,7 @@ func NewDatapath(cfg Config) (*Datapath, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	d := &Datapath{cfg: cfg, enc: cfg.Encoding, maxHops: cfg.MaxHops, trackID: cfg.HopIDBits() > 0, unitCache: &unitCache{}}
+	d := &Datapath{cfg: cfg, enc: cfg.Encoding, maxHops: cfg.MaxHops, trackID: cfg.HopIDBits() > 0, sojourn: cfg.Sojourn, unitCache: &unitCache{}}
 	e := cfg.Encoding
 	d.nhMask = mask64(cfg.NHopsBits())
 	d.idMask = mask64(cfg.HopIDBits())
@@ -336,7 +337,18 @@ func (d *Datapath) InitialState() State { return State{} }
 // ns = t - carry*10^9 (< 10^9), sec = (RxSec + carry) mod 2^20.
 func (d *Datapath) record(h *telemetry.Hop) HopState {
 	ts, id := d.recordTsID(h)
-	return HopState{Ts: ts, TxBytes: h.TxBytes & d.txMask, Qlen: h.Qlen & d.qMask, ID: id}
+	return HopState{Ts: ts, TxBytes: h.TxBytes & d.txMask, Qlen: d.queueSample(h), ID: id}
+}
+
+// queueSample is the hop's queue sample as the flow table stores it: the
+// qlen field, or with Sojourn the residence time (egress - ingress, ns)
+// saturated at the qlen field's maximum: sojourn_q = min(residence,
+// 2^QlenBits - 1).
+func (d *Datapath) queueSample(h *telemetry.Hop) uint32 {
+	if d.sojourn {
+		return min(h.ResidenceNs, d.qMask)
+	}
+	return h.Qlen & d.qMask
 }
 
 // recordTsID is the timestamp and identity part of record.

@@ -39,7 +39,9 @@ func digestConfigs(t *testing.T) []namedConfig {
 		}
 	}
 	// MultiQ (issue 17): appended, so the single-class lines stay as pinned.
-	return append(cs, multiQConfigs()...)
+	cs = append(cs, multiQConfigs()...)
+	// Sojourn (issue 17, draft 9.4): appended likewise.
+	return append(cs, sojournConfigs()...)
 }
 
 // TestUpdateDigest pins the bits of the golden datapath: the SHA-256 of

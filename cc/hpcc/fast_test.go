@@ -64,7 +64,7 @@ func TestFastMatchesSpec(t *testing.T) {
 	if testing.Short() {
 		n = 5000
 	}
-	for _, nc := range append(testConfigs(), multiQConfigs()...) {
+	for _, nc := range append(append(testConfigs(), multiQConfigs()...), sojournConfigs()...) {
 		d := mustDP(t, nc.Config)
 		rng := rand.New(rand.NewPCG(3, 4))
 		for k := 0; k < n; k++ {

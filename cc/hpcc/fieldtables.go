@@ -62,7 +62,7 @@ func (d *Datapath) stateBindings(prefix, when string) []binding {
 			binding{fieldtable.Spec{Name: p + "tx_bytes", Width: c.Encoding.TxBytesBits(), Format: "uint", Doc: h + txBytesDoc(c.Encoding)},
 				func(s *State, _ *Input, _ *Output) uint64 { return uint64(s.Hops[i].TxBytes) },
 				func(s *State, _ *Input, _ *Output, v uint64) { s.Hops[i].TxBytes = uint32(v) }},
-			binding{fieldtable.Spec{Name: p + "qlen", Width: c.Encoding.QlenBits(), Format: "uint", Doc: h + qlenDoc(c.Encoding)},
+			binding{fieldtable.Spec{Name: p + "qlen", Width: c.Encoding.QlenBits(), Format: "uint", Doc: h + stateQlenDoc(c)},
 				func(s *State, _ *Input, _ *Output) uint64 { return uint64(s.Hops[i].Qlen) },
 				func(s *State, _ *Input, _ *Output, v uint64) { s.Hops[i].Qlen = uint32(v) }},
 		)
@@ -155,6 +155,15 @@ func txBytesDoc(e telemetry.Encoding) string {
 func qlenDoc(e telemetry.Encoding) string {
 	return fmt.Sprintf("qlen: egress queue length, %s (saturates at 2^%d-1)",
 		unitText(e.QlenUnit()), e.QlenBits())
+}
+
+// stateQlenDoc is qlenDoc for the flow table's stored sample: with Sojourn
+// the slot holds the saturated sojourn time instead.
+func stateQlenDoc(c Config) string {
+	if c.Sojourn {
+		return fmt.Sprintf("qlen slot: sojourn time (residence) in ns, saturated at 2^%d-1 (draft 9.4)", c.Encoding.QlenBits())
+	}
+	return qlenDoc(c.Encoding)
 }
 
 // unitText names a count's unit: "bytes" for 1, "units of N bytes" otherwise.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hpccgold/hpccgold/cc/ccutil"
 	"github.com/hpccgold/hpccgold/fixedpoint"
+	"github.com/hpccgold/hpccgold/telemetry"
 )
 
 // RangeStatus classifies one signal in the range analysis (Fits,
@@ -127,6 +128,15 @@ func (c Config) RangeAnalysis() (RangeReport, error) {
 	// qlen/(B*T) and txRate/B terms: saturation harmless when Term.Max >= UMax.
 	qMaxBytes := math.Min(float64(c.MaxQueueBytes), float64(uint64(1)<<uint(e.QlenBits())-1)*unitQ)
 	qWorst := qMaxBytes / (wq * bMin * t)
+	if c.Sojourn {
+		// The sample is the residence time saturated at the qlen field's
+		// maximum: harmless only if that already saturates u' (>= UMax).
+		sMax := float64(uint64(1)<<uint(e.QlenBits()) - 1)
+		qWorst = sMax / t
+		fq := fixedpoint.Format{W: e.QlenBits(), I: e.QlenBits()}
+		add("sojourn_q", fq, float64(uint64(1)<<telemetry.IFAResidenceBits-1), verdict(math.MaxUint32, sMax, qWorst >= uMax),
+			fmt.Sprintf("residence saturated at %.0f ns: harmless only if %.0f/T >= UMax", sMax, sMax))
+	}
 	add("q_term", fm.Term, qWorst, verdict(qWorst, fmax(fm.Term), fmax(fm.Term) >= uMax), fmt.Sprintf("queue %.4g bytes on the slowest link (%.4g B/ns)", qMaxBytes, bMin))
 	rWorst := math.Min(txArt, fmax(fm.TxRate)) * krMax
 	add("r_term", fm.Term, rWorst, verdict(rWorst, fmax(fm.Term), fmax(fm.Term) >= uMax), "saturated txRate on the slowest link")

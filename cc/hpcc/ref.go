@@ -96,7 +96,8 @@ func (c Config) hopValid(cur, prev telemetry.Hop) (dts uint64, ok bool) {
 
 // hopU is line 4-5 of MeasureInflight for one valid hop: txRate from the
 // counter differences and u' = min(qlen, last qlen)/(B*T) + txRate/B, or
-// the MultiQ three-case U of the slides. Clamped at UMax.
+// the MultiQ three-case U of the slides, or with Sojourn (draft 9.4)
+// min(sojourn, last sojourn)/T + txRate/B. Clamped at UMax.
 func (r *Reference) hopU(cur, prev telemetry.Hop, dts uint64) float64 {
 	e := r.cfg.Encoding
 	g, _ := e.SpeedGbps(cur.SpeedCode)
@@ -104,7 +105,11 @@ func (r *Reference) hopU(cur, prev telemetry.Hop, dts uint64) float64 {
 	txRate := float64(telemetry.DeltaTxBytes(e, cur, prev)) / float64(dts)
 	qlen := float64(min(telemetry.QlenBytes(e, cur), telemetry.QlenBytes(e, prev)))
 	var u float64
-	if mq := r.cfg.MultiQ; mq.Enabled {
+	if r.cfg.Sojourn {
+		// Draft 9.4: the queueing delay measured as the sojourn time
+		// (egress - ingress timestamp, ns) in place of qlen/B.
+		u = float64(min(cur.ResidenceNs, prev.ResidenceNs))/r.t + txRate/b
+	} else if mq := r.cfg.MultiQ; mq.Enabled {
 		wb := mq.ClassWeight * b
 		switch {
 		case txRate <= wb: // the class sends within its guaranteed rate

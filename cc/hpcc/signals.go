@@ -46,6 +46,10 @@ func (d *Datapath) Signals() []Signal {
 		}
 		return fmt.Sprintf("[0, 2^%d-2^%d]", f.I, -f.F())
 	}
+	qMinDoc := "min(qlen, last qlen) (wire units)"
+	if d.sojourn {
+		qMinDoc = "min(sojourn_q, last sojourn_q) (ns)"
+	}
 	var s []Signal
 	if e == telemetry.IFA {
 		s = append(s,
@@ -63,7 +67,13 @@ func (d *Datapath) Signals() []Signal {
 		sigFmt("dts_in", d.fDts, fmt.Sprintf("[1, %d]", c.MaxDeltaTsNs), "exact (mux: 1 when invalid)", "none", "1/dts unit input"),
 		sigFmt("recip_dts", d.fRD, "[2^-"+fmt.Sprint(c.DtsInBits())+", 1]", "Rnd", "Sat (unused: <= 1)", "1/dts from the reciprocal unit"),
 		sigFmt("d_tx", d.fDB, rng(d.fDB), "exact", "wrap mod 2^"+fmt.Sprint(e.TxBytesBits()), "txBytes counter difference (wire units)"),
-		sigFmt("q_min", d.fQ, rng(d.fQ), "exact", "none", "min(qlen, last qlen) (wire units)"),
+	)
+	if d.sojourn {
+		s = append(s, Signal{"sojourn_q", e.QlenBits(), "uint", fmt.Sprintf("[0, 2^%d-1] ns", e.QlenBits()), "exact", "Sat at 2^qlen_bits-1 (harmless: range analysis)",
+			"min(residence, 2^qlen_bits-1): the hop's queue sample (draft 9.4), stored in st_hop_qlen"})
+	}
+	s = append(s,
+		sigFmt("q_min", d.fQ, rng(d.fQ), "exact", "none", qMinDoc),
 		sigFmt("tx_rate", d.fTx, rng(d.fTx), "Rnd", "Sat (by design)", "d_tx * recip_dts (units/ns)"),
 		sigFmt("kq[code]", d.tables[0].Format, "ROM", "Rnd (generation)", "none", d.tables[0].Doc),
 		sigFmt("kr[code]", d.tables[1].Format, "ROM", "Rnd (generation)", "none", d.tables[1].Doc),

@@ -108,10 +108,19 @@ func (c Config) speedRats() []*big.Rat {
 
 // kqReals are the exact entries of the KQ table: QlenUnit / (B * T), the
 // factor that turns min(qlen) in wire units into qlen/(B*T) (line 5); with
-// MultiQ QlenUnit / (w_q * B * T), qlen/(wB*T).
+// MultiQ QlenUnit / (w_q * B * T), qlen/(wB*T); with Sojourn 1/T for
+// every valid speed code (the sample is the sojourn time in ns).
 func (c Config) kqReals() []*big.Rat {
 	sp := c.speedRats()
 	out := make([]*big.Rat, len(sp))
+	if c.Sojourn { // the sample is a time in ns: sojourn/T, the same for every speed
+		for i, b := range sp {
+			if b != nil {
+				out[i] = c.invTReal()
+			}
+		}
+		return out
+	}
 	unit := new(big.Rat).SetInt64(int64(c.Encoding.QlenUnit()))
 	wq := c.mqWeightRat() // 1 without MultiQ
 	for i, b := range sp {

@@ -113,7 +113,8 @@ func (d *Datapath) RateBytesPerNs(raw uint64) float64 { return Real(d.cfg.Format
 // RefState converts a flow-table entry to the float reference's state with
 // the same real values (exact: W, Wc and U have at most 53 significant
 // bits in the default formats), so both models can be stepped from the same
-// state. Stored IFA timestamps become hops with zero residence.
+// state. Stored IFA timestamps become hops with zero residence (with
+// Sojourn: with the stored sojourn as residence and the same egress time).
 func (d *Datapath) RefState(st State) RefState {
 	rs := RefState{
 		Valid: st.Valid, NHops: int(st.NHops), W: d.WBytes(st.W), Wc: d.WBytes(st.Wc), U: d.UValue(st.U),
@@ -128,6 +129,19 @@ func (d *Datapath) RefState(st State) RefState {
 		} else {
 			th.RxSec = uint32(h.Ts >> telemetry.IFAEgressNsBits)
 			th.RxNs = uint32(h.Ts & (1<<telemetry.IFAEgressNsBits - 1))
+			if d.sojourn {
+				// The stored sample is the sojourn: a hop with that
+				// residence and the same egress time (ingress = egress -
+				// sojourn, borrowing a second; sojourn < 2^24 < 10^9).
+				res := h.Qlen
+				th.ResidenceNs = res
+				if th.RxNs >= res {
+					th.RxNs -= res
+				} else {
+					th.RxNs += telemetry.NsPerSecond - res
+					th.RxSec = (th.RxSec - 1) & (1<<telemetry.IFARxSecBits - 1)
+				}
+			}
 			th.DeviceID = uint32(h.ID >> telemetry.IFAPortBits)
 			th.EgressPort = uint16(h.ID)
 		}

@@ -48,7 +48,7 @@ func (d *Datapath) Update(st State, in Input) (next State, out Output) {
 		h := &in.Hops[i]
 		prev := &st.Hops[i]
 		ts, id := d.recordTsID(h)
-		txb, ql := h.TxBytes&d.txMask, h.Qlen&d.qMask
+		txb, ql := h.TxBytes&d.txMask, d.queueSample(h)
 		next.Hops[i] = HopState{Ts: ts, TxBytes: txb, Qlen: ql, ID: id} // line 27: L = ack.L
 		code := h.SpeedCode & d.codeMask & 15                           // speed codes are at most 4 bits: the tables have 16 entries
 		dts := d.deltaTs(ts, prev.Ts)

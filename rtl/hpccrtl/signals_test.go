@@ -22,7 +22,7 @@ var signalNodes = map[string]string{
 	// MultiQ
 	"mq_wb[code]": "mq_wb", "mq_bh[code]": "mq_bh", "mq_within": "h0_mq_within", "mq_backlog": "mq_backlog",
 	"mq_is_backlog": "h0_mq_is_backlog", "mq_s": "h0_mq_s", "mq_y": "h0_mq_y", "recip_mq": "h0_recip_mq",
-	"mq_rho": "h0_mq_rho", "q_term_bl": "h0_q_term_bl", "u_bl": "h0_u_bl", "u_nbl": "h0_u_nbl", "u_hop_mq": "h0_u_hop_mq",
+	"sojourn_q": "h0_sojourn_q", "mq_rho": "h0_mq_rho", "q_term_bl": "h0_q_term_bl", "u_bl": "h0_u_bl", "u_nbl": "h0_u_nbl", "u_hop_mq": "h0_u_hop_mq",
 }
 
 // TestSignalWidthsMatchRTL checks, for several configurations (both
@@ -41,10 +41,12 @@ func TestSignalWidthsMatchRTL(t *testing.T) {
 	mqc := hpcc.DefaultConfigFor(telemetry.Compact)
 	mqc.Mode = hpcc.Receiver
 	mqc.MultiQ = hpcc.MultiQConfig{Enabled: true, ClassWeight: 0.25, BacklogBytes: 0}
+	sj := hpcc.DefaultConfig()
+	sj.Sojourn = true
 	for name, cfg := range map[string]hpcc.Config{
 		"ifa_sender": hpcc.DefaultConfig(), "compact_sender": hpcc.DefaultConfigFor(telemetry.Compact),
 		"ifa_receiver_dynwai": rx, "compact_narrow_formats": narrow,
-		"ifa_multiq": mq, "compact_receiver_multiq": mqc,
+		"ifa_multiq": mq, "compact_receiver_multiq": mqc, "ifa_sojourn": sj,
 	} {
 		t.Run(name, func(t *testing.T) {
 			d, err := hpcc.NewDatapath(cfg)

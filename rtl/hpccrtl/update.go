@@ -165,6 +165,15 @@ func (b *builder) record(i int) hopRec {
 	ns := m.Slice(m.Sub(t, m.ROM(carry, 33, mults)), 0, telemetry.IFAEgressNsBits).Named(fmt.Sprintf("h%d_eg_ns", i))
 	sec := m.Add(p.rxSec, m.ZExt(carry, telemetry.IFARxSecBits)).Named(fmt.Sprintf("h%d_eg_sec", i))
 	r.ts = m.Concat(sec, ns)
+	if b.cfg.Sojourn {
+		// Draft 9.4: the queue sample is the sojourn time (residence, ns),
+		// saturated at the qlen field's maximum; it is what the flow table
+		// stores in the hop's qlen slot.
+		qb := b.e.QlenBits()
+		qMax := b.c(qb, 1<<uint(qb)-1)
+		over := m.Ne(m.Slice(p.residence, qb, p.residence.Width-qb), b.c(p.residence.Width-qb, 0))
+		r.q = m.Mux(over, qMax, m.Slice(p.residence, 0, qb)).Named(fmt.Sprintf("h%d_sojourn_q", i))
+	}
 	if b.cfg.HopIDBits() > 0 {
 		r.id = m.Concat(p.deviceID, p.egressPort)
 	}

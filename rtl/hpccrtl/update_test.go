@@ -35,7 +35,9 @@ func testConfigs() map[string]hpcc.Config {
 		"receiver_ifa_p2500": func() hpcc.Config { c := rx; c.NotifyPeriodNs = 2500; return c }(),
 		// MultiQ (issue 17): the slides' per-class U; its vectors carry the
 		// MultiQ classes (vectors/hpcc_multiq.go).
-		"sender_ifa_multiq":       withMQ(hpcc.DefaultConfig(), 0.4, 1500),
+		"sender_ifa_multiq": withMQ(hpcc.DefaultConfig(), 0.4, 1500),
+		// Sojourn (draft 9.4): the queue term from the residence time.
+		"sender_ifa_sojourn":      func() hpcc.Config { c := hpcc.DefaultConfig(); c.Sojourn = true; return c }(),
 		"receiver_compact_multiq": withMQ(func() hpcc.Config { c := hpcc.DefaultConfigFor(telemetry.Compact); c.Mode = hpcc.Receiver; return c }(), 0.25, 0),
 	}
 }

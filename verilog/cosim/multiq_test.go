@@ -87,3 +87,35 @@ func TestUpdateMultiQIcarus(t *testing.T) {
 	checkMultiQClasses(t, m, rep)
 	t.Logf("icarus MultiQ: %d vectors passed", rep.Vectors)
 }
+
+// TestUpdateSojournIcarus co-simulates hpcc_update of a Sojourn
+// configuration (draft 9.4: the queue term from the IFA residence time;
+// IFA sender) under Icarus on every level-1 class (the sojourn classes of
+// vectors/hpcc_sojourn.go among them) plus random vectors. Zero mismatches.
+func TestUpdateSojournIcarus(t *testing.T) {
+	needTools(t, verilog.FlowIcarus)
+	c := hpcc.DefaultConfig()
+	c.Sojourn = true
+	m, err := vectors.NewHPCC(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), Options{Model: m, Stages: 2, Simulator: verilog.Icarus,
+		Level: 1, Seed: 3, Count: 1500, WorkDir: t.TempDir(), CacheDir: buildCache, Gap: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Err(); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, cc := range rep.Classes {
+		if len(cc.Name) > 8 && cc.Name[:8] == "sojourn_" && cc.Count > 0 {
+			n++
+		}
+	}
+	if n < 6 {
+		t.Errorf("only %d sojourn classes with vectors", n)
+	}
+	t.Logf("icarus sojourn: %d vectors passed", rep.Vectors)
+}
