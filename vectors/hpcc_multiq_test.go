@@ -84,3 +84,44 @@ func TestHPCCMultiQClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiQSojournComputeAllocatesNothing is TestComputeAllocatesNothing
+// for MultiQ and Sojourn configurations: their class detectors
+// (detectMultiQ's MultiQHop, detectSojourn) allocate nothing per vector.
+// Oracle: testing.AllocsPerRun.
+func TestMultiQSojournComputeAllocatesNothing(t *testing.T) {
+	sj := hpcc.DefaultConfig()
+	sj.Sojourn = true
+	cfgs := mqVecConfigs()
+	cfgs["ifa_sojourn"] = sj
+	for name, cfg := range cfgs {
+		m, err := NewHPCC(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := newPlan(m, Options{Count: 1 << 20, Workers: 1, NoJSONL: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := p.newWorker()
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 256
+		blk := &block{n: n, in: make([]uint64, n*p.iw), out: make([]uint64, n*p.ow)}
+		first := int64(len(p.dirLabel)) - n/2 // half directed, half random
+		if err := p.compute(w, blk, true, false); err != nil {
+			t.Fatal(err)
+		}
+		allocs := testing.AllocsPerRun(5, func() {
+			blk.first = first
+			first += n
+			if err := p.compute(w, blk, true, false); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %v allocations per block of %d vectors, want 0", name, allocs, n)
+		}
+	}
+}
