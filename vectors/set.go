@@ -258,7 +258,8 @@ func writeSmall(dir, name string, data []byte) (FileHash, error) {
 // layout.json and fields.vh, then stimulus.hex, expected.hex and
 // vectors.jsonl in one pass over the blocks that feed hands to emit, then
 // classes.txt (the class ranges), then manifest.json with every file's hash, committed last. ctx is checked
-// before each block.
+// before each block. The data files are written with atomicfile.WriteLarge
+// (O_DIRECT where the file system takes it: no page-cache copy).
 func writeDir(ctx context.Context, outDir string, p *plan, feed func(emit func(*block) error) (*Manifest, error)) error {
 	aw, err := artefact.Create(outDir, "vectors")
 	if err != nil {
@@ -322,12 +323,12 @@ func writeDir(ctx context.Context, outDir string, p *plan, feed func(emit func(*
 	if p.opts.Compress != "" {
 		stimName, expName = stimName+zstSuffix, expName+zstSuffix
 	}
-	err = atomicfile.Write(filepath.Join(dir, stimName), 0o644, func(ws io.Writer) error {
+	err = atomicfile.WriteLarge(filepath.Join(dir, stimName), 0o644, func(ws io.Writer) error {
 		var err error
 		if stim, err = newDataFile(ws, p.opts.Compress); err != nil {
 			return err
 		}
-		err = atomicfile.Write(filepath.Join(dir, expName), 0o644, func(we io.Writer) error {
+		err = atomicfile.WriteLarge(filepath.Join(dir, expName), 0o644, func(we io.Writer) error {
 			var err error
 			if exp, err = newDataFile(we, p.opts.Compress); err != nil {
 				return err
@@ -335,7 +336,7 @@ func writeDir(ctx context.Context, outDir string, p *plan, feed func(emit func(*
 			if p.opts.NoJSONL {
 				err = withOrigins()
 			} else {
-				err = atomicfile.Write(filepath.Join(dir, JSONLFile), 0o644, func(wj io.Writer) error {
+				err = atomicfile.WriteLarge(filepath.Join(dir, JSONLFile), 0o644, func(wj io.Writer) error {
 					jl = newHashWriter(wj)
 					return withOrigins()
 				})
