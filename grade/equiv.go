@@ -299,6 +299,66 @@ type known struct {
 	zero, one rtl.Bits
 	lo, hi    uint64
 	rng       bool
+	// whi is an upper bound of the value of a node wider than 64 bits
+	// (wrng false: only what its known bits say).
+	whi  rtl.Bits
+	wrng bool
+}
+
+// upper is an upper bound of the unsigned value of a w-bit node known as k.
+func upper(k known, w int) rtl.Bits {
+	switch {
+	case w <= 64 && k.rng:
+		return rtl.BitsOf(k.hi)
+	case w > 64 && k.wrng:
+		return k.whi
+	}
+	return ones(w).And(k.zero.Not())
+}
+
+// wideMax bounds from above a node wider than 64 bits computed as s from
+// operands known as args: zero extension, slices and constant left shifts
+// of a bounded operand, unsigned products and sums (when they cannot
+// wrap), and muxes (the larger arm).
+func wideMax(n *rtl.Node, s shape, args []known) (rtl.Bits, bool) {
+	w := n.Width
+	aw := func(i int) int { return n.Args[i].Width }
+	fits := func(x rtl.Bits) bool { return x.Cmp(ones(w)) <= 0 }
+	switch s.op {
+	case rtl.OpZExt:
+		return upper(args[0], aw(0)), true
+	case rtl.OpAs:
+		if !n.Signed && !n.Args[0].Signed {
+			return upper(args[0], aw(0)), true
+		}
+	case rtl.OpSlice:
+		if x := upper(args[0], aw(0)).Shr(uint(s.k)); fits(x) {
+			return x, true
+		}
+	case rtl.OpShlC:
+		if u := upper(args[0], aw(0)); s.k < w && u.LeadingZeros(rtl.MaxWidth) > s.k {
+			if x := u.Shl(uint(s.k)); fits(x) {
+				return x, true
+			}
+		}
+	case rtl.OpMul:
+		if !s.signed && aw(0)+aw(1) <= rtl.MaxWidth {
+			return upper(args[0], aw(0)).Mul(upper(args[1], aw(1))), true
+		}
+	case rtl.OpAdd:
+		if w < rtl.MaxWidth {
+			if x := upper(args[0], w).Add(upper(args[1], w)); fits(x) {
+				return x, true
+			}
+		}
+	case rtl.OpMux:
+		x, y := upper(args[1], w), upper(args[2], w)
+		if x.Cmp(y) < 0 {
+			x = y
+		}
+		return x, true
+	}
+	return rtl.Bits{}, false
 }
 
 // leadZeros returns how many of the top bits of a w-bit node are known 0.
@@ -567,6 +627,43 @@ func reinfer(x *rtl.Node, c *bound, kb []known, depth int, memo map[int]known) k
 	return k
 }
 
+// signedProduct returns the interval (unsigned reading of the w-bit
+// result) of the signed product of operands whose intervals each lie on
+// one side of their sign (ok false otherwise, or when the product's sign
+// is not fixed).
+func signedProduct(a known, aw int, b known, bw, w int) (lo, hi uint64, ok bool) {
+	mag := func(k known, kw int) (neg bool, lo, hi uint64, ok bool) {
+		half := uint64(1) << uint(kw-1)
+		switch {
+		case k.hi < half:
+			return false, k.lo, k.hi, true
+		case k.lo >= half:
+			// x - 2^kw for x in [lo, hi]: magnitudes [2^kw - hi, 2^kw - lo].
+			m := maxOf(kw)
+			return true, m - k.hi + 1, m - k.lo + 1, true
+		}
+		return false, 0, 0, false
+	}
+	na, alo, ahi, ok1 := mag(a, aw)
+	nb, blo, bhi, ok2 := mag(b, bw)
+	if !ok1 || !ok2 {
+		return 0, 0, false
+	}
+	h1, plo := bits.Mul64(alo, blo)
+	h2, phi := bits.Mul64(ahi, bhi)
+	if h1 != 0 || h2 != 0 || phi > maxOf(w)>>1 {
+		return 0, 0, false
+	}
+	if na == nb {
+		return plo, phi, true
+	}
+	if plo == 0 { // the product can be 0 and negative: both ends of the range
+		return 0, 0, false
+	}
+	m := maxOf(w)
+	return m - phi + 1, m - plo + 1, true
+}
+
 // prefixBits adds the bits every value of [k.lo, k.hi] shares: those above
 // the highest bit in which lo and hi differ (a w-bit node, w <= 64).
 func prefixBits(k known, w int) known {
@@ -675,6 +772,10 @@ func infer(n *rtl.Node, s shape, args []known) known {
 		k = known{zero: a.zero.Shr(uint(s.k)), one: a.one.Shr(uint(s.k))}
 		if a.rng && a.hi>>uint(s.k) <= maxOf(w) {
 			setRange(a.lo>>uint(s.k), a.hi>>uint(s.k))
+		} else if aw > 64 && w <= 64 {
+			if x := upper(a, aw).Shr(uint(s.k)); x.Cmp(rtl.BitsOf(maxOf(w))) <= 0 {
+				setRange(0, x[0])
+			}
 		}
 	case rtl.OpShlC:
 		k = known{zero: a.zero.Shl(uint(s.k)).Or(ones(s.k)), one: a.one.Shl(uint(s.k))}
@@ -702,6 +803,10 @@ func infer(n *rtl.Node, s shape, args []known) known {
 		if is, v := a.bit(aw - 1); is {
 			if v {
 				k.one = k.one.Or(highZeros(w, w-aw))
+				if a.rng && w <= 64 {
+					ext := maxOf(w) - maxOf(aw) // the copies of the sign bit
+					setRange(a.lo+ext, a.hi+ext)
+				}
 			} else {
 				k.zero = k.zero.Or(highZeros(w, w-aw))
 				k.lo, k.hi, k.rng = a.lo, a.hi, a.rng
@@ -736,6 +841,10 @@ func infer(n *rtl.Node, s shape, args []known) known {
 				if h, l := bits.Mul64(a.hi, b.hi); h == 0 && l <= maxOf(w) {
 					setRange(a.lo*b.lo, l)
 				}
+			}
+		} else if bothRng && w <= 64 {
+			if lo, hi, ok := signedProduct(a, aw, b, n.Args[1].Width, w); ok {
+				setRange(lo, hi)
 			}
 		}
 	case rtl.OpLShr, rtl.OpShl:
@@ -781,6 +890,30 @@ func infer(n *rtl.Node, s shape, args []known) known {
 			a, b = biased(a, aw), biased(b, aw)
 			bothRng = a.rng && b.rng
 		}
+		if aw > 64 && !s.argSigned && s.op != rtl.OpEq && s.op != rtl.OpNe {
+			ua, ub := upper(a, aw), upper(b, aw)
+			la, lb := a.one, b.one // lower bounds: the known ones
+			var dec, v bool
+			switch s.op {
+			case rtl.OpLt, rtl.OpGe:
+				dec, v = ua.Cmp(lb) < 0 || la.Cmp(ub) >= 0, ua.Cmp(lb) < 0
+				if s.op == rtl.OpGe {
+					v = !v
+				}
+			case rtl.OpLe, rtl.OpGt:
+				dec, v = ua.Cmp(lb) <= 0 || la.Cmp(ub) > 0, ua.Cmp(lb) <= 0
+				if s.op == rtl.OpGt {
+					v = !v
+				}
+			}
+			if dec {
+				if v {
+					k.one = rtl.BitsOf(1)
+				} else {
+					k.zero = rtl.BitsOf(1)
+				}
+			}
+		}
 		if bothRng && aw <= 64 {
 			var dec, v bool
 			switch s.op {
@@ -812,6 +945,13 @@ func infer(n *rtl.Node, s shape, args []known) known {
 	k.zero, k.one = k.zero.Trunc(w), k.one.Trunc(w)
 	if w > 64 {
 		k.rng = false
+		if x, ok := wideMax(n, s, args); ok {
+			if b := ones(w).And(k.zero.Not()); b.Cmp(x) < 0 {
+				x = b
+			}
+			k.whi, k.wrng = x, true
+			k.zero = k.zero.Or(highZeros(w, x.LeadingZeros(w)))
+		}
 		return k
 	}
 	// Refine: bits bound the interval, the interval sets leading zeros.
@@ -1244,6 +1384,17 @@ func (p *prover) diffCases(mu Mutant) []*bound {
 			return []*bound{b}
 		}
 	case CmpSign, MulSign:
+		if mu.Operator == MulSign {
+			// One operand's top bit always set: the products differ
+			// wherever the other is not 0; one case per sign of it.
+			for i, a := range n.Args {
+				o := n.Args[1-i]
+				if is, v := p.kb[a.ID].bit(a.Width - 1); is && v && o.Width <= 64 {
+					half := uint64(1) << uint(o.Width-1)
+					return []*bound{{id: o.ID, lo: 1, hi: half - 1}, {id: o.ID, lo: half, hi: maxOf(o.Width)}}
+				}
+			}
+		}
 		var cs []*bound
 		for _, a := range n.Args {
 			b := top(a)

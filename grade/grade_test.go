@@ -275,7 +275,7 @@ var pinned = []struct {
 	seed               uint64
 	killed, equivalent int
 }{
-	{"hpcc_update", 40, 14, 33, 5},
+	{"hpcc_update", 40, 14, 33, 6},
 	{"ldcp_update", 40, 14, 33, 7},
 }
 

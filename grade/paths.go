@@ -16,6 +16,12 @@ const caseLimit = 64
 // expandLimit bounds the bounds one case may collect going backward.
 const expandLimit = 256
 
+// passBudget bounds the value-analysis passes one mutant's path proof may
+// run (each case, each bit length, each select value is one pass); past
+// it the rule gives up, which is sound (it only proves less) and keeps a
+// mutant without a proof cheap.
+const passBudget = 400
+
 // cond is a conjunction of bounds: the inputs meeting every one.
 type cond []*bound
 
@@ -287,13 +293,25 @@ func (p *prover) pathProof(mu Mutant) string {
 	}
 	var norms []*rtl.Node
 	var sels []*rtl.Node
+	budget := passBudget
+	under := func(bs ...*bound) ([]known, bool, bool) {
+		if budget == 0 {
+			return nil, false, false
+		}
+		budget--
+		kb, ok := knownBitsUnder(p.f, bs...)
+		return kb, ok, true
+	}
 	total, empty, split, bysel := 0, 0, 0, 0
 	// settle proves one case: no input, absorbed, absorbed per bit length
 	// of a normalizer's input, or (depth > 0) settled for both values of
 	// one mux select in the mutated node's cone.
 	var settle func(c cond, depth int) (bool, int)
 	settle = func(c cond, depth int) (bool, int) {
-		kb, ok := knownBitsUnder(p.f, append(append(cond{}, c...), p.assume...)...)
+		kb, ok, ran := under(append(append(cond{}, c...), p.assume...)...)
+		if !ran {
+			return false, 0
+		}
 		if !ok {
 			return true, 1
 		}
@@ -304,7 +322,7 @@ func (p *prover) pathProof(mu Mutant) string {
 			norms = p.normalizers()
 			sels = p.coneSelects(p.f.Nodes[mu.NodeID])
 		}
-		if p.splitProof(mu, c, kb, norms) {
+		if p.splitProof(mu, c, kb, norms, under) {
 			return true, 2
 		}
 		if depth == 0 {
@@ -386,7 +404,7 @@ func (p *prover) coneSelects(n *rtl.Node) []*rtl.Node {
 // splitProof proves mu in case c (whose analysis is kb) by splitting the
 // case over the bit length of one normalizer input x: for every length L
 // that x's interval allows, x in [2^(L-1), 2^L - 1] (L = 0: x = 0).
-func (p *prover) splitProof(mu Mutant, c cond, kb []known, norms []*rtl.Node) bool {
+func (p *prover) splitProof(mu Mutant, c cond, kb []known, norms []*rtl.Node, under func(...*bound) ([]known, bool, bool)) bool {
 	for _, x := range norms {
 		k := kb[x.ID]
 		if !k.rng {
@@ -398,8 +416,8 @@ func (p *prover) splitProof(mu Mutant, c cond, kb []known, norms []*rtl.Node) bo
 			if l > 0 {
 				lo, hi = max(k.lo, uint64(1)<<uint(l-1)), min(k.hi, maxOf(l))
 			}
-			kc, met := knownBitsUnder(p.f, append(append(cond{}, c...), append([]*bound{{id: x.ID, lo: lo, hi: hi}}, p.assume...)...)...)
-			if met && p.forwardKB(mu, kc) == "" {
+			kc, met, ran := under(append(append(cond{}, c...), append([]*bound{{id: x.ID, lo: lo, hi: hi}}, p.assume...)...)...)
+			if !ran || met && p.forwardKB(mu, kc) == "" {
 				ok = false
 			}
 		}
