@@ -304,6 +304,9 @@ type Config struct {
 	// hpcc.multiq.enabled; at most MaxTrafficClasses entries, each in
 	// (0,1].
 	MultiQClassWeights []float64 `json:"multiq_class_weights,omitempty"`
+	// Probe configures telemetry probes and the connection linger
+	// (probe.go); absent (nil): neither.
+	Probe *ProbeConfig `json:"probe,omitempty"`
 }
 
 // DefaultConfig returns a 100 Gbit/s NIC clocked at 1 GHz with 1024 QPs,
@@ -442,6 +445,11 @@ func (c *Config) Validate() error {
 	}
 	if err := c.validateGuard(); err != nil {
 		return err
+	}
+	if c.Probe != nil {
+		if err := c.Probe.validate(c); err != nil {
+			return err
+		}
 	}
 	return c.validateCCModule()
 }

@@ -56,6 +56,13 @@ func newHPCCWiring(n *NIC, cfg *Config, txCore *ccCore, onUpdate func(*HPCCUpdat
 	m := &module{lat: engine.Cycle(lat), space: engine.Cycle(space), ii: engine.Cycle(cfg.Module.IICycles),
 		qps: make([]qpState, cfg.QPs), events: n.events, posts: n.posts, sent: n.sentLog, upd: n.updates, acks: n.acks,
 		bells: n.bells, complete: n.complete, hooks: n.hooks}
+	if cfg.Probe != nil {
+		if cfg.Probe.Enable {
+			w.sreg.probes = n.probeReqs
+		}
+		m.probe = newProber(cfg, n.probeReqs)
+		w.sreg.probeCnt = &m.probe.cnt
+	}
 	switch cfg.CC {
 	case CCHPCC:
 		h := newHPCCCC(txCore, cfg.QPs, onUpdate, &m.cnt)
@@ -99,15 +106,20 @@ func (w *hpccWiring) register(n *NIC, e *engine.Engine) error {
 	if err != nil {
 		return fmt.Errorf("nicmodel: %s: %w", n.name, err)
 	}
-	for _, c := range []struct {
+	type link struct {
 		q          engine.Queue
 		prod, cons engine.ID
-	}{
+	}
+	links := []link{
 		{n.in, engine.NoID, n.macRxID}, {n.rxMAC, n.macRxID, n.rxID}, {n.events, n.rxID, n.modID},
 		{n.replies, n.rxID, n.txID}, {n.updates, n.modID, n.schedID}, {n.acks, n.modID, n.schedID},
 		{n.bells, n.modID, n.schedID}, {n.posts, n.hostID, n.modID}, {n.sends, n.schedID, n.sregID},
 		{n.pkts, n.sregID, n.txID}, {n.sentLog, n.sregID, n.modID}, {n.txMAC, n.txID, n.macTxID},
-	} {
+	}
+	if n.probeReqs != nil {
+		links = append(links, link{n.probeReqs, n.modID, n.sregID})
+	}
+	for _, c := range links {
 		if err := e.Connect(c.q, c.prod, c.cons); err != nil {
 			return fmt.Errorf("nicmodel: %s: %w", n.name, err)
 		}
@@ -137,6 +149,10 @@ func (w *hpccWiring) counters(c *Counters) {
 	if w.guard != nil && w.guard.guard != nil {
 		g := w.guard.gcnt
 		c.Guard = &g
+	}
+	if w.mod.probe != nil {
+		pc := w.mod.probe.cnt
+		c.Probe = &pc
 	}
 }
 

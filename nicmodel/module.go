@@ -166,6 +166,7 @@ type module struct {
 	postStall bool
 	pollFIFO  bool // the head waits for room in a FIFO not known to be full: poll next cycle
 	complete  func(FlowRecord)
+	probe     *prober // probe generator and connection linger (probe.go); nil: none
 	hooks     trace.Hooks
 	cnt       ModuleCounters
 	taken     pipeline.Event // the event being taken, popped from events
@@ -229,6 +230,7 @@ func (m *module) Tick(now engine.Cycle) bool {
 	progress = m.takePost(now) || progress
 	progress = m.takeSent(now) || progress
 	progress = m.takeEvent(now) || progress
+	progress = m.probe.tick(now, m) || progress
 	if m.lat == 0 {
 		progress = m.retire(now) || progress
 	}
@@ -255,6 +257,9 @@ func (m *module) NextWake(now engine.Cycle) (engine.Cycle, bool) {
 	}
 	if m.pollFIFO {
 		w, ok = now+1, true
+	}
+	if pw, pok := m.probe.nextWake(now); pok {
+		w, ok = min(w, pw), true
 	}
 	return w, ok
 }
@@ -319,10 +324,11 @@ func (m *module) takePost(now engine.Cycle) bool {
 	// A message posted on an idle QP (every posted byte acknowledged)
 	// opens a new connection: the scheduler's entry and the module's
 	// entry (HPCC++ state included) restart.
-	reset := q.acked == q.posted
+	reset := q.acked == q.posted && !m.probe.continues(p.qpn, now)
 	if reset {
 		m.resetQP(p.qpn)
 		m.cnt.Resets++
+		m.probe.opened(p.qpn, now)
 	}
 	q.posted += p.bytes
 	q.msgs.push(message{flow: p.flow, end: q.posted, bytes: p.bytes, start: p.start, posted: now})
@@ -356,6 +362,7 @@ func (m *module) takeSent(now engine.Cycle) bool {
 	q.ends.push(r.end)
 	q.sndNxt++
 	m.cnt.SendRecords++
+	m.probe.sent(r.qpn, now)
 	return true
 }
 
@@ -454,6 +461,7 @@ func (m *module) takeEvent(now engine.Cycle) bool {
 		m.cnt.NotifyEvents++
 	case pipeline.EventProbeReply:
 		m.cnt.ProbeReplies++
+		m.probe.reply(ev.Flow, now, q.acked != q.posted)
 	}
 	if ev.ECNEcho {
 		m.cnt.ECNEchoes++
@@ -503,6 +511,9 @@ func (m *module) ack(now engine.Cycle, qpn wire.QPN, q *qpState, una uint64) {
 		if m.complete != nil {
 			m.complete(FlowRecord{ID: msg.flow, QPN: qpn, Bytes: msg.bytes, Start: msg.start, Posted: msg.posted, Done: now})
 		}
+	}
+	if q.acked == q.posted {
+		m.probe.done(qpn, now)
 	}
 }
 

@@ -93,6 +93,9 @@ type NIC struct {
 	sends   *engine.FIFO[scheduler.PktSend]
 	pkts    *engine.FIFO[pipeline.PktSend]
 	sentLog *engine.FIFO[sendRecord]
+	// probeReqs carries the probe generator's requests to the PktSend
+	// register (probe.go); nil unless probes are enabled.
+	probeReqs *engine.FIFO[pipeline.PktSend]
 
 	macRx *macRx
 	rx    *pipeline.Rx
@@ -179,6 +182,10 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 	mk(e)
 	n.sentLog, e = engine.NewFIFO[sendRecord](fifo("sent_log", f.SentLog), f.SentLog)
 	mk(e)
+	if cfg.Probe != nil && cfg.Probe.Enable {
+		n.probeReqs, e = engine.NewFIFO[pipeline.PktSend](fifo("probe_reqs", probeFIFODepth), probeFIFODepth)
+		mk(e)
+	}
 	if ferr != nil {
 		return nil, fmt.Errorf("nicmodel: %w", ferr)
 	}
@@ -412,6 +419,9 @@ type Counters struct {
 	CC *CCCounters
 	// Guard is the telemetry guard's registers (nil without a guard).
 	Guard *GuardCounters
+	// Probe is the probe generator's registers (nil without a probe
+	// section).
+	Probe *ProbeCounters
 }
 
 // FIFOStatus is one internal FIFO's counters and high-water mark.
@@ -444,10 +454,14 @@ func fifoStatus[T any](name string, f *engine.FIFO[T]) FIFOStatus {
 }
 
 func (n *NIC) fifos() []FIFOStatus {
-	return []FIFOStatus{fifoStatus("rx_mac", n.rxMAC), fifoStatus("events", n.events), fifoStatus("replies", n.replies),
+	fs := []FIFOStatus{fifoStatus("rx_mac", n.rxMAC), fifoStatus("events", n.events), fifoStatus("replies", n.replies),
 		fifoStatus("updates", n.updates), fifoStatus("acks", n.acks), fifoStatus("doorbells", n.bells),
 		fifoStatus("posts", n.posts), fifoStatus("sends", n.sends), fifoStatus("pkt_sends", n.pkts),
 		fifoStatus("sent_log", n.sentLog), fifoStatus("tx_mac", n.txMAC)}
+	if n.probeReqs != nil {
+		fs = append(fs, fifoStatus("probe_reqs", n.probeReqs))
+	}
+	return fs
 }
 
 // QPStatus is the sender-side state of one QP.

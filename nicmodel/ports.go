@@ -141,13 +141,17 @@ type sendReg struct {
 	stalled    bool
 	hooks      trace.Hooks
 	cnt        SendRegCounters
+	// probes, if set, are the probe generator's requests (probe.go),
+	// passed on when no data command waits; probeCnt counts them.
+	probes   *engine.FIFO[pipeline.PktSend]
+	probeCnt *ProbeCounters
 }
 
 // Tick passes one PktSend command (engine.Component).
 func (s *sendReg) Tick(now engine.Cycle) bool {
 	c, ok := s.in.Peek(now)
 	if !ok {
-		return false
+		return s.passProbe(now)
 	}
 	if !s.out.CanPush(now) || !s.log.CanPush(now) {
 		if s.stalled {
@@ -173,10 +177,26 @@ func (s *sendReg) NextWake(engine.Cycle) (engine.Cycle, bool) { return engine.Ne
 
 // SleepUntil (engine.Sleeper): the next cycle while a command waits.
 func (s *sendReg) SleepUntil(now engine.Cycle) (engine.Cycle, bool) {
-	if s.in.Len() > 0 {
+	if s.in.Len() > 0 || s.probes != nil && s.probes.Len() > 0 {
 		return now + 1, true
 	}
 	return engine.Never, false
+}
+
+// passProbe passes one probe request to the Tx pipeline when there is room
+// (data commands go first: it is called only when none waits).
+func (s *sendReg) passProbe(now engine.Cycle) bool {
+	if s.probes == nil {
+		return false
+	}
+	p, ok := s.probes.Peek(now)
+	if !ok || !s.out.CanPush(now) {
+		return false
+	}
+	s.probes.Pop(now)
+	s.out.Push(now, p)
+	s.probeCnt.Sent++
+	return true
 }
 
 // HostCounters count the flow API's work.

@@ -55,6 +55,9 @@ func (c *Counters) Registers() []Register {
 	if c.Guard != nil {
 		add("guard", *c.Guard)
 	}
+	if c.Probe != nil {
+		add("probe", *c.Probe)
+	}
 	for _, f := range c.FIFOs {
 		p := "fifo." + f.Name + "."
 		out = append(out, Register{p + "capacity", uint64(f.Capacity)}, Register{p + "level", uint64(f.Level)},

@@ -90,6 +90,13 @@ type NICParams struct {
 	// nicmodel.Config: any key, unknown keys rejected) applied last to
 	// every NIC's configuration.
 	Overrides json.RawMessage `json:"overrides,omitempty"`
+	// ShareQP puts the flows between the same two hosts in the same class
+	// on one QP (one connection, one UDP source port, so one ECMP path)
+	// instead of a QP each: a flow that starts while the QP's earlier flows
+	// are outstanding queues behind them, and one that starts on an idle
+	// QP opens a new connection unless the NIC lets it linger
+	// (nicmodel probe.linger_ns): flows that pause and resume.
+	ShareQP bool `json:"share_qp,omitempty"`
 }
 
 // RunParams control the run and its measurements.

@@ -85,6 +85,7 @@ func Parameters() []Param {
 		{"nic.ack_timeout_ns", "delayed-ACK timer, ns (0: T); under hpcc-rx it acknowledges data no notification covers"},
 		{"nic.rto_ns", "cc=ldcp/dcqcn: retransmission timeout, ns (0: 1 ms)"},
 		{"nic.overrides", "nicmodel configuration fragment applied last to every NIC (any nicmodel key)"},
+		{"nic.share_qp", "flows between the same two hosts (and class) share one QP, connection and UDP source port: a flow that pauses and resumes (default false: a QP per flow)"},
 		{"traffic.flows[].src", "explicit flow: sender host"},
 		{"traffic.flows[].dst", "explicit flow: receiver host"},
 		{"traffic.flows[].bytes", "explicit flow: size, bytes"},

@@ -195,10 +195,12 @@ type sim struct {
 	done     int
 	bSw, bPt int
 	qlog     *network.QueueLog
-	rateF    float64 // 2^-F of the rate register (bytes/ns per LSB)
-	ovh      uint64  // NIC wire bytes per data packet besides payload
-	series   []int   // flow indices sampled
-	last     []flowSample
+	rateF    float64      // 2^-F of the rate register (bytes/ns per LSB)
+	ovh      uint64       // NIC wire bytes per data packet besides payload
+	series   []int        // flow indices sampled
+	last     []flowSample // per QP slot (slot): the QP's counters at the previous sample
+	slot     []int        // per sampled flow: its QP's slot in last (flows sharing a QP, nic.share_qp, share one)
+	served   []bool       // per slot, during one sample: a running flow of the QP took the interval's bytes
 	lastTx   uint64
 	lastT    engine.Cycle
 	out      Series
@@ -253,7 +255,17 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	qps := make([]int, nh)
 	ctxs := make([][]pipeline.FlowContext, nh)
 	s.flows = make([]FlowResult, len(gen))
+	type pair struct{ src, dst, class int }
+	shared := map[pair]int{} // nic.share_qp: the first flow of each pair
 	for k, f := range gen {
+		if cfg.NIC.ShareQP {
+			if j, ok := shared[pair{f.Src, f.Dst, f.Class}]; ok {
+				s.flows[k] = s.flows[j]
+				s.flows[k].Index, s.flows[k].Group, s.flows[k].Bytes, s.flows[k].StartNs = k, f.Group, f.Bytes, f.StartNs
+				continue
+			}
+			shared[pair{f.Src, f.Dst, f.Class}] = k
+		}
 		sport := uint16(49152 + mixIndex(uint64(k))%16384)
 		qs, qr := wire.QPN(qps[f.Src]), wire.QPN(qps[f.Dst])
 		qps[f.Src]++
@@ -385,7 +397,23 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	for k := 0; k < len(s.flows) && len(s.series) < cfg.Run.FlowSeriesMax; k++ {
 		s.series = append(s.series, k)
 	}
-	s.last = make([]flowSample, len(s.series))
+	type qpKey struct {
+		host int
+		qp   wire.QPN
+	}
+	slots := map[qpKey]int{}
+	s.slot = make([]int, len(s.series))
+	for i, k := range s.series {
+		key := qpKey{s.flows[k].Src, s.flows[k].srcQP}
+		j, ok := slots[key]
+		if !ok {
+			j = len(slots)
+			slots[key] = j
+		}
+		s.slot[i] = j
+	}
+	s.last = make([]flowSample, len(slots))
+	s.served = make([]bool, len(slots))
 	s.out.Flows = make([]FlowSeries, len(s.series))
 	for i, k := range s.series {
 		s.out.Flows[i].Flow = k
@@ -510,6 +538,7 @@ func (s *sim) sample() {
 	active := 0
 	t0 := fq.NS(s.lastT)
 	nan := math.NaN()
+	clear(s.served)
 	for i, k := range s.series {
 		f := &s.flows[k]
 		fs := &o.Flows[i]
@@ -528,9 +557,21 @@ func (s *sim) sample() {
 			continue
 		}
 		sc := st.Scheduler
-		d := sc.Sent - s.last[i].sent
-		dp := sc.Packets - s.last[i].pkts
-		s.last[i] = flowSample{sc.Sent, sc.Packets}
+		// The QP's bytes of the interval go to its first running flow (a
+		// QP serves its messages in order; nic.share_qp puts several flows
+		// on one QP); a later one queued behind it sent nothing. A QP
+		// restarted by a new connection counts from zero.
+		j := s.slot[i]
+		last := s.last[j]
+		if sc.Sent < last.sent || sc.Packets < last.pkts {
+			last = flowSample{}
+		}
+		d, dp := sc.Sent-last.sent, sc.Packets-last.pkts
+		if s.served[j] {
+			d, dp = 0, 0
+		}
+		s.served[j] = true
+		s.last[j] = flowSample{sc.Sent, sc.Packets}
 		rate := float64(d) * 8 / dtNs
 		wrate := float64(d+dp*s.ovh) * 8 / dtNs
 		fs.Rate = append(fs.Rate, rate)
