@@ -18,7 +18,10 @@ import (
 // (exit 2) naming the flag.
 func TestGrade(t *testing.T) {
 	out1, out2 := t.TempDir(), t.TempDir()
-	args := []string{"grade", "--cc", "ldcp", "--mutants", "24", "--seed", "5", "--count", "2000"}
+	// The directed vectors alone (--count 0) leave this sample below the
+	// goal (the proofs of grade/equiv.go settle the survivors of samples
+	// graded over random vectors too).
+	args := []string{"grade", "--cc", "ldcp", "--mutants", "24", "--seed", "1", "--count", "0"}
 	code, stdout, errs := runCLI(append(args, "--out", out1)...)
 	if code != 1 || !strings.Contains(stdout, "score ") || !strings.Contains(errs, "below the goal 98.00%") {
 		t.Fatalf("grade below the goal: exit %d, want 1\n%s\n%s", code, stdout, errs)
@@ -52,11 +55,11 @@ func TestGrade(t *testing.T) {
 		t.Fatalf("--min-score 0: exit %d\n%s", code, errs)
 	}
 	vec := t.TempDir()
-	if code, _, errs := runCLI("vectors", "gen", "--cc", "ldcp", "--count", "2000", "--no-jsonl", "--out", vec); code != 0 {
+	if code, _, errs := runCLI("vectors", "gen", "--cc", "ldcp", "--count", "0", "--no-jsonl", "--out", vec); code != 0 {
 		t.Fatalf("vectors gen: exit %d\n%s", code, errs)
 	}
 	out3 := t.TempDir()
-	if code, _, errs := runCLI("grade", "--vectors", vec, "--mutants", "24", "--seed", "5", "--out", out3); code != 1 {
+	if code, _, errs := runCLI("grade", "--vectors", vec, "--mutants", "24", "--seed", "1", "--out", out3); code != 1 {
 		t.Fatalf("grade --vectors: exit %d\n%s", code, errs)
 	}
 	var r1, r3 struct{ Results []json.RawMessage }
