@@ -30,6 +30,8 @@ func hpccConfigs() []struct {
 	rx.DynamicWAI = true
 	mq := hpcc.DefaultConfig()
 	mq.MultiQ = hpcc.MultiQConfig{Enabled: true, ClassWeight: 0.4, BacklogBytes: 1500}
+	sj := hpcc.DefaultConfig()
+	sj.Sojourn = true
 	return []struct {
 		name     string
 		cfg      hpcc.Config
@@ -41,6 +43,8 @@ func hpccConfigs() []struct {
 		// MultiQ (issue 17): the slides' per-class U; its set carries the
 		// MultiQ classes of vectors/hpcc_multiq.go.
 		{"sender_ifa_multiq", mq, 0},
+		// Sojourn (issue 17, draft 9.4): the queue term from the residence time.
+		{"sender_ifa_sojourn", sj, 1},
 	}
 }
 

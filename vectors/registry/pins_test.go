@@ -50,10 +50,17 @@ func TestGeneratedSetPins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Sojourn (issue 17, draft 9.4): likewise.
+	sjc := hpcc.DefaultConfig()
+	sjc.Sojourn = true
+	sj, err := vectors.NewHPCC(sjc)
+	if err != nil {
+		t.Fatal(err)
+	}
 	models := []struct {
 		name string
 		m    vectors.Model
-	}{{"hpcc_ifa", ifa}, {"hpcc_compact", compact}, {"ldcp", l}, {"hpcc_ifa_multiq", mq}}
+	}{{"hpcc_ifa", ifa}, {"hpcc_compact", compact}, {"ldcp", l}, {"hpcc_ifa_multiq", mq}, {"hpcc_ifa_sojourn", sj}}
 	forms := []struct {
 		name string
 		opts vectors.Options
