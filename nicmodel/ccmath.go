@@ -33,8 +33,8 @@ func newCCCore(model Model, cfg hpcc.Config, dps *Datapaths) (*ccCore, error) {
 	dcfg := cfg
 	if model == Float {
 		// The float model's datapath only converts (formats, the Rx-HPCC
-		// notification's R = W/T); MultiQ changes neither, and the float
-		// reference runs it whether or not the golden datapath does.
+		// notification's R = W/T); MultiQ changes neither, so float NICs
+		// of every class weight share one.
 		dcfg.MultiQ = hpcc.MultiQConfig{}
 	}
 	d, err := dps.get(dcfg)

@@ -11,66 +11,80 @@ import (
 	"github.com/hpccgold/hpccgold/telemetry"
 )
 
-// mqConfig is cc=hpcc on the float reference with MultiQ and two classes
-// of weights 0.75 and 0.25.
+// mqConfig is cc=hpcc with MultiQ and two classes of weights 0.75 and
+// 0.25.
 func mqConfig() Config {
 	c := testConfig(CCHPCC)
-	c.Model = Float
 	c.HPCC.MultiQ = hpcc.MultiQConfig{Enabled: true, ClassWeight: 1, BacklogBytes: 1500}
 	c.MultiQClassWeights = []float64{0.75, 0.25}
 	return c
 }
 
 // Per-class MultiQ through the NIC: flows opened in classes 0 and 1 on
-// QPs 1 and 2 run the update with their class's weight. Oracle: the float
-// reference (hpcc.Reference) with class_weight 0.75 replayed on QP 1's
-// telemetry events alone and with 0.25 on QP 2's, each W quantized as the
-// module does; the two classes must also differ (the weight is used).
+// QPs 1 and 2 run the update with their class's weight, in both models.
+// Oracles: the golden datapath (model fixed: hpcc.NewDatapath with
+// class_weight 0.75, resp. 0.25, bit for bit) and the float reference
+// (model float, each W quantized as the module does), each replayed on
+// its QP's telemetry events alone; the two classes must also differ (the
+// weight is used).
 func TestMultiQClassesPerFlow(t *testing.T) {
-	cfg := mqConfig()
-	nic, err := New(cfg, mqQPs(), Options{Name: "A"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for q, class := range map[wire.QPN]int{1: 0, 2: 1} {
-		if _, err := nic.OpenFlow(FlowSpec{QPN: q, Bytes: 64_000, Class: class}); err != nil {
+	for _, model := range []Model{Fixed, Float} {
+		cfg := mqConfig()
+		cfg.Model = model
+		nic, err := New(cfg, mqQPs(), Options{Name: "A"})
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	h := nic.senderClasses()
-	if h == nil || len(h.classCores) != 2 || h.class[1] != 0 || h.class[2] != 1 {
-		t.Fatalf("classes not wired: %+v", h)
-	}
-	// Drive the algorithm as the module does, events alternating QPs.
-	refs := map[wire.QPN]*hpcc.Reference{}
-	sts := map[wire.QPN]hpcc.RefState{}
-	for q, w := range map[wire.QPN]float64{1: 0.75, 2: 0.25} {
-		c := cfg.HPCC
-		c.MultiQ.ClassWeight = w
-		refs[q] = must(hpcc.NewReference(c))(t)
-		sts[q] = refs[q].InitialState()
-	}
-	fW := cfg.HPCC.Formats.W
-	differ := false
-	for k := 0; k < 40; k++ {
-		var ws [3]uint64
-		for _, q := range []wire.QPN{1, 2} {
-			ev := mqEvent(t, q, wire.PSN(k), k)
-			var e inflight
-			h.issue(engine.Cycle(k), q, 0, uint64(k+1), 64, &ev, &e)
-			h.commit(&inflight{qpn: q, fl: e.fl})
-			next, out := refs[q].Update(sts[q], hpcc.Input{Seq: uint64(k + 1), SndNxt: 64, NHops: 1, Hops: ev.Hops})
-			sts[q] = next
-			want := quantize(out.W, fW.F(), h.core.wMax)
-			if e.out.w != want {
-				t.Fatalf("event %d QP %d: W %d, want %d (reference, class weight of QP %d)", k, q, e.out.w, want, q)
+		for q, class := range map[wire.QPN]int{1: 0, 2: 1} {
+			if _, err := nic.OpenFlow(FlowSpec{QPN: q, Bytes: 64_000, Class: class}); err != nil {
+				t.Fatal(err)
 			}
-			ws[q] = e.out.w
 		}
-		differ = differ || ws[1] != ws[2]
-	}
-	if !differ {
-		t.Error("both classes gave the same windows: the class weight had no effect")
+		h := nic.senderClasses()
+		if h == nil || len(h.classCores) != 2 || h.class[1] != 0 || h.class[2] != 1 {
+			t.Fatalf("%v: classes not wired: %+v", model, h)
+		}
+		refs := map[wire.QPN]*hpcc.Reference{}
+		dps := map[wire.QPN]*hpcc.Datapath{}
+		rsts := map[wire.QPN]hpcc.RefState{}
+		fsts := map[wire.QPN]hpcc.State{}
+		for q, w := range map[wire.QPN]float64{1: 0.75, 2: 0.25} {
+			c := cfg.HPCC
+			c.MultiQ.ClassWeight = w
+			refs[q] = must(hpcc.NewReference(c))(t)
+			rsts[q] = refs[q].InitialState()
+			dps[q] = must(hpcc.NewDatapath(c))(t)
+		}
+		fW := cfg.HPCC.Formats.W
+		differ := false
+		for k := 0; k < 40; k++ {
+			var ws [3]uint64
+			for _, q := range []wire.QPN{1, 2} {
+				ev := mqEvent(t, q, wire.PSN(k), k)
+				var e inflight
+				// Drive the algorithm as the module does: issue, then commit.
+				h.issue(engine.Cycle(k), q, 0, uint64(k+1), 64, &ev, &e)
+				e.qpn = q
+				h.commit(&e)
+				in := hpcc.Input{Seq: uint64(k + 1), SndNxt: 64, NHops: 1, Hops: ev.Hops}
+				var want uint64
+				if model == Fixed {
+					next, out := dps[q].Update(fsts[q], in)
+					fsts[q], want = next, out.W
+				} else {
+					next, out := refs[q].Update(rsts[q], in)
+					rsts[q], want = next, quantize(out.W, fW.F(), h.core.wMax)
+				}
+				if e.out.w != want {
+					t.Fatalf("%v: event %d QP %d: W %d, want %d (class weight of QP %d)", model, k, q, e.out.w, want, q)
+				}
+				ws[q] = e.out.w
+			}
+			differ = differ || ws[1] != ws[2]
+		}
+		if !differ {
+			t.Errorf("%v: both classes gave the same windows: the class weight had no effect", model)
+		}
 	}
 }
 

@@ -59,6 +59,12 @@ type HPCCParams struct {
 	// without QoS; nicmodel.Config.MultiQClassWeights), backlog threshold
 	// 1500 bytes.
 	MultiQ bool `json:"multiq,omitempty"`
+	// Sojourn takes each hop's queue term from the packet's sojourn time
+	// instead of the queue length (HPCC++ draft section 9.4; cc/hpcc
+	// Config.Sojourn: u' = min(sojourn, last sojourn)/T + txRate/B) on
+	// every NIC. Needs the IFA encoding and network.switch.sojourn (the
+	// switches put the sojourn in the records), not with multiq.
+	Sojourn bool `json:"sojourn,omitempty"`
 }
 
 // NICParams are the NIC parameters a scenario sets; the NIC's line rate is
@@ -197,6 +203,9 @@ func (c *Config) Validate() error {
 	}
 	if h.MultiQ && c.CC != nicmodel.CCHPCC {
 		return cerr("hpcc.multiq", true, fmt.Sprintf("needs cc=hpcc (cc=%v)", c.CC))
+	}
+	if h.Sojourn && !c.Network.Switch.Sojourn {
+		return cerr("hpcc.sojourn", true, "needs network.switch.sojourn=true (else every record's sojourn is 0)")
 	}
 	if h.RxNotifyPeriodNs > 1_000_000_000 {
 		return cerr("hpcc.rx_notify_period_ns", h.RxNotifyPeriodNs, "must be in [0,1e9] (0: T)")
@@ -363,6 +372,7 @@ func (c *Config) nicConfig(baseRTT uint32, gbps uint32, qps int) (nicmodel.Confi
 		h.WAIBytes = winit * (1 - c.HPCC.Eta) / float64(c.HPCC.WAIFlows)
 	}
 	h.MaxQueueBytes = max(h.MaxQueueBytes, c.Network.Switch.BufferBytes)
+	h.Sojourn = c.HPCC.Sojourn
 	h.MaxLinkSpeedGbps = max(h.MaxLinkSpeedGbps, c.Topology.HostLink.Gbps, c.Topology.FabricLink.Gbps)
 	n.HPCC = h
 	n.Scheduler.MTU = c.NIC.MTU

@@ -318,10 +318,15 @@ func qosBuiltins() []builtin {
 	}
 	return []builtin{
 		{"qos-dwrr-2class", "QoS: 2 x 5 MB in class 0 (DWRR weight 3) and 2 long flows in class 1 (weight 1) into one host on a 100 Gbps switch, HPCC++ single-class U, 2 ms", qosTwoClass},
-		{"qos-dwrr-2class-multiq", "QoS: qos-dwrr-2class with the slides' MultiQ U (per-class guaranteed rate wB_j; float model)", func() Config {
+		{"qos-dwrr-2class-multiq", "QoS: qos-dwrr-2class with the slides' MultiQ U (per-class guaranteed rate wB_j)", func() Config {
 			c := qosTwoClass()
 			c.HPCC.MultiQ = true
-			c.Model = nicmodel.Float
+			return c
+		}},
+		{"qos-dwrr-2class-sojourn", "QoS: qos-dwrr-2class with the queue term from the packets' sojourn time (draft 9.4)", func() Config {
+			c := qosTwoClass()
+			c.Network.Switch.Sojourn = true
+			c.HPCC.Sojourn = true
 			return c
 		}},
 		{"sampled-incast-16to1", "sampled telemetry: hpcc-incast-16to1 with INT once per 5 us per flow at the first switch", func() Config {

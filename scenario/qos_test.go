@@ -58,13 +58,16 @@ func classWindow(r *Result, k int, fromNs, toNs uint64) (q, rate float64) {
 // page: single-class HPCC++ over a class that gets a fraction of B holds a
 // queue that grows as the fraction shrinks (class 1's mean queue above
 // class 0's), and MultiQ's per-class U removes it (each class's mean queue
-// with MultiQ below half of class 1's without). The class series sum to
-// the port's: the class rates add up to the port utilization.
+// with MultiQ below half of class 1's without); draft 9.4: with the
+// sojourn time in place of the queue length class 1's queue also falls
+// below half. The class series sum to the port's: the class rates add up
+// to the port utilization.
 func TestQoSTwoClass(t *testing.T) {
 	const end = 700_000
 	plain := runCfg(t, lookupShort(t, "qos-dwrr-2class", end))
 	mq := runCfg(t, lookupShort(t, "qos-dwrr-2class-multiq", end))
-	for name, r := range map[string]*Result{"single-class U": plain, "MultiQ": mq} {
+	soj := runCfg(t, lookupShort(t, "qos-dwrr-2class-sojourn", end))
+	for name, r := range map[string]*Result{"single-class U": plain, "MultiQ": mq, "sojourn": soj} {
 		for k, want := range []float64{75, 25} {
 			if _, rate := classWindow(r, k, 100_000, end); rate < want-1 || rate > want+1 {
 				t.Errorf("%s: class %d rate %.2f Gbps, want %v +- 1 (its DWRR guarantee)", name, k, rate, want)
@@ -86,6 +89,12 @@ func TestQoSTwoClass(t *testing.T) {
 		if q, _ := classWindow(mq, k, 100_000, end); q >= q1/2 {
 			t.Errorf("MultiQ: class %d mean queue %.0f B, want below half of class 1's without MultiQ (%.0f B)", k, q, q1)
 		}
+	}
+	// Draft 9.4: the sojourn time, not the class queue, is what a class's
+	// packets wait; with it in the queue term class 1's standing queue
+	// falls below half of what the queue length kept.
+	if q, _ := classWindow(soj, 1, 100_000, end); q >= q1/2 {
+		t.Errorf("sojourn: class 1 mean queue %.0f B, want below half of class 1's with the queue length (%.0f B)", q, q1)
 	}
 	if len(plain.Summary.Classes) != 2 || plain.Summary.Classes[1].GuaranteedGbps != 25 {
 		t.Errorf("summary classes %+v", plain.Summary.Classes)
@@ -161,7 +170,7 @@ func TestQoSOutputDigests(t *testing.T) {
 	for _, n := range []struct {
 		name string
 		end  uint64
-	}{{"qos-dwrr-2class", 300_000}, {"qos-dwrr-2class-multiq", 300_000}, {"sampled-incast-16to1-congestion", 0}, {"sampled-four-flows", 1_600_000}} {
+	}{{"qos-dwrr-2class", 300_000}, {"qos-dwrr-2class-multiq", 300_000}, {"qos-dwrr-2class-sojourn", 300_000}, {"sampled-incast-16to1-congestion", 0}, {"sampled-four-flows", 1_600_000}} {
 		r := runCfg(t, lookupShort(t, n.name, n.end))
 		dir := t.TempDir()
 		if _, err := r.Write(context.Background(), dir); err != nil {
