@@ -101,6 +101,8 @@ func TestOverlay(t *testing.T) {
 		{`{"network": {"switch": {"qos": {"classes": [{"dscp": 1, "weight": 1}, {"dscp": 2, "weight": 1}], "quantum_bytes": 1500}}},
 		  "traffic": {"flows": [{"src": 0, "dst": 1, "bytes": 9, "class": 2}]}}`, "traffic.flows[0].class=2: must be a class of network.switch.qos.classes (2 configured)"},
 		{`{"traffic": {"random": {"cdf": "hadoop", "load": 0.3, "duration_ns": 1000, "class": 3}}}`, "traffic.random.class=3: must be a class of network.switch.qos.classes (0 configured)"},
+		{`{"hpcc": {"sojourn": true}}`, "hpcc.sojourn=true: needs network.switch.sojourn=true"},
+		{`{"cc": "ldcp", "hpcc": {"multiq": true}}`, "hpcc.multiq=true: needs cc=hpcc (cc=ldcp)"},
 		{`{"network": {"switch": {"sample": {"mode": "sometimes"}}}}`, `sample mode "sometimes": must be every, interval or congestion`},
 		{`{} {}`, "trailing data"},
 	}
