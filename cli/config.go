@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/cc/intguard"
 	"github.com/hpccgold/hpccgold/cc/ldcp"
 )
 
@@ -33,6 +34,25 @@ func loadHPCCConfig(path string) (hpcc.Config, error) {
 
 // loadLDCPConfig reads an LDCP configuration file (ldcp.LoadConfig), or
 // returns the default when path is empty.
+// loadGuardConfig reads the telemetry guard's configuration
+// (intguard.LoadConfig form), or returns the default guard of the default
+// HPCC++ datapath when path is empty.
+func loadGuardConfig(path string) (intguard.Config, error) {
+	if path == "" {
+		return intguard.DefaultConfig(hpcc.DefaultConfig()), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return intguard.Config{}, fmt.Errorf("--config: %w", err)
+	}
+	defer f.Close()
+	cfg, err := intguard.LoadConfig(f)
+	if err != nil {
+		return intguard.Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
+}
+
 func loadLDCPConfig(path string) (ldcp.Config, error) {
 	if path == "" {
 		return ldcp.DefaultConfig(), nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/cc/intguard/guardvec"
 	"github.com/hpccgold/hpccgold/cc/ldcp/ldcpvec"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/rtl/ldcprtl"
@@ -21,12 +22,12 @@ import (
 )
 
 func runCosim(env *Env) error {
-	fs := newFlagSet(env, "cosim", "cosim [--cc hpcc|ldcp] [--simulator verilator|icarus] [--design update|module] [--vectors DIR] [--config FILE] [--stages N] [--lockstep] [flags]\n"+
+	fs := newFlagSet(env, "cosim", "cosim [--cc hpcc|ldcp|guard] [--simulator verilator|icarus] [--design update|module] [--vectors DIR] [--config FILE] [--stages N] [--lockstep] [flags]\n"+
 		"       hpccgold cosim --rtl FILE [--rtl FILE...] --top NAME [--simulator verilator|icarus] [--vectors DIR] [--limit N] [--gap N]")
 	var rtlFiles fileList
 	fs.Var(&rtlFiles, "rtl", "your RTL: a Verilog/SystemVerilog file (repeat the flag for each file); co-simulate --top against a golden set instead of hpccgold's RTL")
 	top := fs.String("top", "", "with --rtl: the top module, its ports named after the set's fields (layout.json) plus in_valid, out_valid, optional clk, rst or rst_n, in_ready")
-	cc := fs.String("cc", "", "datapath: hpcc (hpcc_update, hpcc_module) or ldcp (ldcp_update); default: the vector set's model, else hpcc")
+	cc := fs.String("cc", "", "datapath: hpcc (hpcc_update, hpcc_module), ldcp (ldcp_update) or guard (int_guard); default: the vector set's model, else hpcc")
 	simName := fs.String("simulator", "verilator", "verilator or icarus")
 	design := fs.String("design", "update", "update: the per-event update on a golden vector set; module: hpcc_module on generated event streams (--cc hpcc)")
 	vecDir := fs.String("vectors", "", "existing vector set (stimulus.hex, expected.hex, manifest.json); default: generate one")
@@ -80,16 +81,19 @@ func runCosim(env *Env) error {
 			if err != nil {
 				return err
 			}
-			if man.Model == ldcprtl.UpdateName {
+			switch man.Model {
+			case ldcprtl.UpdateName:
 				*cc = "ldcp"
+			case registry.Guard:
+				*cc = "guard"
 			}
 		}
 	}
 	if err := parseCC(*cc); err != nil {
 		return err
 	}
-	if *cc == "ldcp" && *design != "update" {
-		return fmt.Errorf("--design=%s: LDCP has the update design only", *design)
+	if *cc != "hpcc" && *design != "update" {
+		return fmt.Errorf("--design=%s: --cc %s has the update design only", *design, *cc)
 	}
 	// cfg configures the module design; model is the vector model of the
 	// update design (and of a golden set generated for --rtl).
@@ -354,15 +358,25 @@ func cosimFlagsUsed(set map[string]bool, design string) error {
 // ccModel returns the vector model name (package vectors/registry) of a
 // --cc datapath.
 func ccModel(cc string) string {
-	if cc == "ldcp" {
+	switch cc {
+	case "ldcp":
 		return registry.LDCP
+	case "guard":
+		return registry.Guard
 	}
 	return registry.HPCC
 }
 
-// goldenModel returns the vector model of a --cc datapath (hpcc or ldcp)
-// with the configuration in configFile (default: the default one).
+// goldenModel returns the vector model of a --cc datapath (hpcc, ldcp or
+// guard) with the configuration in configFile (default: the default one).
 func goldenModel(cc, configFile string) (vectors.Model, error) {
+	if cc == "guard" {
+		gcfg, err := loadGuardConfig(configFile)
+		if err != nil {
+			return nil, err
+		}
+		return guardvec.New(gcfg)
+	}
 	if cc == "ldcp" {
 		lcfg, err := loadLDCPConfig(configFile)
 		if err != nil {

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/hpccgold/hpccgold/cc/ldcp/ldcpvec"
 	"path/filepath"
 
 	"github.com/hpccgold/hpccgold/artefact"
 	"github.com/hpccgold/hpccgold/rtl"
 	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
-	"github.com/hpccgold/hpccgold/rtl/ldcprtl"
 	"github.com/hpccgold/hpccgold/verilog"
 	"github.com/hpccgold/hpccgold/verilog/cosim"
 )
@@ -19,7 +17,8 @@ import (
 const emitUsage = `emit <verilog|llvm> [flags]
 
   verilog  write the HPCC++ RTL (hpcc_update.v, hpcc_module.v), or with --cc ldcp the
-           LDCP RTL (ldcp_update.v), their testbenches, field-layout includes and JSON
+           LDCP RTL (ldcp_update.v), or with --cc guard the telemetry integrity guard
+           (int_guard.v, docs/guard.md), their testbenches, field-layout includes and JSON
            layouts; optionally lint and synthesize
   llvm     write the HPCC++ per-ACK update as LLVM IR (hpcc_update.ll), its C header,
            the DPI-C wrapper and a SystemVerilog import (docs/llvm.md)
@@ -47,14 +46,14 @@ func runEmit(env *Env) error {
 
 // parseCC checks a --cc value of emit verilog and cosim: hpcc or ldcp.
 func parseCC(cc string) error {
-	if cc != "hpcc" && cc != "ldcp" {
-		return fmt.Errorf("--cc=%q: want hpcc or ldcp", cc)
+	if cc != "hpcc" && cc != "ldcp" && cc != "guard" {
+		return fmt.Errorf("--cc=%q: want hpcc, ldcp or guard", cc)
 	}
 	return nil
 }
 
 func runEmitVerilog(env *Env) error {
-	fs := newFlagSet(env, "emit verilog", "emit verilog [--cc hpcc|ldcp] [--config FILE] [--stages N] [--flow-bits N] --out DIR [--lint] [--synth]")
+	fs := newFlagSet(env, "emit verilog", "emit verilog [--cc hpcc|ldcp|guard] [--config FILE] [--stages N] [--flow-bits N] --out DIR [--lint] [--synth]")
 	cc := fs.String("cc", "hpcc", "datapath: hpcc (hpcc_update, hpcc_module) or ldcp (ldcp_update)")
 	configFile := fs.String("config", "", "configuration JSON (hpcc.LoadConfig form, or ldcp.LoadConfig form with --cc ldcp); default: the default configuration")
 	stages := fs.Int("stages", 3, "update pipeline stages (latency in cycles, II = 1)")
@@ -79,13 +78,13 @@ func runEmitVerilog(env *Env) error {
 	if err != nil {
 		return err
 	}
-	if *cc == "ldcp" {
+	if *cc != "hpcc" {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		if set["flow-bits"] {
 			return errors.New("--flow-bits applies to hpcc_module (--cc hpcc) only")
 		}
-		return emitLDCP(env, tools, *configFile, *stages, *out, *lint, *synth)
+		return emitUpdateOnly(env, tools, *cc, *configFile, *stages, *out, *lint, *synth)
 	}
 	cfg, err := loadHPCCConfig(*configFile)
 	if err != nil {
@@ -165,10 +164,11 @@ func checkTools(lint, synth bool) (verilog.Tools, error) {
 	return t, t.Need(flows...)
 }
 
-// emitLDCP implements emit verilog --cc ldcp; tools are checkTools' for
-// lint and synth.
-func emitLDCP(env *Env, tools verilog.Tools, configFile string, stages int, out string, lint, synth bool) error {
-	cfg, err := loadLDCPConfig(configFile)
+// emitUpdateOnly implements emit verilog --cc ldcp (ldcp_update) and --cc
+// guard (int_guard): one update module; tools are checkTools' for lint and
+// synth.
+func emitUpdateOnly(env *Env, tools verilog.Tools, cc, configFile string, stages int, out string, lint, synth bool) error {
+	model, err := goldenModel(cc, configFile)
 	if err != nil {
 		return err
 	}
@@ -178,10 +178,6 @@ func emitLDCP(env *Env, tools verilog.Tools, configFile string, stages int, out 
 	}
 	defer aw.Close()
 	dir := aw.Root()
-	model, err := ldcpvec.New(cfg)
-	if err != nil {
-		return err
-	}
 	em, err := cosim.EmitUpdate(dir, model, stages)
 	if err != nil {
 		return err
@@ -189,7 +185,7 @@ func emitLDCP(env *Env, tools verilog.Tools, configFile string, stages int, out 
 	for _, n := range em.Files {
 		fmt.Fprintln(env.Stdout, filepath.Join(out, n))
 	}
-	fmt.Fprintf(env.Stdout, "%s: %d stages, latency %d, II 1\n", ldcprtl.UpdateName, stages, stages)
+	fmt.Fprintf(env.Stdout, "%s: %d stages, latency %d, II 1\n", em.Update.Name, stages, stages)
 	for _, r := range em.Stages {
 		fmt.Fprintf(env.Stdout, "  stage %d: %d ops, estimated depth %.0f gate levels, %d register bits\n", r.Stage, r.Ops, r.Delay, r.RegBits)
 	}

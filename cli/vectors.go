@@ -19,6 +19,7 @@ import (
 
 	"github.com/hpccgold/hpccgold/atomicfile"
 
+	"github.com/hpccgold/hpccgold/cc/intguard/guardvec"
 	"github.com/hpccgold/hpccgold/cc/ldcp/ldcpvec"
 	"github.com/hpccgold/hpccgold/scenario"
 	"github.com/hpccgold/hpccgold/scenario/simvec"
@@ -64,14 +65,14 @@ func runVectors(env *Env) error {
 }
 
 func runVectorsGen(env *Env) error {
-	fs := newFlagSet(env, "vectors gen", "vectors gen [--cc hpcc|ldcp] [--config FILE] [--seed N] [--count N] [--level 1|2] [--out DIR] [--shard i/n] [--class A,B] [--jsonl] [--format hex|bin] [--compress none|zstd] [--workers N]\n"+
+	fs := newFlagSet(env, "vectors gen", "vectors gen [--cc hpcc|ldcp|guard] [--config FILE] [--seed N] [--count N] [--level 1|2] [--out DIR] [--shard i/n] [--class A,B] [--jsonl] [--format hex|bin] [--compress none|zstd] [--workers N]\n"+
 		"       vectors gen --out - [--manifest FILE] [--format hex|bin] [--cc ...] [--config ...] [--seed N] [--count N] [--level 1|2] [--shard i/n] [--class A,B] [--workers N]\n"+
 		"       vectors gen --from-sim SCENARIO [--config FILE] [--cc hpcc|hpcc-rx] [--seed N] [--count N] [--out DIR] [--shard i/n] [--jsonl] [--workers N]")
-	configFile := fs.String("config", "", "HPCC++ configuration JSON (hpcc.LoadConfig form), or LDCP (ldcp.LoadConfig form) with --cc ldcp; default: the default configuration. With --from-sim: a JSON file overlaying the scenario (as hpccgold sim --config)")
+	configFile := fs.String("config", "", "HPCC++ configuration JSON (hpcc.LoadConfig form), or LDCP (ldcp.LoadConfig form) with --cc ldcp, or the telemetry guard (intguard.LoadConfig form) with --cc guard; default: the default configuration. With --from-sim: a JSON file overlaying the scenario (as hpccgold sim --config)")
 	seed := fs.Uint64("seed", 1, "seed of the constrained-random vectors. With --from-sim, if given: replaces the scenario's network.seed and traffic.random.seed")
 	count := fs.Int64("count", 10000, "number of constrained-random vectors after the directed ones. With --from-sim: the largest number of transactions captured (the first in cycle order); 0 = every transaction of the run")
 	fromSim := fs.String("from-sim", "", "capture the HPCC++ datapath transactions of a closed-loop run of this scenario (hpccgold sim --list) instead of generating")
-	cc := fs.String("cc", "", "the datapath: hpcc (HPCC++ hpcc_update, the default) or ldcp (LDCP ldcp_update). With --from-sim: hpcc or hpcc-rx (default: the scenario's)")
+	cc := fs.String("cc", "", "the datapath: hpcc (HPCC++ hpcc_update, the default), ldcp (LDCP ldcp_update) or guard (the telemetry integrity guard int_guard, docs/guard.md). With --from-sim: hpcc or hpcc-rx (default: the scenario's)")
 	model := fs.String("model", "", "with --from-sim: fixed (the default and the only choice: vectors come from the golden fixed-point datapath)")
 	level := fs.Int("level", 1, "1: every directed corner class; 2: adds the bit-pattern classes")
 	out := fs.String("out", "vectors", "output directory; - writes the set as one stream to standard output for a simulator that reads its standard input: per vector its stimulus record, then its expected record (hex lines, or binary records with --format bin); the report goes to standard error")
@@ -565,7 +566,8 @@ func humanBytes(n uint64) string {
 }
 
 // vectorModel returns the vector model of datapath cc ("" or "hpcc":
-// HPCC++ hpcc_update; "ldcp": LDCP ldcp_update) built from configFile (the
+// HPCC++ hpcc_update; "ldcp": LDCP ldcp_update; "guard": the telemetry
+// integrity guard int_guard, docs/guard.md) built from configFile (the
 // default configuration when empty).
 func vectorModel(cc, configFile string) (vectors.Model, error) {
 	switch cc {
@@ -581,8 +583,14 @@ func vectorModel(cc, configFile string) (vectors.Model, error) {
 			return nil, err
 		}
 		return ldcpvec.New(cfg)
+	case "guard":
+		cfg, err := loadGuardConfig(configFile)
+		if err != nil {
+			return nil, err
+		}
+		return guardvec.New(cfg)
 	}
-	return nil, fmt.Errorf("--cc=%q: want hpcc or ldcp (hpcc-rx only with --from-sim)", cc)
+	return nil, fmt.Errorf("--cc=%q: want hpcc, ldcp or guard (hpcc-rx only with --from-sim)", cc)
 }
 
 func runVectorsShow(env *Env) error {
