@@ -24,7 +24,12 @@ func benchTrace(b testing.TB, e telemetry.Encoding, nhops int, n int) []Input {
 }
 
 func benchFixed(b *testing.B, e telemetry.Encoding, nhops int) {
-	c := DefaultConfigFor(e)
+	benchFixedWith(b, DefaultConfigFor(e), nhops)
+}
+
+// benchFixedWith is benchFixed for configuration c.
+func benchFixedWith(b *testing.B, c Config, nhops int) {
+	e := c.Encoding
 	d := mustDP(b, c)
 	ins := benchTrace(b, e, nhops, 1024)
 	st, _ := d.Update(d.InitialState(), ins[0])
@@ -51,8 +56,24 @@ func benchFloat(b *testing.B, e telemetry.Encoding, nhops int) {
 func BenchmarkUpdateFixed1Hop(b *testing.B)         { benchFixed(b, telemetry.IFA, 1) }
 func BenchmarkUpdateFixed5Hops(b *testing.B)        { benchFixed(b, telemetry.IFA, 5) }
 func BenchmarkUpdateFixed5HopsCompact(b *testing.B) { benchFixed(b, telemetry.Compact, 5) }
-func BenchmarkUpdateFloat1Hop(b *testing.B)         { benchFloat(b, telemetry.IFA, 1) }
-func BenchmarkUpdateFloat5Hops(b *testing.B)        { benchFloat(b, telemetry.IFA, 5) }
+
+// BenchmarkUpdateFixed5HopsMultiQ: MultiQ with w = 0.4, so the trace's
+// 94%-of-line-rate hops are above wB and take cases 2 and 3 (the
+// per-hop recip_mq unit).
+func BenchmarkUpdateFixed5HopsMultiQ(b *testing.B) {
+	c := DefaultConfig()
+	c.MultiQ = MultiQConfig{Enabled: true, ClassWeight: 0.4, BacklogBytes: 1500}
+	benchFixedWith(b, c, 5)
+}
+
+// BenchmarkUpdateFixed5HopsSojourn: the sojourn option (draft 9.4).
+func BenchmarkUpdateFixed5HopsSojourn(b *testing.B) {
+	c := DefaultConfig()
+	c.Sojourn = true
+	benchFixedWith(b, c, 5)
+}
+func BenchmarkUpdateFloat1Hop(b *testing.B)  { benchFloat(b, telemetry.IFA, 1) }
+func BenchmarkUpdateFloat5Hops(b *testing.B) { benchFloat(b, telemetry.IFA, 5) }
 
 // BenchmarkUpdateSpec5Hops is the readable op-by-op form (fixedpoint
 // Values) on the same events as BenchmarkUpdateFixed5Hops, for scale.
