@@ -26,7 +26,7 @@ type Model struct {
 	gens    []func(emit func(ldcp.State, ldcp.Event) error) error
 	detect  []func(o *obs) bool
 	points  []vectors.CoverPoint
-	bins    struct{ kind, rule, block, stage, n, recip int }
+	bins    struct{ kind, rule, block, stage, n, recip, scale, limit int }
 
 	// constants, raw Formats.Cw unless noted
 	one, gammaCw, cwMax, iw uint64
@@ -38,8 +38,9 @@ type Model struct {
 	timeMask                uint64
 	recipW, recipK          int
 
-	recip *fixedpoint.Reciprocal // the datapath's 1/cw unit (RecipUnit)
-	edge  edges                  // solved edge points (edges.go)
+	recip    *fixedpoint.Reciprocal // the datapath's 1/cw unit (RecipUnit)
+	recipMax uint64                 // its output format's maximum (raw)
+	edge     edges                  // solved edge points (edges.go)
 }
 
 // New builds the vector model for cfg (validated by ldcp.NewDatapath).
@@ -73,6 +74,7 @@ func New(cfg ldcp.Config) (*Model, error) {
 	if m.recip, err = fixedpoint.NewReciprocal(u.Config); err != nil {
 		return nil, fmt.Errorf("ldcpvec: 1/cw unit: %w", err)
 	}
+	m.recipMax = uint64(1)<<uint(u.Config.Out.W) - 1
 	if err := m.solveEdges(); err != nil {
 		return nil, err
 	}
@@ -372,9 +374,13 @@ func (m *Model) buildPoints() {
 		{Name: "stage", Doc: "stage after the event", Bins: 3, Labels: []string{"idle", "fast_start", "stable"}},
 		{Name: "n", Doc: "packets acknowledged by an ACK", Bins: 4, Labels: []string{"zero", "one", "two_to_seven", "eight_or_more"}},
 		{Name: "recip_cw", Doc: "1/cw table entry read (AI ACKs and timer arms)", Bins: 1 << uint(k)},
+		{Name: "timer_cw_scale", Doc: "bit length of the cw a timer arm reads 1/cw of (0 .. F(Cw): every leading-zero count of the 1/cw normalizer below 1 packet)", Bins: m.cfg.Formats.Cw.F() + 1},
+		{Name: "limits", Doc: "a limit of the datapath reached: n clamped to NMax, MD floored at gamma, AI clamped to CwMax, 1/cw saturated on a timer arm, loss window clamped to CwMax",
+			Bins: 5, Labels: []string{"n_clamped", "md_floored", "ai_clamped", "recip_saturated", "loss_clamped"}},
 	}
 	offs, _ := vectors.PointOffsets(m.points)
 	m.bins.kind, m.bins.rule, m.bins.block, m.bins.stage, m.bins.n, m.bins.recip = offs[0], offs[1], offs[2], offs[3], offs[4], offs[5]
+	m.bins.scale, m.bins.limit = offs[6], offs[7]
 }
 
 // Directed implements vectors.Model: every class's generator in class
@@ -512,6 +518,24 @@ func (e *eval) Eval(in, out []uint64, h *vectors.Hits) error {
 	}
 	if o.out.TimerArmed {
 		h.Count(b.recip + m.recipIndex(o.next.Cw))
+		if l := bits.Len64(o.next.Cw & m.cwMask); l <= int(m.cwF) {
+			h.Count(b.scale + l)
+		}
+		if m.recipOf(o.next.Cw) == m.recipMax {
+			h.Count(b.limit + 3)
+		}
+	}
+	if o.ev.Kind&3 == ldcp.Ack && !o.out.Invalid && !o.out.Stale && o.st.Stage != ldcp.Idle &&
+		uint64((o.ev.AckSeq-o.st.Una)&m.seqMask) > m.nMax {
+		h.Count(b.limit)
+	}
+	switch {
+	case o.out.Rule == ldcp.RuleMD && o.next.Cw == m.gammaCw:
+		h.Count(b.limit + 1)
+	case o.out.Rule == ldcp.RuleAI && o.next.Cw == m.cwMax:
+		h.Count(b.limit + 2)
+	case o.out.Loss && o.next.Cw == m.cwMax:
+		h.Count(b.limit + 4)
 	}
 	return nil
 }
