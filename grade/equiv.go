@@ -1422,7 +1422,7 @@ func (p *prover) conditional(mu Mutant) string {
 		kb, ok := knownBitsUnder(p.f, append([]*bound{c}, p.assume...)...)
 		name := p.f.Nodes[c.id].Name
 		if !ok {
-			why = append(why, fmt.Sprintf("no input gives %s in [%d, %d]", name, c.lo, c.hi))
+			why = append(why, fmt.Sprintf("where %s is in [%d, %d], which no input gives", name, c.lo, c.hi))
 			continue
 		}
 		pr := p.forwardKB(mu, kb)
@@ -1431,7 +1431,7 @@ func (p *prover) conditional(mu Mutant) string {
 		}
 		why = append(why, fmt.Sprintf("where %s is in [%d, %d], %s", name, c.lo, c.hi, pr))
 	}
-	return "the mutant differs only where " + strings.Join(why, "; and ")
+	return "the mutant differs only " + strings.Join(why, "; and ")
 }
 
 // Range is what the grader's forward value analysis knows of one node of a
