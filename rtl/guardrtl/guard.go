@@ -209,8 +209,14 @@ func build(g *intguard.Guard) (*rtl.Module, error) {
 		lim := m.Slice(prod, int(k.Shift), dw+c2w-int(k.Shift)).Named(hp + "db_max")
 		dB := m.Sub(h.tx, h.stTx).Named(hp + "db")
 		lw := max(lim.Width, txb)
-		rate := m.AndAll(b2(cfg.Rate.Enable), comparable, m.Not(stale), m.Not(m.IsZero(c2v)),
-			m.Gt(m.ZExt(dB, lw), m.ZExt(lim, lw))).Named(hp + "rate")
+		rateConds := []*rtl.Node{b2(cfg.Rate.Enable), comparable, m.Not(stale), m.Gt(m.ZExt(dB, lw), m.ZExt(lim, lw))}
+		if !cfg.Speed.Enable {
+			// A reserved code reaches the rate check only when the speed
+			// check is off (it clamps every code outside the deployed set,
+			// which has no reserved code): C2 = 0 gates it there.
+			rateConds = append(rateConds, m.Not(m.IsZero(c2v)))
+		}
+		rate := m.AndAll(rateConds...).Named(hp + "rate")
 		stTx := m.Mux(rate, m.Sub(h.tx, m.Slice(lim, 0, txb)), h.stTx)
 		dr := m.Or(path, tm).Named(hp + "drop")
 		stTs := m.Mux(dr, ts, h.stTs)

@@ -182,13 +182,12 @@ func p(st hpcc.State, in hpcc.Input) pair { return pair{st, in} }
 // transaction's inputs and the guard's verdict alone.
 func (m *Model) buildClasses() {
 	mh := m.mh
-	n := min(3, mh)
+	n := mh
 	const dts = 2000 // ns: 2 us between two events' telemetry
 	lim := m.dbMax(dts)
 	db := lim / 2
 	qmax := uint32(m.k.Qmax)
 	qFieldMax := uint32(fieldtable.Mask(m.enc.QlenBits()))
-	last := n - 1
 	none := func(o *obs) bool {
 		for _, f := range o.v.Fired {
 			if f != 0 {
@@ -199,6 +198,21 @@ func (m *Model) buildClasses() {
 	}
 	hit := func(k intguard.Check, i int) func(o *obs) bool {
 		return func(o *obs) bool { return o.v.Fired[k]>>uint(i)&1 != 0 }
+	}
+	// modAt applies f to each hop slot in turn (a flow of MaxHops hops,
+	// two start times): every slot's comparators see the corner.
+	modAt := func(f func(st *hpcc.State, in *hpcc.Input, i int)) func(emit func(hpcc.State, hpcc.Input) error) error {
+		return func(emit func(hpcc.State, hpcc.Input) error) error {
+			var ps []pair
+			for i := 0; i < n; i++ {
+				for _, t0 := range []uint64{5_000_000 + uint64(i)*77_777, m.wrap - 1500 - uint64(i)*100} {
+					st, in := m.flow(n, t0, dts, db, 10)
+					f(&st, &in, i)
+					ps = append(ps, p(st, in))
+				}
+			}
+			return each(emit, ps...)
+		}
 	}
 	mod := func(f func(st *hpcc.State, in *hpcc.Input)) func(emit func(hpcc.State, hpcc.Input) error) error {
 		return func(emit func(hpcc.State, hpcc.Input) error) error {
@@ -220,7 +234,7 @@ func (m *Model) buildClasses() {
 		mod(func(st *hpcc.State, in *hpcc.Input) { st.NHops, in.NHops = 0, 0 }),
 		func(o *obs) bool { return o.st.Valid && o.in.NHops == 0 && o.st.NHops == 0 })
 	m.add("qlen_at_buffer", "queue length exactly floor(buffer/unit): plausible, not clamped", "",
-		mod(func(_ *hpcc.State, in *hpcc.Input) { in.Hops[last].Qlen = qmax }),
+		modAt(func(_ *hpcc.State, in *hpcc.Input, i int) { in.Hops[i].Qlen = qmax }),
 		func(o *obs) bool {
 			for i := 0; i < int(min(o.in.NHops, uint8(mh))); i++ {
 				if o.in.Hops[i].Qlen == qmax && o.v.Fired[intguard.CheckQlen]>>uint(i)&1 == 0 {
@@ -230,7 +244,7 @@ func (m *Model) buildClasses() {
 			return false
 		})
 	m.add("qlen_above_buffer", "queue length one unit above the buffer: clamped to it", "",
-		mod(func(_ *hpcc.State, in *hpcc.Input) { in.Hops[last].Qlen = qmax + 1 }),
+		modAt(func(_ *hpcc.State, in *hpcc.Input, i int) { in.Hops[i].Qlen = qmax + 1 }),
 		func(o *obs) bool {
 			for i := 0; i < int(min(o.in.NHops, uint8(mh))); i++ {
 				if o.in.Hops[i].Qlen == qmax+1 && o.v.Fired[intguard.CheckQlen]>>uint(i)&1 != 0 {
@@ -264,9 +278,9 @@ func (m *Model) buildClasses() {
 		return false
 	}
 	m.add("rate_at_limit", "txBytes delta exactly floor(B*(1+tol)*dts/(8*unit)): plausible, not clamped", "",
-		mod(func(st *hpcc.State, in *hpcc.Input) { setDB(st, in, last, lim) }), atLimit)
+		modAt(func(st *hpcc.State, in *hpcc.Input, i int) { setDB(st, in, i, lim) }), atLimit)
 	m.add("rate_above_limit", "txBytes delta one unit above B*(1+tol)*dts: clamped to the bound", "",
-		mod(func(st *hpcc.State, in *hpcc.Input) { setDB(st, in, last, lim+1) }), hit(intguard.CheckRate, last))
+		modAt(func(st *hpcc.State, in *hpcc.Input, i int) { setDB(st, in, i, lim+1) }), func(o *obs) bool { return o.v.Fired[intguard.CheckRate] != 0 })
 	m.add("rate_tx_wrap", "txBytes counter wraps between the two records, delta at the bound: not clamped", "",
 		mod(func(st *hpcc.State, in *hpcc.Input) {
 			st.Hops[0].TxBytes = uint32(txm - lim/2)
@@ -280,25 +294,49 @@ func (m *Model) buildClasses() {
 			st, in := m.flow(n, 77_000_000, 1, txm/2, 10)
 			return emit(st, in)
 		}, hit(intguard.CheckRate, 0))
+	long := min(300_000_000, m.wrap/2-1) // below NegFrom: BackWindowNs < wrap/2 (validated)
+	m.add("rate_long_interval", "a long interval (min(300 ms, wrap/2 - 1)) with a txBytes delta near the counter's maximum, below the bound: the wide compare's upper bits", "",
+		func(emit func(hpcc.State, hpcc.Input) error) error {
+			for i := 0; i < n; i++ {
+				st, in := m.flow(n, 1_000_000, long, 0, 10)
+				setDB(&st, &in, i, min(txm-1000, m.dbMax(long)))
+				if err := emit(st, in); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, func(o *obs) bool {
+			for i := 0; i < int(min(o.in.NHops, uint8(mh))); i++ {
+				d := (uint64(o.in.Hops[i].TxBytes) - uint64(o.st.Hops[i].TxBytes)) & txm
+				if o.st.Valid && o.v.Fired[intguard.CheckRate]>>uint(i)&1 == 0 && o.v.Drop>>uint(i)&1 == 0 && d > txm/2 {
+					return true
+				}
+			}
+			return false
+		})
 	setTsRel := func(st *hpcc.State, in *hpcc.Input, i int, d uint64) { m.setTs(&in.Hops[i], m.addTs(st.Hops[i].Ts, d)) }
-	m.add("dts_zero", "one hop's egress time equals the stored one: hop record dropped, event kept", "",
-		mod(func(st *hpcc.State, in *hpcc.Input) { setTsRel(st, in, last, 0) }),
+	oneHop := ""
+	if mh == 1 {
+		oneHop = "MaxHops=1: a stale hop is a stale event (class replay)"
+	}
+	m.add("dts_zero", "one hop's egress time equals the stored one: hop record dropped, event kept", oneHop,
+		modAt(func(st *hpcc.State, in *hpcc.Input, i int) { setTsRel(st, in, i, 0) }),
 		func(o *obs) bool {
 			return o.v.Fired[intguard.CheckTime] != 0 && !o.v.DropEvent && m.dtsOf(o, lowBit(o.v.Fired[intguard.CheckTime])) == 0
 		})
 	m.add("dts_negative", "one hop's egress time 1 ns behind the stored one (wrapped delta): hop record dropped", "",
-		mod(func(st *hpcc.State, in *hpcc.Input) { setTsRel(st, in, last, m.wrap-1) }),
+		modAt(func(st *hpcc.State, in *hpcc.Input, i int) { setTsRel(st, in, i, m.wrap-1) }),
 		func(o *obs) bool {
 			return o.v.Fired[intguard.CheckTime] != 0 && m.dtsOf(o, lowBit(o.v.Fired[intguard.CheckTime])) == m.wrap-1
 		})
 	back := m.cfg.Time.BackWindowNs
 	m.add("dts_back_edge_in", "egress time exactly BackWindowNs behind: negative, dropped", "",
-		mod(func(st *hpcc.State, in *hpcc.Input) { setTsRel(st, in, last, m.wrap-back) }),
+		modAt(func(st *hpcc.State, in *hpcc.Input, i int) { setTsRel(st, in, i, m.wrap-back) }),
 		func(o *obs) bool {
 			return o.v.Fired[intguard.CheckTime] != 0 && m.dtsOf(o, lowBit(o.v.Fired[intguard.CheckTime])) == m.wrap-back
 		})
 	m.add("dts_back_edge_out", "egress time BackWindowNs+1 behind: read as a (long) forward delta, not dropped", "",
-		mod(func(st *hpcc.State, in *hpcc.Input) { setTsRel(st, in, last, m.wrap-back-1) }),
+		modAt(func(st *hpcc.State, in *hpcc.Input, i int) { setTsRel(st, in, i, m.wrap-back-1) }),
 		func(o *obs) bool {
 			for i := 0; i < int(min(o.in.NHops, uint8(mh))); i++ {
 				if o.st.Valid && o.v.Drop>>uint(i)&1 == 0 && m.dtsOf(o, i) == m.wrap-back-1 {
@@ -319,12 +357,70 @@ func (m *Model) buildClasses() {
 				setTsRel(st, in, i, m.wrap-1000)
 			}
 		}), func(o *obs) bool { return o.v.DropEvent && m.dtsOf(o, 0) != 0 })
-	m.add("ts_wrap_forward", "the egress time wraps between the two records, forward delta: plausible", "",
+	m.add("ts_wrap_forward", "the egress time wraps between the two records, forward delta: plausible (also with every delta one unit above the rate bound, so a wrong dts shows)", "",
 		func(emit func(hpcc.State, hpcc.Input) error) error {
-			st, in := m.flow(n, m.wrap-500, dts, db, 10)
-			return emit(st, in)
+			for _, t0 := range []uint64{m.wrap - 500, m.wrap - 1000, m.wrap - 1999} {
+				st, in := m.flow(n, t0, dts, db, 10)
+				if err := emit(st, in); err != nil {
+					return err
+				}
+				for i := 0; i < n; i++ {
+					setDB(&st, &in, i, lim+1)
+				}
+				if err := emit(st, in); err != nil {
+					return err
+				}
+			}
+			return nil
 		}, func(o *obs) bool {
 			return o.st.Valid && o.in.NHops > 0 && o.v.Drop&1 == 0 && m.tsOf(o, 0) < o.st.Hops[0].Ts && m.dtsOf(o, 0) < m.wrap/2
+		})
+	carryUnreach := ""
+	if m.enc != telemetry.IFA {
+		carryUnreach = "Compact carries the egress time itself (no rx + residence sum)"
+	}
+	m.add("egress_carry", "IFA rx_ns + residence at each k*10^9 - 1 and k*10^9 (k = 1..8), every slot: the egress-time carry's comparators at their edges", carryUnreach,
+		func(emit func(hpcc.State, hpcc.Input) error) error {
+			if m.enc != telemetry.IFA {
+				return nil
+			}
+			for i := 0; i < n; i++ {
+				for k := uint64(1); k <= 8; k++ {
+					for _, t := range []uint64{k*telemetry.NsPerSecond - 1, k * telemetry.NsPerSecond} {
+						// Two variants make the recorded time visible at the
+						// outputs: dts = 0 (the hop is dropped and its
+						// recorded ts becomes out_hop<i>_st_ts), and dts =
+						// 2000 with the txBytes delta one unit above the
+						// bound (a wrong dts moves the bound).
+						for _, stale := range []bool{true, false} {
+							st, in := m.flow(n, 3_000_000_000, dts, db, 10)
+							h := &in.Hops[i]
+							h.RxSec = uint32(1000 + k)
+							h.RxNs = uint32(min(t, 1<<32-1))
+							h.ResidenceNs = uint32(t - uint64(h.RxNs))
+							rec := m.tsOf(&obs{in: in, m: m}, i)
+							if stale {
+								st.Hops[i].Ts = rec
+							} else {
+								st.Hops[i].Ts = m.addTs(rec, m.wrap-dts)
+								setDB(&st, &in, i, lim+1)
+							}
+							if err := emit(st, in); err != nil {
+								return err
+							}
+						}
+					}
+				}
+			}
+			return nil
+		}, func(o *obs) bool {
+			for i := 0; i < int(min(o.in.NHops, uint8(mh))); i++ {
+				t := uint64(o.in.Hops[i].RxNs) + uint64(o.in.Hops[i].ResidenceNs)
+				if o.m.enc == telemetry.IFA && t+1 >= telemetry.NsPerSecond && (t%telemetry.NsPerSecond == 0 || (t+1)%telemetry.NsPerSecond == 0) {
+					return true
+				}
+			}
+			return false
 		})
 	m.add("path_count_change", "the hop count differs from the stored one: every hop record dropped", "",
 		mod(func(st *hpcc.State, in *hpcc.Input) { st.NHops = uint8(n - 1) }),
@@ -334,11 +430,13 @@ func (m *Model) buildClasses() {
 	idUnreach := ""
 	if m.cfg.Datapath.HopIDBits() == 0 {
 		idUnreach = "the configuration stores no hop identity (Compact, or IFA without TrackHopIdentity)"
+	} else if mh == 1 {
+		idUnreach = "MaxHops=1: an identity change is a change of the whole path"
 	}
 	m.add("path_id_change", "one hop's identity differs from the stored one: that hop record dropped", idUnreach,
-		mod(func(_ *hpcc.State, in *hpcc.Input) {
+		modAt(func(_ *hpcc.State, in *hpcc.Input, i int) {
 			if m.cfg.Datapath.HopIDBits() > 0 {
-				in.Hops[last].EgressPort++
+				in.Hops[i].EgressPort++
 			}
 		}), func(o *obs) bool {
 			f := o.v.Fired[intguard.CheckPath]
@@ -354,7 +452,7 @@ func (m *Model) buildClasses() {
 		}
 	}
 	m.add("speed_reserved", "a reserved speed code: clamped to the slowest deployed speed", "",
-		mod(func(_ *hpcc.State, in *hpcc.Input) { in.Hops[last].SpeedCode = uint8(reserved) }),
+		modAt(func(_ *hpcc.State, in *hpcc.Input, i int) { in.Hops[i].SpeedCode = uint8(reserved) }),
 		func(o *obs) bool {
 			f := o.v.Fired[intguard.CheckSpeed]
 			for i := 0; i < mh; i++ {
@@ -371,9 +469,9 @@ func (m *Model) buildClasses() {
 		undUnreach = "every speed of the encoding is deployed (speed.allowed_gbps)"
 	}
 	m.add("speed_undeployed", "a defined speed no link has (a forged speed): clamped to the slowest deployed speed", undUnreach,
-		mod(func(_ *hpcc.State, in *hpcc.Input) {
+		modAt(func(_ *hpcc.State, in *hpcc.Input, i int) {
 			if undeployed >= 0 {
-				in.Hops[last].SpeedCode = uint8(undeployed)
+				in.Hops[i].SpeedCode = uint8(undeployed)
 			}
 		}), func(o *obs) bool {
 			f := o.v.Fired[intguard.CheckSpeed]
