@@ -43,6 +43,7 @@ type HPCC struct {
 	idx     *hpccClassIdx
 	mq      *hpccMQ      // MultiQ classes (hpcc_multiq.go); nil without MultiQ
 	sj      *hpccSojourn // sojourn classes (hpcc_sojourn.go); nil without Sojourn
+	cx      *constructed // the constructed classes (hpcc_directed.go); nil when the configuration's formats do not fit them
 	codec   *hpccCodec   // nil: use hpcc's Pack/Unpack
 	points  []CoverPoint
 	bins    hpccBins

@@ -737,6 +737,9 @@ func (h *HPCC) buildClasses() error {
 		return nil
 	})
 
+	if err := h.addConstructedClasses(); err != nil {
+		return err
+	}
 	h.addPatternClasses()
 	h.idx = x
 	return nil
@@ -863,6 +866,7 @@ func (h *HPCC) detectAll(o *hobs, hits *Hits) {
 		_, edge := recipIndex(u, h.ruK)
 		mark(x.ruEdges, edge)
 	}
+	h.cx.detect(o, hits)
 }
 
 // addWMinClasses adds the classes at the W_min clamp (when it is reachable).

@@ -1,0 +1,117 @@
+package coverage
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/grade"
+	"github.com/hpccgold/hpccgold/telemetry"
+	"github.com/hpccgold/hpccgold/vectors"
+)
+
+// TestConstructedClassesHitBins generates each constructed class of
+// hpcc_update alone (vectors/hpcc_directed.go) and samples the functional
+// coverage model over its vectors: the bins of the hardware description are
+// the oracle that each class lands where its doc says, independently of the
+// class's own detector (which recomputes the condition from the golden
+// arithmetic). Per class, what must be hit:
+//   - term_round_ties: the exact tie of at least three rounding casts per hop
+//     slot (txRate, r_term, q_term) and one LSB below the tie of at least two;
+//   - term_saturation_edges: a compare against a constant exactly at its
+//     threshold for at least three casts per hop slot (txRate, r_term, u');
+//   - recip_seed_edges: every entry of every reciprocal table (1/dts per hop,
+//     1/U);
+//   - u_leading_one: every count of the 1/U normalizer (the widest CLZ point);
+//   - wc_out_of_range: the wc bins below W_min, above W_max and all ones.
+func TestConstructedClassesHitBins(t *testing.T) {
+	for _, enc := range []string{"ifa", "compact"} {
+		cfg := hpcc.DefaultConfig()
+		if enc == "compact" {
+			cfg = hpcc.DefaultConfigFor(telemetry.Compact)
+		}
+		cm, err := ForHPCC(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sample := func(class string) *Counts {
+			t.Helper()
+			set, err := vectors.GenerateHPCC(cfg, vectors.Options{Level: 1, Seed: 1, Count: 0, Classes: []string{class}, NoJSONL: true})
+			if err != nil {
+				t.Fatalf("%s: %s: %v", enc, class, err)
+			}
+			s, err := cm.NewSampler()
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := grade.FromSet(set, class)
+			c := cm.NewCounts()
+			for k := 0; k < v.Len(); k++ {
+				s.Sample(v.Input(k), c)
+			}
+			return c
+		}
+		hitPoints := func(c *Counts, kind Kind, bin string) int {
+			n := 0
+			for i, p := range cm.Points {
+				for b, bn := range p.Bins {
+					if p.Kind == kind && bn.Name == bin && c.Bins[i][b] != 0 {
+						n++
+					}
+				}
+			}
+			return n
+		}
+		nh := cfg.MaxHops
+		c := sample("term_round_ties")
+		if n := hitPoints(c, KindRound, "tie"); n < 3*nh {
+			t.Errorf("%s: term_round_ties hits the tie of %d rounding casts, want at least %d", enc, n, 3*nh)
+		}
+		if n := hitPoints(c, KindRound, "below_tie"); n < 2*nh {
+			t.Errorf("%s: term_round_ties hits one below the tie of %d rounding casts, want at least %d", enc, n, 2*nh)
+		}
+		c = sample("term_saturation_edges")
+		if n := hitPoints(c, KindCompare, "at"); n < 3*nh {
+			t.Errorf("%s: term_saturation_edges hits %d thresholds exactly, want at least %d", enc, n, 3*nh)
+		}
+		c = sample("recip_seed_edges")
+		roms := 0
+		for i, p := range cm.Points {
+			if p.Kind != KindROM || !strings.HasPrefix(p.Node, "recip_rom") {
+				continue
+			}
+			roms++
+			for b, bn := range p.Bins {
+				if bn.Unreachable == "" && c.Bins[i][b] == 0 {
+					t.Errorf("%s: recip_seed_edges misses %s.%s", enc, p.Name, bn.Name)
+				}
+			}
+		}
+		if roms != nh+1 {
+			t.Errorf("%s: %d reciprocal tables, want %d (1/dts per hop, 1/U)", enc, roms, nh+1)
+		}
+		c = sample("u_leading_one")
+		widest := -1
+		for i, p := range cm.Points {
+			if p.Kind == KindCLZ && (widest < 0 || len(p.Bins) > len(cm.Points[widest].Bins)) {
+				widest = i
+			}
+		}
+		for b, bn := range cm.Points[widest].Bins {
+			if bn.Unreachable == "" && c.Bins[widest][b] == 0 {
+				t.Errorf("%s: u_leading_one misses %s.%s", enc, cm.Points[widest].Name, bn.Name)
+			}
+		}
+		c = sample("wc_out_of_range")
+		for i, p := range cm.Points {
+			if p.Name != "wc" {
+				continue
+			}
+			for b, bn := range p.Bins {
+				if (bn.Name == "below_min" || bn.Name == "above_max" || bn.Name == "all_ones") && c.Bins[i][b] == 0 {
+					t.Errorf("%s: wc_out_of_range misses wc.%s", enc, bn.Name)
+				}
+			}
+		}
+	}
+}

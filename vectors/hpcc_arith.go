@@ -1,0 +1,371 @@
+package vectors
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/hpccgold/hpccgold/fixedpoint"
+)
+
+// This file restates, for stimulus construction only, the intermediate
+// values of lines 4-5 (txRate, the KQ/KR terms, u') and of the window of
+// line 13 (1/U, eta/U, Wc*eta/U) that the golden datapath does not expose:
+// the constructed classes (hpcc_directed.go) invert them to land a cast
+// exactly on a rounding tie or a saturation threshold. Every operation is a
+// fixedpoint raw plan built from the datapath's own formats, tables and
+// reciprocal units (Datapath.RecipUnits, Tables, Constants), so the values
+// are the datapath's bit for bit; the expected outputs still come from
+// hpcc.Datapath.Update alone. The window restatement is checked against
+// Update on every vector that uses it (windowArith.check), and the per-hop
+// one against the hardware description by the coverage model's bins
+// (vectors/coverage TestConstructedClassesHitBins).
+
+// u128 is an unsigned 128-bit integer (hi:lo), the exact product of two
+// raw operands.
+type u128 struct{ hi, lo uint64 }
+
+func mul128(a, b uint64) u128 {
+	hi, lo := bits.Mul64(a, b)
+	return u128{hi, lo}
+}
+
+// low returns the low d bits (0 <= d <= 128).
+func (x u128) low(d int) u128 {
+	switch {
+	case d >= 128:
+		return x
+	case d >= 64:
+		return u128{x.hi & (1<<uint(d-64) - 1), x.lo}
+	case d <= 0:
+		return u128{}
+	}
+	return u128{0, x.lo & (1<<uint(d) - 1)}
+}
+
+// shr returns x >> d (0 <= d < 128).
+func (x u128) shr(d int) u128 {
+	switch {
+	case d == 0:
+		return x
+	case d >= 64:
+		return u128{0, x.hi >> uint(d-64)}
+	}
+	return u128{x.hi >> uint(d), x.lo>>uint(d) | x.hi<<uint(64-d)}
+}
+
+// shl returns x << d (0 <= d < 64; bits above 128 are lost).
+func (x u128) shl(d int) u128 {
+	if d == 0 {
+		return x
+	}
+	return u128{x.hi<<uint(d) | x.lo>>uint(64-d), x.lo << uint(d)}
+}
+
+func (x u128) bit(i int) bool {
+	if i >= 64 {
+		return x.hi>>uint(i-64)&1 != 0
+	}
+	return x.lo>>uint(i)&1 != 0
+}
+
+func (x u128) add64(v uint64) u128 {
+	lo, c := bits.Add64(x.lo, v, 0)
+	return u128{x.hi + c, lo}
+}
+
+func (x u128) cmp(y u128) int {
+	switch {
+	case x.hi != y.hi:
+		if x.hi < y.hi {
+			return -1
+		}
+		return 1
+	case x.lo < y.lo:
+		return -1
+	case x.lo > y.lo:
+		return 1
+	}
+	return 0
+}
+
+func pow2(d int) u128 {
+	if d >= 64 {
+		return u128{1 << uint(d-64), 0}
+	}
+	return u128{0, 1 << uint(d)}
+}
+
+// castEdge describes one round-half-up, saturating cast of an exact
+// product with d more fraction bits than the target: the d dropped bits
+// decide the rounding, and the value before saturation is compared with the
+// target's maximum.
+type castEdge struct {
+	d   int    // dropped fraction bits (>= 1 for a rounding cast)
+	max uint64 // the target's largest raw value
+}
+
+// Rounding of an exact operand p at a cast: what the dropped bits say.
+const (
+	rndOther    = iota
+	rndTie      // the dropped bits are exactly one half: rounds up
+	rndBelowTie // one LSB of p below the tie: rounds down
+)
+
+// round classifies p's dropped bits.
+func (c castEdge) round(p u128) int {
+	if c.d < 1 {
+		return rndOther
+	}
+	lo := p.low(c.d)
+	half := pow2(c.d - 1)
+	switch {
+	case lo.cmp(half) == 0:
+		return rndTie
+	case c.d >= 2 && lo.add64(1).cmp(half) == 0:
+		return rndBelowTie
+	}
+	return rndOther
+}
+
+// pre returns the rounded value of p before saturation (round half up; a
+// cast that adds fraction bits is exact).
+func (c castEdge) pre(p u128) u128 {
+	if c.d < 1 {
+		return p.shl(-c.d)
+	}
+	v := p.shr(c.d)
+	if p.bit(c.d - 1) {
+		v = v.add64(1)
+	}
+	return v
+}
+
+// sat returns the raw result of the cast: pre(p), saturated at max.
+func (c castEdge) sat(p u128) uint64 {
+	v := c.pre(p)
+	if v.hi != 0 || v.lo > c.max {
+		return c.max
+	}
+	return v.lo
+}
+
+// at reports whether p's value before saturation is exactly the maximum
+// (off = 0) or one above it (off = 1).
+func (c castEdge) at(p u128, off uint64) bool {
+	v := c.pre(p)
+	want := u128{0, c.max}.add64(off)
+	return v.cmp(want) == 0
+}
+
+// hopArith is lines 4-5 of one hop slot in raw integers: 1/dts through the
+// datapath's reciprocal unit, txRate = Rnd,Sat(dTx * 1/dts), r_term =
+// Rnd,Sat(txRate * kr[code]), q_term = Rnd,Sat(q * kq[code]) and u' =
+// Sat(q_term + r_term).
+type hopArith struct {
+	recip          fixedpoint.RawReciprocal
+	recipTable     []uint64
+	recipEntryMax  uint64
+	tx, rt, qt, uc castEdge
+	uShift         int // F(Term) - F(U): bits the u' sum drops (round half up)
+	kq, kr         []uint64
+	dtsMax         uint64 // MaxDeltaTsNs
+	txMask, qMask  uint64
+}
+
+// hopVals are the intermediate values of one hop slot.
+type hopVals struct {
+	rd          uint64 // 1/dts, raw Formats.RecipDts
+	pTx, pR, pQ u128   // exact products before the txRate, r_term, q_term casts
+	tx, r, q    uint64 // the cast results, raw
+	pU          u128   // q_term + r_term before saturation into U (in Term's LSBs)
+	u           uint64 // u', raw Formats.U
+}
+
+// recipUnit returns the raw form of the datapath's reciprocal unit name,
+// checking that its rebuilt table is the datapath's.
+func recipUnit(h *HPCC, name string) (fixedpoint.RawReciprocal, []uint64, fixedpoint.ReciprocalConfig, error) {
+	for _, u := range h.d.RecipUnits() {
+		if u.Name != name {
+			continue
+		}
+		r, err := fixedpoint.NewReciprocal(u.Config)
+		if err != nil {
+			return fixedpoint.RawReciprocal{}, nil, u.Config, fmt.Errorf("vectors: hpcc: %s: %w", name, err)
+		}
+		if !slices.Equal(r.Table(), u.Table) {
+			return fixedpoint.RawReciprocal{}, nil, u.Config, fmt.Errorf("vectors: hpcc: %s: rebuilt table differs from the datapath's", name)
+		}
+		rr, err := fixedpoint.NewRawReciprocal(r)
+		if err != nil {
+			return fixedpoint.RawReciprocal{}, nil, u.Config, fmt.Errorf("vectors: hpcc: %s: %w", name, err)
+		}
+		return rr, u.Table, u.Config, nil
+	}
+	return fixedpoint.RawReciprocal{}, nil, fixedpoint.ReciprocalConfig{}, fmt.Errorf("vectors: hpcc: no reciprocal unit %s", name)
+}
+
+func maxRaw(f fixedpoint.Format) uint64 {
+	v, _ := f.MaxRawUint()
+	return v
+}
+
+// newHopArith builds lines 4-5 of h's datapath in raw integers.
+func newHopArith(h *HPCC) (*hopArith, error) {
+	c := h.cfg
+	fm := c.Formats
+	rr, table, rc, err := recipUnit(h, "recip_dts")
+	if err != nil {
+		return nil, err
+	}
+	a := &hopArith{recip: rr, recipTable: table, recipEntryMax: maxRaw(rc.Entry), dtsMax: c.MaxDeltaTsNs, txMask: h.txMask, qMask: h.qMask}
+	var fkq, fkr fixedpoint.Format
+	for _, t := range h.d.Tables() {
+		switch t.Name {
+		case "kq":
+			a.kq, fkq = t.Entries, t.Format
+		case "kr":
+			a.kr, fkr = t.Entries, t.Format
+		}
+	}
+	if a.kq == nil || a.kr == nil {
+		return nil, fmt.Errorf("vectors: hpcc: datapath has no kq/kr tables")
+	}
+	fDB := fixedpoint.Format{W: h.e.TxBytesBits(), I: h.e.TxBytesBits()}
+	fQ := fixedpoint.Format{W: h.e.QlenBits(), I: h.e.QlenBits()}
+	a.tx = castEdge{d: fDB.F() + fm.RecipDts.F() - fm.TxRate.F(), max: maxRaw(fm.TxRate)}
+	a.rt = castEdge{d: fm.TxRate.F() + fkr.F() - fm.Term.F(), max: maxRaw(fm.Term)}
+	a.qt = castEdge{d: fQ.F() + fkq.F() - fm.Term.F(), max: maxRaw(fm.Term)}
+	a.uShift = fm.Term.F() - fm.U.F()
+	a.uc = castEdge{d: a.uShift, max: maxRaw(fm.U)}
+	for _, d := range []int{a.tx.d, a.rt.d, a.qt.d, a.uShift} {
+		if d <= -64 || d >= 128 {
+			return nil, fmt.Errorf("lines 4-5 shift a product by %d bits", d)
+		}
+	}
+	if fm.TxRate.W > 64 || fm.Term.W > 63 || fm.RecipDts.W > 64 {
+		return nil, fmt.Errorf("txRate, Term or 1/dts wider than 63 bits")
+	}
+	return a, nil
+}
+
+// eval returns the intermediate values of a valid slot (0 < dts <=
+// MaxDeltaTsNs, a valid code).
+func (a *hopArith) eval(dts, dTx, q uint64, code uint8) hopVals {
+	var v hopVals
+	v.rd = a.recip.Recip(dts)
+	a.fromRd(&v, dTx, q, code)
+	return v
+}
+
+// fromRd fills v from v.rd.
+func (a *hopArith) fromRd(v *hopVals, dTx, q uint64, code uint8) {
+	v.pTx = mul128(dTx, v.rd)
+	v.tx = a.tx.sat(v.pTx)
+	v.pR = mul128(v.tx, a.kr[code])
+	v.r = a.rt.sat(v.pR)
+	v.pQ = mul128(q, a.kq[code])
+	v.q = a.qt.sat(v.pQ)
+	v.pU = u128{0, v.q}.add64(v.r)
+	v.u = a.uc.sat(v.pU)
+}
+
+// rTerm returns r_term for txRate x on code.
+func (a *hopArith) rTerm(x uint64, code uint8) uint64 { return a.rt.sat(mul128(x, a.kr[code])) }
+
+// recipSeed returns the reciprocal unit's output for x (non-zero, In
+// register) with its table entry replaced by entry+delta, and whether that
+// entry fits the entry format.
+func recipSeed(rr *fixedpoint.RawReciprocal, entryMax, x uint64, delta int) (uint64, bool) {
+	m, y, p := rr.Seed(x)
+	switch {
+	case delta < 0 && y < uint64(-delta), delta > 0 && y+uint64(delta) > entryMax:
+		return 0, false
+	}
+	y = uint64(int64(y) + int64(delta))
+	for j := 0; j < rr.NRSteps(); j++ {
+		e := rr.MulE(j).MulCast(m, y)
+		y = rr.MulY(j).MulCast(y, rr.TwoMinus(e))
+	}
+	return rr.Scale(p).Cast(y), true
+}
+
+// seedEdge reports whether the reciprocal of x depends on the last bit of
+// its table entry: the output with the entry one LSB lower (lo) or higher
+// (hi) differs from the output with the entry itself (the Newton step's
+// result then sits at a rounding boundary of the unit).
+func seedEdge(rr *fixedpoint.RawReciprocal, entryMax, x uint64) (lo, hi bool) {
+	r := rr.Recip(x)
+	if v, ok := recipSeed(rr, entryMax, x, -1); ok && v != r {
+		lo = true
+	}
+	if v, ok := recipSeed(rr, entryMax, x, 1); ok && v != r {
+		hi = true
+	}
+	return lo, hi
+}
+
+// windowArith is line 13 in raw integers: eta/U = Rnd,Sat(1/U * eta)
+// (at most 1 when U >= eta), Wc*eta/U = Rnd,Sat(Wc * eta/U), plus W_ai,
+// clamped to [W_min, W_max].
+type windowArith struct {
+	recip                 fixedpoint.RawReciprocal
+	recipTable            []uint64
+	recipEntryMax         uint64
+	kC                    fixedpoint.RawMulCaster
+	wC                    fixedpoint.RawMulCaster
+	aC                    fixedpoint.RawAddCaster
+	eta, oneK, wai        uint64
+	wMin, wMax, etaU      uint64
+	dynamicWAI, wMinClamp bool
+}
+
+// newWindowArith builds line 13 of h's datapath in raw integers.
+func newWindowArith(h *HPCC) (*windowArith, error) {
+	c := h.cfg
+	fm := c.Formats
+	rr, table, rc, err := recipUnit(h, "recip_u")
+	if err != nil {
+		return nil, err
+	}
+	w := &windowArith{recip: rr, recipTable: table, recipEntryMax: maxRaw(rc.Entry), wMin: h.wMin, wMax: h.wMax, etaU: h.etaU,
+		dynamicWAI: c.DynamicWAI, wMinClamp: h.wMinOK}
+	var fEta fixedpoint.Format
+	for _, k := range h.d.Constants() {
+		switch k.Name {
+		case "eta":
+			w.eta, fEta = k.Raw, k.Format
+		case "w_ai":
+			w.wai = k.Raw
+		}
+	}
+	if w.kC, err = fixedpoint.NewRawMulCaster(rc.Out, fEta, fm.EtaOverU, fixedpoint.Rnd, fixedpoint.Sat); err != nil {
+		return nil, fmt.Errorf("vectors: hpcc: eta/U: %w", err)
+	}
+	if w.wC, err = fixedpoint.NewRawMulCaster(fm.W, fm.EtaOverU, fm.W, fixedpoint.Rnd, fixedpoint.Sat); err != nil {
+		return nil, fmt.Errorf("vectors: hpcc: Wc*eta/U: %w", err)
+	}
+	if w.aC, err = fixedpoint.NewRawAddCaster(fm.W, fm.W, fm.W, fixedpoint.Rnd, fixedpoint.Sat); err != nil {
+		return nil, fmt.Errorf("vectors: hpcc: W + W_ai: %w", err)
+	}
+	one, err := fixedpoint.FromInt(fm.EtaOverU, 1, fixedpoint.Sat)
+	if err != nil {
+		return nil, fmt.Errorf("vectors: hpcc: 1.0 in EtaOverU: %w", err)
+	}
+	w.oneK = one.RawUint()
+	return w, nil
+}
+
+// w returns the multiplicative step's new W for Wc and the 1/U output ru,
+// new U at or above eta (uGE).
+func (w *windowArith) w(wc, ru uint64, uGE bool) uint64 {
+	k := w.kC.MulCast(ru, w.eta)
+	if uGE {
+		k = min(k, w.oneK)
+	}
+	v := w.aC.AddCast(w.wC.MulCast(wc, k), w.wai)
+	if w.wMinClamp {
+		v = max(v, w.wMin)
+	}
+	return min(v, w.wMax)
+}
