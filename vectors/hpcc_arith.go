@@ -218,6 +218,9 @@ func newHopArith(h *HPCC) (*hopArith, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.MultiQ.Enabled || c.Sojourn {
+		return nil, fmt.Errorf("lines 4-5 of a MultiQ or Sojourn datapath are not restated")
+	}
 	a := &hopArith{recip: rr, recipTable: table, recipEntryMax: maxRaw(rc.Entry), dtsMax: c.MaxDeltaTsNs, txMask: h.txMask, qMask: h.qMask}
 	var fkq, fkr fixedpoint.Format
 	for _, t := range h.d.Tables() {
@@ -310,6 +313,7 @@ func seedEdge(rr *fixedpoint.RawReciprocal, entryMax, x uint64) (lo, hi bool) {
 // clamped to [W_min, W_max].
 type windowArith struct {
 	recip                 fixedpoint.RawReciprocal
+	rc                    fixedpoint.ReciprocalConfig
 	recipTable            []uint64
 	recipEntryMax         uint64
 	kC                    fixedpoint.RawMulCaster
@@ -328,7 +332,7 @@ func newWindowArith(h *HPCC) (*windowArith, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &windowArith{recip: rr, recipTable: table, recipEntryMax: maxRaw(rc.Entry), wMin: h.wMin, wMax: h.wMax, etaU: h.etaU,
+	w := &windowArith{recip: rr, rc: rc, recipTable: table, recipEntryMax: maxRaw(rc.Entry), wMin: h.wMin, wMax: h.wMax, etaU: h.etaU,
 		dynamicWAI: c.DynamicWAI, wMinClamp: h.wMinOK}
 	var fEta fixedpoint.Format
 	for _, k := range h.d.Constants() {

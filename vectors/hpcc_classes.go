@@ -866,7 +866,9 @@ func (h *HPCC) detectAll(o *hobs, hits *Hits) {
 		_, edge := recipIndex(u, h.ruK)
 		mark(x.ruEdges, edge)
 	}
-	h.cx.detect(o, hits)
+	if h.cx != nil {
+		h.cx.detect(o, hits)
+	}
 }
 
 // addWMinClasses adds the classes at the W_min clamp (when it is reachable).

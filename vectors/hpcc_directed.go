@@ -56,8 +56,12 @@ func (h *HPCC) addConstructedClasses() error {
 			k.genSatEdges, k.detectSatEdges},
 		{"recip_seed_edges", "every entry of the 1/dts table on every hop slot, and of the 1/U table, read by an operand whose reciprocal changes when the entry is one LSB higher or lower (the Newton step's result at a rounding boundary), with dTx (1/dts, the selected hop's u' then changes) or Wc (1/U, multiplicative step: W then changes) solved so the change is visible",
 			k.genSeedEdges, k.detectSeedEdges},
-		{"u_leading_one", "new U (carried, no hop) at every leading-one position: U = 2^p and 2^(p+1)-1 for every bit p of U's format, and U = 0, on the multiplicative step with Wc = W_min (the 1/U normalizer at every shift)",
+		{"u_leading_one", "new U (carried, no hop) at every leading-one position: U = 2^p and 2^(p+1)-1 for every bit p of U's format, and U = 0, on the multiplicative step with Wc solved so that W lands between the clamps (the 1/U normalizer at every shift, visible in W)",
 			k.genLeadingOne, k.detectLeadingOne},
+		{"dts_leading_one", "delta ts at every leading-one position: dts = 2^p and 2^(p+1)-1 up to MaxDeltaTsNs, on every hop slot, one loaded hop over idle ones with dTx making u' a quarter of its range (the 1/dts normalizer at every shift, visible in u')",
+			k.genDtsLeadingOne, k.detectDtsLeadingOne},
+		{"recip_u_last_bit", "new U in the top two binades of its format (where the 1/U output's last bit comes from the Newton result: dropped by the output cast's rounding at a tie or not in the top one, kept in the next), two U of each kind, on the multiplicative step with Wc solved so that W changes when 1/U changes by one LSB",
+			k.genRecipURoundTies, k.detectRecipURoundTies},
 		{"wc_out_of_range", "stored Wc outside [W_min, W_max] (register values the datapath never writes: 1 LSB, W_min - 1, W_max + 1, all ones - W_ai, all ones) on the additive step and on the multiplicative step with new U = 0, 1 LSB and 1.0: the window casts' saturation and the clamps",
 			k.genWcOutOfRange, k.detectWcOutOfRange},
 	}
@@ -545,7 +549,7 @@ func (k *constructed) checkWindow(st hpcc.State, in hpcc.Input, ru uint64) error
 	}
 	ns, out := k.h.update(st, in)
 	if !out.MI {
-		return fmt.Errorf("vectors: hpcc: recip_seed_edges: U=%#x, incStage=%d did not take the multiplicative step", st.U, st.IncStage)
+		return fmt.Errorf("vectors: hpcc: constructed class: U=%#x, incStage=%d did not take the multiplicative step", st.U, st.IncStage)
 	}
 	if want := k.w.w(st.Wc, ru, st.U >= k.w.etaU); ns.W != want {
 		return fmt.Errorf("vectors: hpcc: window restatement gives W=%#x for Wc=%#x, U=%#x, the datapath %#x", want, st.Wc, st.U, ns.W)
@@ -607,11 +611,31 @@ func (k *constructed) genLeadingOne(emit emitFn) error {
 		if !h.wMinOK {
 			st.Wc = h.wInit
 		}
+		ru := k.w.recip.Recip(st.U)
+		if wc, ok := k.midWc(st.U, ru); ok {
+			st.Wc = wc
+			if err := k.checkWindow(st, in, ru); err != nil {
+				return err
+			}
+		}
 		if err := emit(st, in); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// midWc returns the smallest Wc whose multiplicative step with new U = u
+// (1/U = ru) puts W at least halfway between the clamps.
+func (k *constructed) midWc(u, ru uint64) (uint64, bool) {
+	w := k.w
+	if w.dynamicWAI || !k.h.wMinOK {
+		return 0, false
+	}
+	all := uint64(1)<<uint(k.h.cfg.Formats.W.W) - 1
+	mid := w.wMin + (w.wMax-w.wMin)/2
+	wc := bisect(1, all, func(wc uint64) bool { return w.w(wc, ru, u >= w.etaU) >= mid })
+	return wc, wc <= all
 }
 
 func (k *constructed) detectLeadingOne(o *hobs) bool {

@@ -23,6 +23,9 @@ import (
 //   - recip_seed_edges: every entry of every reciprocal table (1/dts per hop,
 //     1/U);
 //   - u_leading_one: every count of the 1/U normalizer (the widest CLZ point);
+//   - dts_leading_one: every reachable count of every 1/dts normalizer but
+//     the last (dts_in = 0, which a valid hop never has);
+//   - recip_u_last_bit: a rounding tie (the 1/U output's);
 //   - wc_out_of_range: the wc bins below W_min, above W_max and all ones.
 func TestConstructedClassesHitBins(t *testing.T) {
 	for _, enc := range []string{"ifa", "compact"} {
@@ -101,6 +104,27 @@ func TestConstructedClassesHitBins(t *testing.T) {
 			if bn.Unreachable == "" && c.Bins[widest][b] == 0 {
 				t.Errorf("%s: u_leading_one misses %s.%s", enc, cm.Points[widest].Name, bn.Name)
 			}
+		}
+		c = sample("dts_leading_one")
+		for i, p := range cm.Points {
+			if p.Kind != KindCLZ || i == widest {
+				continue
+			}
+			last := -1 // the count of dts_in = 0: the highest one not proved unreachable
+			for b, bn := range p.Bins {
+				if bn.Unreachable == "" {
+					last = b
+				}
+			}
+			for b, bn := range p.Bins {
+				if bn.Unreachable == "" && b != last && c.Bins[i][b] == 0 {
+					t.Errorf("%s: dts_leading_one misses %s.%s", enc, p.Name, bn.Name)
+				}
+			}
+		}
+		c = sample("recip_u_last_bit")
+		if n := hitPoints(c, KindRound, "tie"); n < 1 {
+			t.Errorf("%s: recip_u_last_bit hits no rounding tie", enc)
 		}
 		c = sample("wc_out_of_range")
 		for i, p := range cm.Points {

@@ -450,6 +450,16 @@ func (m *Model) addRound(n *rtl.Node) {
 		sv: m.svRound(xn, d)})
 }
 
+// shlOf returns the shift node that normalizes by the count n (nil if none).
+func (m *Model) shlOf(n *rtl.Node) *rtl.Node {
+	for _, s := range m.f.Nodes {
+		if s.Op == rtl.OpShl && len(s.Args) == 2 && s.Args[1] == n {
+			return s
+		}
+	}
+	return nil
+}
+
 func bitKnown(r grade.Range, i int) (bool, bool) {
 	switch {
 	case r.Zero.Bit(i):
@@ -469,11 +479,35 @@ func (m *Model) addCLZ(n *rtl.Node) {
 		top = int(min(hi+1, uint64(maxOf(n.Width)))) // show one bin past the reachable range at most
 		top = max(top, int(lo))
 	}
+	// The operand whose leading zeros n counts is the one the unit's shift
+	// normalizes by n (recip_mant = x << clz): a count above its width, or a
+	// leading one outside its interval, is unreachable.
+	var x *rtl.Node
+	for _, s := range m.f.Nodes {
+		if s.Op == rtl.OpShl && len(s.Args) == 2 && s.Args[1] == n {
+			x = s.Args[0]
+			break
+		}
+	}
 	var bins []Bin
 	for c := 0; c <= top; c++ {
 		b := Bin{Name: "z" + strconv.Itoa(c)}
 		if ok && (uint64(c) < lo || uint64(c) > hi) {
 			b.Unreachable = m.rangeText(n)
+		}
+		if x != nil && b.Unreachable == "" {
+			wx := x.Width
+			xlo, xhi, xok := m.interval(x)
+			switch {
+			case c > wx:
+				b.Unreachable = fmt.Sprintf("description: %s counts the leading zeros of the %d-bit %s (shifted by it in %s): at most %d", nodeLabel(n), wx, nodeLabel(x), nodeLabel(m.shlOf(n)), wx)
+			case c == wx && xok && xlo >= 1:
+				b.Unreachable = m.rangeText(x) + ": never 0"
+			case c < wx && xok && wx <= 64:
+				if blo, bhi := uint64(1)<<uint(wx-1-c), maxOf(wx-c); bhi < xlo || blo > xhi {
+					b.Unreachable = m.rangeText(x)
+				}
+			}
 		}
 		bins = append(bins, b)
 	}
