@@ -65,21 +65,33 @@ func (h *HPCC) addConstructedClasses() error {
 		{"wc_out_of_range", "stored Wc outside [W_min, W_max] (register values the datapath never writes: 1 LSB, W_min - 1, W_max + 1, all ones - W_ai, all ones) on the additive step and on the multiplicative step with new U = 0, 1 LSB and 1.0: the window casts' saturation and the clamps",
 			k.genWcOutOfRange, k.detectWcOutOfRange},
 	}
+	if err != nil {
+		// The restatement does not fit this configuration (formats wider
+		// than it holds, or a MultiQ/Sojourn hop term): no constructed class.
+		return nil
+	}
+	var keep []constructedClass
 	for _, c := range k.classes {
-		gen := c.gen
-		if err != nil { // the restatement does not fit this configuration's formats
-			gen = func(emitFn) error { return nil }
+		if c.name == "recip_u_last_bit" && !k.producesAny(c.gen) {
+			continue // with dynamic W_ai, or no such U in this U format
 		}
-		k.idx = append(k.idx, h.add(c.name, c.doc, 1, true, gen))
-		if err != nil {
-			h.classes[k.idx[len(k.idx)-1]].Unreachable = fmt.Sprintf("not constructed for this configuration: %v", err)
-		}
+		keep = append(keep, c)
+		k.idx = append(k.idx, h.add(c.name, c.doc, 1, true, c.gen))
 	}
-	if err == nil {
-		h.cx = k
-	}
+	k.classes = keep
+	h.cx = k
 	return nil
 }
+
+// producesAny reports whether gen makes at least one vector.
+func (k *constructed) producesAny(gen func(emitFn) error) bool {
+	n := 0
+	_ = gen(func(hpcc.State, hpcc.Input) error { n++; return errStopGen })
+	return n > 0
+}
+
+// errStopGen stops a generator after its first vector.
+var errStopGen = fmt.Errorf("vectors: stop")
 
 // detect marks every constructed class the observed update hits.
 func (k *constructed) detect(o *hobs, hits *Hits) {

@@ -108,7 +108,7 @@ func (k *constructed) genRecipURoundTies(emit emitFn) error {
 		}
 		found := 0
 		lo := uint64(1) << uint(kind.p)
-		for u, t := lo, 0; u < lo<<1 && t < searchTries && found < 2; u, t = u+1, t+1 {
+		for u, t := lo, 0; u < lo<<1 && t < 1024 && found < 2; u, t = u+1, t+1 {
 			if recipTie(&w.recip, w.rc, u) != kind.tie {
 				continue
 			}
@@ -142,7 +142,7 @@ func (k *constructed) roundVisibleWc(u, ru uint64) (uint64, bool) {
 	uGE := u >= w.etaU
 	all := uint64(1)<<uint(k.h.cfg.Formats.W.W) - 1
 	hi := bisect(1, all, func(wc uint64) bool { return w.w(wc, ru, uGE) >= w.wMax })
-	for wc, t := hi-1, 0; wc > 0 && t < searchTries; wc, t = wc-1, t+1 {
+	for wc, t := hi-1, 0; wc > 0 && t < 256; wc, t = wc-1, t+1 {
 		if a := w.w(wc, ru, uGE); (a != w.w(wc, ru-1, uGE) || a != w.w(wc, ru+1, uGE)) && a > w.wMin && a < w.wMax {
 			return wc, true
 		}
