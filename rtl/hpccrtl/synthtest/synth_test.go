@@ -34,6 +34,19 @@ func TestEmittedRTLMultiQLintAndSynth(t *testing.T) {
 	lintAndSynth(t, cfg)
 }
 
+// TestEmittedRTLSojournLintAndSynth is TestEmittedRTLLintAndSynth for a
+// Sojourn configuration (issue 17, draft 9.4: the queue term from the IFA
+// residence time, docs/datapath.md section 5b). Sojourn needs the IFA
+// encoding (Compact carries no ingress timestamp), so it is reduced
+// otherwise the same way: IFA telemetry, one hop slot, a two-entry flow
+// table, one update stage.
+func TestEmittedRTLSojournLintAndSynth(t *testing.T) {
+	cfg := hpcc.DefaultConfigFor(telemetry.IFA)
+	cfg.MaxHops = 1
+	cfg.Sojourn = true
+	lintAndSynth(t, cfg)
+}
+
 // lintAndSynth prints hpcc_module of cfg (one update stage, a two-entry
 // flow table), lints hpcc_update and hpcc_module, and synthesizes the
 // module with Yosys's checks.
