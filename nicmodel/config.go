@@ -293,7 +293,8 @@ type Config struct {
 	DCQCN    *DCQCNConfig    `json:"dcqcn,omitempty"`
 	CCModule *CCModuleConfig `json:"cc_module,omitempty"`
 	// Guard, when set, puts the telemetry integrity guard (cc/intguard,
-	// docs/guard.md) before the HPCC++ update (cc=hpcc, model fixed);
+	// docs/guard.md) before the HPCC++ update (cc=hpcc: the sender's;
+	// cc=hpcc-rx: the receiver's Rx-HPCC; model fixed);
 	// nil (the default) means none.
 	Guard *GuardConfig `json:"guard,omitempty"`
 	// MultiQClassWeights are the MultiQ class weights w_j (wB_j = w_j B,

@@ -35,14 +35,15 @@ func (g *GuardConfig) Intguard(h hpcc.Config) intguard.Config {
 	return intguard.Config{Datapath: h, Qlen: g.Qlen, Rate: g.Rate, Speed: g.Speed, Path: g.Path, Time: g.Time}
 }
 
-// validateGuard checks the guard section: it needs cc=hpcc on the golden
+// validateGuard checks the guard section: it needs cc=hpcc (the sender's
+// update) or cc=hpcc-rx (the receiver's Rx-HPCC update) on the golden
 // (fixed) datapath, and a valid cc/intguard configuration.
 func (c *Config) validateGuard() error {
 	if c.Guard == nil {
 		return nil
 	}
-	if c.CC != CCHPCC {
-		return bad("guard", "set", fmt.Sprintf("the telemetry guard needs cc=hpcc, not cc=%s", c.CC))
+	if c.CC != CCHPCC && c.CC != CCHPCCRx {
+		return bad("guard", "set", fmt.Sprintf("the telemetry guard needs cc=hpcc or cc=hpcc-rx, not cc=%s", c.CC))
 	}
 	if c.Model != Fixed {
 		return bad("guard", "set", "the telemetry guard runs on the golden datapath: needs model=fixed")
@@ -55,10 +56,13 @@ func (c *Config) validateGuard() error {
 
 // GuardCounters are the guard's status registers (registers guard.*); all
 // wrap modulo 2^64. The per-check counters count hop records on which the
-// check fired; CCIssued = CCRetired + Discarded + EventsDropped + the
-// updates in flight.
+// check fired. Under cc=hpcc the events are the sender's ACK events and
+// CCIssued = CCRetired + Discarded + EventsDropped + the updates in flight;
+// under cc=hpcc-rx they are the receiver's data packets with telemetry
+// (Events = RxHPCCCounters.Calls; a dropped event updates nothing and
+// notifies nothing).
 type GuardCounters struct {
-	Events        uint64 // ACK events checked
+	Events        uint64 // telemetry events checked (ACKs under cc=hpcc, data packets under cc=hpcc-rx)
 	EventsDropped uint64 // events dropped (every hop stale): no update written back
 	HopsDropped   uint64 // hop records dropped (path or time): re-baselined, no measurement
 	QlenClamped   uint64 // queue lengths above the buffer, clamped

@@ -195,6 +195,14 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 	// receiver's Rx-HPCC.
 	var txCore, rxCore *ccCore
 	var rxcc pipeline.RxCC
+	// The telemetry guard (Config.Guard) checks the telemetry before the
+	// sender's update (cc=hpcc) or the receiver's (cc=hpcc-rx).
+	var guard *intguard.Guard
+	if cfg.Guard != nil {
+		if guard, err = intguard.New(cfg.Guard.Intguard(cfg.HPCC)); err != nil {
+			return nil, fmt.Errorf("nicmodel: guard: %w", err)
+		}
+	}
 	switch cfg.CC {
 	case CCHPCC:
 		if txCore, err = newCCCore(cfg.Model, cfg.HPCC, opts.Datapaths); err != nil {
@@ -212,6 +220,7 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 			return nil, err
 		}
 		n.rxcc = newRxHPCC(rxCore, cfg.ClockHz, cfg.QPs, cfg.RxHPCC.FlowWindowNs)
+		n.rxcc.guard, guard = guard, nil
 		rxcc = n.rxcc
 	}
 	n.hooks = trace.Nop{}
@@ -274,12 +283,6 @@ func New(cfg Config, qps []pipeline.FlowContext, opts Options) (*NIC, error) {
 		ccw.attach(n)
 		n.cc = ccw
 		return n, nil
-	}
-	var guard *intguard.Guard
-	if cfg.Guard != nil {
-		if guard, err = intguard.New(cfg.Guard.Intguard(cfg.HPCC)); err != nil {
-			return nil, fmt.Errorf("nicmodel: guard: %w", err)
-		}
 	}
 	n.cc = newHPCCWiring(n, &cfg, txCore, onUpdate, guard)
 	if err := n.buildClassCores(&cfg, opts.Datapaths); err != nil {
@@ -440,6 +443,10 @@ func (n *NIC) Counters() Counters {
 	c := Counters{MAC: n.mac, Rx: n.rx.Counters(), Scheduler: n.sched.Counters(), Tx: n.tx.Counters(), Host: n.host.cnt}
 	if n.rxcc != nil {
 		c.RxHPCC = n.rxcc.cnt
+		if n.rxcc.guard != nil {
+			g := n.rxcc.gcnt
+			c.Guard = &g
+		}
 	}
 	for _, f := range n.fifos() {
 		c.FIFOs = append(c.FIFOs, f)

@@ -2,6 +2,7 @@ package nicmodel
 
 import (
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/cc/intguard"
 	"github.com/hpccgold/hpccgold/engine"
 	"github.com/hpccgold/hpccgold/pipeline"
 	"github.com/hpccgold/hpccgold/pipeline/wire"
@@ -33,7 +34,9 @@ type RxHPCCCounters struct {
 // with hpcc.dynamic_w_ai, N = the QPs that received telemetry in the last
 // rx_hpcc.flow_window_ns; it requests a notification carrying floor(W) bytes
 // when the datapath commits (line 29: now > lastUpdateTime + P, the
-// notification period hpcc.notify_period_ns, T by default).
+// notification period hpcc.notify_period_ns, T by default). With
+// Config.Guard the telemetry integrity guard checks each packet's hops
+// before the update, as on the sender's path (hpccCC).
 type rxHPCC struct {
 	core *ccCore
 	freq engine.Freq
@@ -52,6 +55,8 @@ type rxHPCC struct {
 	cnt      RxHPCCCounters
 	onUpdate func(*HPCCUpdate) // Options.OnHPCCUpdate (fixed model only)
 	captured HPCCUpdate        // its argument's storage
+	guard    *intguard.Guard   // the telemetry guard (Config.Guard; nil: none; fixed model only)
+	gcnt     GuardCounters     // its registers
 }
 
 type seenEntry struct {
@@ -117,6 +122,17 @@ func (r *rxHPCC) OnTelemetry(now engine.Cycle, flow wire.QPN, psn wire.PSN, enc 
 	var out ccOut
 	if r.fx != nil {
 		st := r.fx[q]
+		if r.guard != nil {
+			// The guard (docs/guard.md) rewrites the stored records and
+			// the packet's hop fields the update reads, or drops the
+			// event: no update is written back and nothing is notified.
+			var v intguard.Verdict
+			st, *in, v = r.guard.Apply(st, *in)
+			r.gcnt.count(&v)
+			if v.DropEvent {
+				return false, 0
+			}
+		}
 		next, o := r.core.d.Update(st, *in)
 		r.fx[q] = next
 		out = fromFixed(o)
