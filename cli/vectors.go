@@ -489,6 +489,9 @@ func runVectorsCover(env *Env) error {
 			total.Add(c)
 		}
 		rep = cm.Report(total, fs.Args())
+		if err := rep.Contradicted(); err != nil {
+			return err
+		}
 	}
 	var err error
 	switch *format {

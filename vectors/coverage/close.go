@@ -106,6 +106,9 @@ func Close(ctx context.Context, vm vectors.Model, cm *Model, opts CloseOptions) 
 	}
 	res.Counts = counts
 	res.Report = cm.Report(counts, []string{fmt.Sprintf("level %d, seed %d, %d directed + %d random", opts.Level, opts.Seed, res.Directed, res.Random)})
+	if err := res.Report.Contradicted(); err != nil {
+		return nil, err
+	}
 	res.Closed = res.Report.Summary.Closed()
 	return res, nil
 }

@@ -31,6 +31,7 @@ func ForHPCC(cfg hpcc.Config) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.speedWhy = speedRejections(cfg)
 	if err := m.addHPCC(d); err != nil {
 		return nil, err
 	}
@@ -39,6 +40,24 @@ func ForHPCC(cfg hpcc.Config) (*Model, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// speedRejections returns, per speed code of cfg's encoding, why the
+// configuration rejects it ("" for an accepted code): a code is accepted
+// when the encoding's speed table gives it a speed and that speed is at
+// most MaxLinkSpeedGbps (the codes whose kq and kr entries are non-zero).
+func speedRejections(cfg hpcc.Config) []string {
+	tab := cfg.Encoding.SpeedTable()
+	why := make([]string, len(tab))
+	for c, g := range tab {
+		switch {
+		case g == 0:
+			why[c] = fmt.Sprintf("reserved in the %s speed table", cfg.Encoding)
+		case g > cfg.MaxLinkSpeedGbps:
+			why[c] = fmt.Sprintf("%d Gbps above MaxLinkSpeedGbps=%d", g, cfg.MaxLinkSpeedGbps)
+		}
+	}
+	return why
 }
 
 // rawOf quantizes r into f (round, saturate) and returns the raw bits.

@@ -73,6 +73,10 @@ type Model struct {
 	// outName names the output port a node drives (the SystemVerilog
 	// export reads ports by their names).
 	outName map[int]string
+	// speedWhy is, per speed code, why the configuration rejects it ("" for
+	// an accepted code; nil when the design has no speed codes). Set by the
+	// design's functional points (hpcc.go) before the structural ones.
+	speedWhy []string
 }
 
 // Flat returns the flattened module the model samples.
@@ -369,11 +373,19 @@ func bucketRange(q, w int) (lo, hi uint64) {
 
 // addROMx crosses every entry of table r with the magnitude bucket of the
 // operand x it multiplies in product n.
+//
+// A table addressed by a hop's speed code (kq, kr) is sampled only when the
+// hop is valid (h<i>_ok): on an invalid hop u' is replaced by 0, so the
+// product is not observable and its reads are not coverage. The entries of
+// the speed codes the configuration rejects are then unreachable, with the
+// proof that h<i>_ok is an and over h<i>_speed_ok = speed_ok[code], a table
+// that holds 0 exactly at the rejected codes (speedGate).
 func (m *Model) addROMx(n, r, x *rtl.Node) {
 	addr := r.Args[0]
 	alo, ahi, aok := m.interval(addr)
 	xlo, xhi, xok := m.interval(x)
 	w := x.Width
+	okNode, speedProof := m.speedGate(addr)
 	var bins []Bin
 	for e := range r.ROM {
 		for q, qn := range magBuckets {
@@ -382,6 +394,8 @@ func (m *Model) addROMx(n, r, x *rtl.Node) {
 			switch {
 			case aok && (uint64(e) < alo || uint64(e) > ahi):
 				b.Unreachable = m.rangeText(addr)
+			case e < len(speedProof) && speedProof[e] != "":
+				b.Unreachable = speedProof[e]
 			case w <= 64 && xok && (bhi < xlo || blo > xhi):
 				b.Unreachable = m.rangeText(x)
 			}
@@ -389,16 +403,64 @@ func (m *Model) addROMx(n, r, x *rtl.Node) {
 		}
 	}
 	aid, xid, size := addr.ID, x.ID, len(r.ROM)
-	m.add(Point{Name: "romx_" + nodeLabel(n), Doc: fmt.Sprintf("entry of %s crossed with the magnitude of %s (zero, bit length in quarters of %d bits) in product %s", nodeLabel(r), nodeLabel(x), w, nodeLabel(n)),
+	doc := fmt.Sprintf("entry of %s crossed with the magnitude of %s (zero, bit length in quarters of %d bits) in product %s", nodeLabel(r), nodeLabel(x), w, nodeLabel(n))
+	okID, iff := -1, ""
+	if okNode != nil {
+		okID, iff = okNode.ID, m.svRef(okNode)
+		doc += ", on a valid hop (" + nodeLabel(okNode) + ")"
+	}
+	m.add(Point{Name: "romx_" + nodeLabel(n), Doc: doc,
 		Kind: KindROMx, Node: nodeLabel(n), Bins: bins, src: []*rtl.Node{addr, x},
 		sample: func(s valueSource) int {
+			if okID >= 0 && !s.node(okID).Bit(0) {
+				return -1
+			}
 			a := s.node(aid).Uint64()
 			if a >= uint64(size) {
 				return -1
 			}
 			return int(a)*len(magBuckets) + magBucket(s.node(xid), w)
 		},
-		sv: svIndex(fmt.Sprintf("(%s) * %d + %s", m.svRef(addr), len(magBuckets), m.svBucket(x)), "", size*len(magBuckets))})
+		sv: svIndex(fmt.Sprintf("(%s) * %d + %s", m.svRef(addr), len(magBuckets), m.svBucket(x)), iff, size*len(magBuckets))})
+}
+
+// speedGate returns, for a table address that is hop i's speed-code port
+// in_hop<i>_speed, the hop's validity node h<i>_ok and, per code, the proof
+// that the configuration rejects it ("" for an accepted code). It requires
+// the description to say so: h<i>_ok is an and over h<i>_speed_ok, a table
+// read at the same code whose entries are 0 exactly at the codes the
+// configuration rejects (m.speedWhy). Otherwise (another address, or a
+// description that disagrees with the configuration) it returns nil, nil:
+// the point is sampled on every evaluation and no bin is declared
+// unreachable by speed.
+func (m *Model) speedGate(addr *rtl.Node) (*rtl.Node, []string) {
+	a := peel(addr)
+	if m.speedWhy == nil || a.Op != rtl.OpInput || !strings.HasPrefix(a.Name, "in_hop") || !strings.HasSuffix(a.Name, "_speed") {
+		return nil, nil
+	}
+	hop := strings.TrimSuffix(strings.TrimPrefix(a.Name, "in_hop"), "_speed")
+	var ok, sok *rtl.Node
+	for _, n := range m.f.Nodes {
+		switch n.Name {
+		case "h" + hop + "_ok":
+			ok = n
+		case "h" + hop + "_speed_ok":
+			sok = n
+		}
+	}
+	if ok == nil || sok == nil || sok.Op != rtl.OpROM || peel(sok.Args[0]) != a || !andTreeHas(ok, sok) || len(sok.ROM) != len(m.speedWhy) {
+		return nil, nil
+	}
+	proof := make([]string, len(sok.ROM))
+	for c, v := range sok.ROM {
+		if v.IsZero() != (m.speedWhy[c] != "") {
+			return nil, nil // the description's speed_ok disagrees with the configuration
+		}
+		if m.speedWhy[c] != "" {
+			proof[c] = fmt.Sprintf("configuration: speed code %d is rejected (%s); description: h%s_ok is an and over h%s_speed_ok = speed_ok[in_hop%s_speed], 0 at code %d, so no valid hop reads it", c, m.speedWhy[c], hop, hop, hop, c)
+		}
+	}
+	return ok, proof
 }
 
 // addRound adds the rounding bins of a round-half-up increment (the half

@@ -108,6 +108,24 @@ func (m *Model) Report(c *Counts, sources []string) *Report {
 	return r
 }
 
+// Contradicted returns an error naming every bin proved unreachable that
+// the vectors nonetheless hit (the proof would be wrong: a model error, not
+// a coverage figure), or nil.
+func (r *Report) Contradicted() error {
+	var bad []string
+	for _, p := range r.Points {
+		for _, b := range p.Bins {
+			if b.Unreachable != "" && b.Count != 0 {
+				bad = append(bad, fmt.Sprintf("%s.%s (hit %d times, proof: %s)", p.Name, b.Name, b.Count, b.Unreachable))
+			}
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("coverage: %s: %d bins proved unreachable are hit: %s", r.Design, len(bad), strings.Join(bad, "; "))
+}
+
 // Holes returns "point.bin" of every reachable bin not hit, in model order.
 func (r *Report) Holes() []string {
 	var h []string
