@@ -424,6 +424,58 @@ func (m *Model) addROMx(n, r, x *rtl.Node) {
 		sv: svIndex(fmt.Sprintf("(%s) * %d + %s", m.svRef(addr), len(magBuckets), m.svBucket(x)), iff, size*len(magBuckets))})
 }
 
+// guardedNonZero returns the proof that x is never 0 when x is a mux whose
+// else arm is a non-zero constant and whose then arm is d (or its low bits)
+// under a select that is an and over d != 0 (and, for low bits, over
+// d <= C with C below 2^width): the 1/dts unit's input, mux(h_ok, dts, 1).
+// It returns "" when that structure is not found.
+func guardedNonZero(x *rtl.Node) string {
+	xp := peel(x)
+	if xp.Op != rtl.OpMux {
+		return ""
+	}
+	sel, t, f := xp.Args[0], peel(xp.Args[1]), peel(xp.Args[2])
+	if f.Op != rtl.OpConst || f.Value.IsZero() {
+		return ""
+	}
+	d, w := t, t.Width
+	if t.Op == rtl.OpSlice && t.K == 0 {
+		d = peel(t.Args[0])
+	}
+	var leaves []*rtl.Node
+	var walk func(n *rtl.Node)
+	walk = func(n *rtl.Node) {
+		if n.Op == rtl.OpAnd {
+			for _, a := range n.Args {
+				walk(a)
+			}
+			return
+		}
+		leaves = append(leaves, n)
+	}
+	walk(sel)
+	isConst := func(n *rtl.Node) bool { return peel(n).Op == rtl.OpConst }
+	nonZero, bounded := false, d == t
+	bound := fmt.Sprintf("%s is %d bits", nodeLabel(d), w)
+	for _, l := range leaves {
+		if len(l.Args) != 2 || peel(l.Args[0]) != d || !isConst(l.Args[1]) {
+			continue
+		}
+		k := peel(l.Args[1]).Value
+		switch {
+		case l.Op == rtl.OpNe && k.IsZero():
+			nonZero = true
+		case l.Op == rtl.OpLe && w < 64 && k.Shr(64).IsZero() && k.Uint64() < uint64(1)<<uint(w):
+			bounded = true
+			bound = fmt.Sprintf("%s <= %d < 2^%d", nodeLabel(d), k.Uint64(), w)
+		}
+	}
+	if !nonZero || !bounded {
+		return ""
+	}
+	return fmt.Sprintf("description: %s = mux(%s, %s, %s): the select is an and over %s != 0 and %s (the low %d bits keep it non-zero), the else arm a non-zero constant: never 0", nodeLabel(xp), nodeLabel(sel), nodeLabel(t), svLit(f.Width, f.Value), nodeLabel(d), bound, w)
+}
+
 // speedGate returns, for a table address that is hop i's speed-code port
 // in_hop<i>_speed, the hop's validity node h<i>_ok and, per code, the proof
 // that the configuration rejects it ("" for an accepted code). It requires
@@ -565,6 +617,8 @@ func (m *Model) addCLZ(n *rtl.Node) {
 				b.Unreachable = fmt.Sprintf("description: %s counts the leading zeros of the %d-bit %s (shifted by it in %s): at most %d", nodeLabel(n), wx, nodeLabel(x), nodeLabel(m.shlOf(n)), wx)
 			case c == wx && xok && xlo >= 1:
 				b.Unreachable = m.rangeText(x) + ": never 0"
+			case c == wx && guardedNonZero(x) != "":
+				b.Unreachable = guardedNonZero(x)
 			case c < wx && xok && wx <= 64:
 				if blo, bhi := uint64(1)<<uint(wx-1-c), maxOf(wx-c); bhi < xlo || blo > xhi {
 					b.Unreachable = m.rangeText(x)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/rtl"
 	"github.com/hpccgold/hpccgold/telemetry"
 )
 
@@ -91,5 +92,60 @@ func TestContradicted(t *testing.T) {
 	err := r.Contradicted()
 	if err == nil || !strings.Contains(err.Error(), "p.b") || !strings.Contains(err.Error(), "why") {
 		t.Fatalf("unreachable bin p.b hit once: err = %v, want an error naming p.b and its proof", err)
+	}
+}
+
+// TestGuardedNonZero checks the never-zero proof of a guarded mux (the
+// 1/dts unit's input mux(h_ok, dts[w-1:0], 1)) on hand-built modules.
+// Oracle: exhaustive evaluation over the 6-bit input d and the enable e:
+// the proof is given exactly for the cases where the mux output is never
+// 0, and withheld when a guard is missing.
+func TestGuardedNonZero(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		ne, le    bool   // guards in the select
+		bound     uint64 // d <= bound
+		elseConst uint64
+		wantProof bool
+	}{
+		{"both_guards", true, true, 15, 1, true},
+		{"no_ne", false, true, 15, 1, false},
+		{"no_le", true, false, 0, 1, false},
+		{"bound_too_wide", true, true, 16, 1, false},
+		{"else_zero", true, true, 15, 0, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := rtl.NewModule("g", "")
+			d := m.In("d", 6, false)
+			e := m.In("e", 1, false)
+			sel := e
+			if c.ne {
+				sel = m.And(sel, m.Ne(d, m.Const(6, false, 0)))
+			}
+			if c.le {
+				sel = m.And(sel, m.Le(d, m.Const(6, false, c.bound)))
+			}
+			x := m.Mux(sel, m.Slice(d, 0, 4), m.Const(4, false, c.elseConst))
+			m.Out("x", x, "")
+			proof := guardedNonZero(x)
+			if (proof != "") != c.wantProof {
+				t.Fatalf("proof %q, want one: %v", proof, c.wantProof)
+			}
+			// Exhaustive oracle: the output is never 0 exactly when a proof is wanted.
+			zero := false
+			for dv := uint64(0); dv < 64; dv++ {
+				for ev := uint64(0); ev < 2; ev++ {
+					on := ev == 1 && (!c.ne || dv != 0) && (!c.le || dv <= c.bound)
+					v := c.elseConst
+					if on {
+						v = dv & 15
+					}
+					zero = zero || v == 0
+				}
+			}
+			if zero == c.wantProof {
+				t.Fatalf("the mux can be 0: %v, but a proof is wanted: %v", zero, c.wantProof)
+			}
+		})
 	}
 }
