@@ -10,7 +10,8 @@ import "github.com/hpccgold/hpccgold/queue"
 // element becomes visible, so only delivery cycles are executed.
 //
 // Elements are ordered by visibility cycle; elements with the same cycle
-// leave in push order (stable). Every method takes the current cycle; calls
+// leave in push order (stable), or in the order of the ties the producers
+// gave ([TimedQueue.PushTie]). Every method takes the current cycle; calls
 // must be made with non-decreasing now. The queue is unbounded (a link's
 // occupancy is bounded by its rate times its delay); Len and MaxLevel report
 // its occupancy.
@@ -20,16 +21,16 @@ import "github.com/hpccgold/hpccgold/queue"
 // Most producers push in order of visibility cycle (a link delivers frames in
 // the order it sends them), so elements pushed no earlier than the last one
 // in the in-order ring go to its tail, and only the others go into a binary
-// heap; the head is the earlier of the two heads (by cycle, then push
-// order). In-order traffic thus costs O(1) per element.
+// heap; the head is the earlier of the two heads (by cycle, then tie: the
+// push order, or the producers' tie with [TimedQueue.PushTie]). In-order traffic thus costs O(1) per element.
 type TimedQueue[T any] struct {
 	name string
-	// ring holds elements in (at, seq) order: each was pushed with an at no
-	// earlier than the previous one's. rhead is its oldest, rn its length.
+	// ring holds elements in (at, tie) order: each was pushed with an
+	// (at, tie) after the previous one's. rhead is its oldest, rn its length.
 	ring       []timedItem[T]
 	rhead, rn  int
-	h          queue.Heap[T] // the others, by (at, seq)
-	seq        uint64
+	h          queue.Heap[T] // the others, by (at, tie)
+	seq        uint64        // Push's tie: the next push sequence number
 	pushes     uint64
 	pops       uint64
 	maxLevel   int
@@ -37,8 +38,9 @@ type TimedQueue[T any] struct {
 	prod, cons ID
 }
 
-// timedItem is an element with its visibility cycle (Key) and push
-// sequence number (Tie): (at, seq) is the order in which elements leave.
+// timedItem is an element with its visibility cycle (Key) and tie (Tie: the
+// push sequence number, or the producer's tie): (at, tie) is the order in
+// which elements leave.
 type timedItem[T any] = queue.Item[T]
 
 // NewTimedQueue returns an empty TimedQueue; name identifies it in errors and
@@ -86,29 +88,57 @@ func (q *TimedQueue[T]) HeadAt() (Cycle, bool) {
 
 // Push adds v in cycle now, to become visible in cycle at. An at earlier than
 // now+1 is raised to now+1: as with [FIFO], nothing pushed in cycle n is
-// visible before cycle n+1.
+// visible before cycle n+1. Elements visible in the same cycle leave in push
+// order. A queue takes either Push or [TimedQueue.PushTie], never both.
 func (q *TimedQueue[T]) Push(now, at Cycle, v T) {
+	seq := q.seq
+	q.seq++
+	q.push(now, at, seq, v)
+}
+
+// PushTie adds v in cycle now, to become visible in cycle at (raised to
+// now+1 if earlier, as for Push), with elements visible in the same cycle
+// leaving in ascending tie order instead of push order: the order then
+// depends only on what the producers chose, not on which producer pushed
+// first. A switch ingress fed by several links uses (ingress port, per-link
+// sequence number) as the tie, so that simultaneous arrivals are ordered the
+// same way whatever order the links' transmitters run in: in one engine or
+// in partitions of a network on several engines whose frames cross at window
+// barriers. Ties must be unique among the elements held.
+//
+// Unlike Push, PushTie may be called between runs with a now earlier than
+// the consumer's engine's current cycle (a frame sent in another partition
+// during the window just finished, delivered at the barrier), provided at is
+// not earlier than that current cycle: the consumer is woken at cycle at.
+func (q *TimedQueue[T]) PushTie(now, at Cycle, tie uint64, v T) {
+	q.push(now, at, tie, v)
+}
+
+func (q *TimedQueue[T]) push(now, at Cycle, tie uint64, v T) {
 	if at <= now {
 		at = now + 1
 	}
-	seq := q.seq
-	q.seq++
 	q.pushes++
 	var isHead bool
-	if q.rn == 0 || Cycle(q.ring[(q.rhead+q.rn-1)&(len(q.ring)-1)].Key) <= at {
+	inOrder := q.rn == 0
+	if !inOrder {
+		t := &q.ring[(q.rhead+q.rn-1)&(len(q.ring)-1)]
+		inOrder = Cycle(t.Key) < at || Cycle(t.Key) == at && t.Tie < tie
+	}
+	if inOrder {
 		// In order: the ring's tail.
 		if q.rn == len(q.ring) {
 			q.growRing()
 		}
 		i := (q.rhead + q.rn) & (len(q.ring) - 1)
 		r := &q.ring[i]
-		r.Key, r.Tie, r.Val = uint64(at), seq, v
+		r.Key, r.Tie, r.Val = uint64(at), tie, v
 		q.rn++
 		isHead = q.rn == 1 && (q.h.Len() == 0 || r.Before(q.h.Min()))
 	} else {
-		q.h.Push(uint64(at), seq, v)
+		q.h.Push(uint64(at), tie, v)
 		m := q.h.Min()
-		isHead = m.Tie == seq && (q.rn == 0 || m.Before(&q.ring[q.rhead]))
+		isHead = m.Key == uint64(at) && m.Tie == tie && (q.rn == 0 || m.Before(&q.ring[q.rhead]))
 	}
 	if n := q.rn + q.h.Len(); n > q.maxLevel {
 		q.maxLevel = n

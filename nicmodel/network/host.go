@@ -63,6 +63,7 @@ type uplink struct {
 	ovh   uint64
 	clk   clock
 	cnt   UplinkCounters
+	seq   uint64 // frames sent: the link's sequence number (arrivalTie)
 }
 
 func (u *uplink) Tick(now engine.Cycle) bool {
@@ -77,7 +78,8 @@ func (u *uplink) Tick(now engine.Cycle) bool {
 		u.cnt.Frames++
 		u.cnt.Bytes += n
 		u.cnt.WireBytes += n + u.ovh
-		u.to.Push(now, u.clk.at(u.clk.start(now)+u.delay), arrival{port: u.port, frame: f.Data})
+		u.to.PushTie(now, u.clk.at(u.clk.start(now)+u.delay), arrivalTie(u.port, u.seq), arrival{port: u.port, frame: f.Data})
+		u.seq++
 	}
 }
 

@@ -106,6 +106,19 @@ type peer struct {
 	swIn  uint16 // ingress port number at the peer switch
 	swIdx int    // the peer switch's index
 	delay uint64 // propagation + the peer switch's forwarding latency, fs
+	seq   uint64 // frames sent to the peer switch: the link's sequence number (arrivalTie)
+}
+
+// arrivalTie orders frames that join their egress queues in the same cycle
+// at one switch (engine.TimedQueue.PushTie): by ingress port, then by the
+// link's own sequence number (the frames of one link arrive in the order
+// they were sent). The order thus depends only on the receiving switch and
+// its links, never on which transmitter ran first, so a network split over
+// several engines orders them as one engine does. The sequence number keeps
+// its low 48 bits: it would repeat after 2^48 frames on one link (days of
+// simulated time at 400 Gbps).
+func arrivalTie(port uint16, seq uint64) uint64 {
+	return uint64(port)<<48 | seq&(1<<48-1)
 }
 
 // class is one traffic-class queue of a port.
@@ -168,7 +181,8 @@ func (p *port) pick(ovh uint64) int {
 // Switch is an output-queued store-and-forward switch as one engine
 // component. Frames arrive through one ingress TimedQueue (every link into
 // the switch pushes into it, visible at the cycle the frame joins its
-// egress queue); the switch routes each (ECMP by flow hash among the
+// egress queue; frames joining in the same cycle are taken in order of
+// ingress port, then of their link's sequence: arrivalTie); the switch routes each (ECMP by flow hash among the
 // shortest paths), applies the buffer limits and WRED/ECN at enqueue, and
 // serializes each egress queue at its port's line rate. At the instant a
 // frame starts serialization the port takes one snapshot (HPCC++ draft
@@ -474,7 +488,8 @@ func (s *Switch) transmit(now engine.Cycle, p *port) {
 	if p.to.host != nil {
 		p.to.host.Push(now, at, pipeline.Frame{Data: f})
 	} else {
-		p.to.sw.Push(now, at, arrival{port: p.to.swIn, frame: f})
+		p.to.sw.PushTie(now, at, arrivalTie(p.to.swIn, p.to.seq), arrival{port: p.to.swIn, frame: f})
+		p.to.seq++
 	}
 }
 
