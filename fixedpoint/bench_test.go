@@ -31,6 +31,7 @@ func benchValues(b *testing.B, f Format) []Value {
 func BenchmarkAdd(b *testing.B) {
 	xs, ys := benchValues(b, MustFormat("s32.16")), benchValues(b, MustFormat("s24.8"))
 	b.ReportAllocs()
+	defer cpuPerOp(b)()
 	for i := 0; b.Loop(); i++ {
 		v, _ := Add(xs[i&255], ys[(i+7)&255])
 		sink = v
@@ -41,6 +42,7 @@ func BenchmarkAddCast(b *testing.B) {
 	xs, ys := benchValues(b, MustFormat("s32.16")), benchValues(b, MustFormat("s24.8"))
 	to := MustFormat("s24.16")
 	b.ReportAllocs()
+	defer cpuPerOp(b)()
 	for i := 0; b.Loop(); i++ {
 		sink = mustV(AddCast(xs[i&255], ys[(i+7)&255], to, RndConv, Sat))
 	}
@@ -52,6 +54,7 @@ func BenchmarkMulCast(b *testing.B) {
 	xs, ys := benchValues(b, MustFormat("s32.16")), benchValues(b, MustFormat("u32.8"))
 	to := MustFormat("s32.20")
 	b.ReportAllocs()
+	defer cpuPerOp(b)()
 	for i := 0; b.Loop(); i++ {
 		sink = mustV(MulCast(xs[i&255], ys[(i+7)&255], to, RndConv, Sat))
 	}
@@ -61,6 +64,7 @@ func BenchmarkMulCast64(b *testing.B) {
 	xs, ys := benchValues(b, MustFormat("s64.32")), benchValues(b, MustFormat("u64.16"))
 	to := MustFormat("s64.40")
 	b.ReportAllocs()
+	defer cpuPerOp(b)()
 	for i := 0; b.Loop(); i++ {
 		sink = mustV(MulCast(xs[i&255], ys[(i+7)&255], to, Rnd, Sat))
 	}
@@ -70,6 +74,7 @@ func BenchmarkMulCast128(b *testing.B) {
 	xs, ys := benchValues(b, MustFormat("s100.50")), benchValues(b, MustFormat("u90.16"))
 	to := MustFormat("s64.40")
 	b.ReportAllocs()
+	defer cpuPerOp(b)()
 	for i := 0; b.Loop(); i++ {
 		sink = mustV(MulCast(xs[i&255], ys[(i+7)&255], to, Rnd, Sat))
 	}
@@ -81,6 +86,7 @@ func BenchmarkCast(b *testing.B) {
 	for _, q := range AllQuantizations() {
 		b.Run(q.String(), func(b *testing.B) {
 			b.ReportAllocs()
+			defer cpuPerOp(b)()
 			for i := 0; b.Loop(); i++ {
 				sink = mustV(Cast(xs[i&255], to, q, Sat))
 			}
@@ -92,6 +98,7 @@ func BenchmarkDiv(b *testing.B) {
 	xs, ys := benchValues(b, MustFormat("u32.16")), benchValues(b, MustFormat("u24.8"))
 	to := MustFormat("u32.16")
 	b.ReportAllocs()
+	defer cpuPerOp(b)()
 	for i := 0; b.Loop(); i++ {
 		v, _ := Div(xs[i&255], ys[(i+7)&255], to, Trn, Sat)
 		sink = v
@@ -106,6 +113,7 @@ func BenchmarkDivider(b *testing.B) {
 	}
 	xs, ys := benchValues(b, num), benchValues(b, den)
 	b.ReportAllocs()
+	defer cpuPerOp(b)()
 	for i := 0; b.Loop(); i++ {
 		v, _ := d.Div(xs[i&255], ys[(i+7)&255])
 		sink = v
@@ -122,6 +130,7 @@ func BenchmarkReciprocal(b *testing.B) {
 			}
 			xs := benchValues(b, c.In)
 			b.ReportAllocs()
+			defer cpuPerOp(b)()
 			for i := 0; b.Loop(); i++ {
 				v, _ := r.Recip(xs[i&255])
 				sink = v

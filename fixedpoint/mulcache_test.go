@@ -101,6 +101,7 @@ func BenchmarkMulCastCache(b *testing.B) {
 	to := MustFormat("s32.20")
 	var c MulCastCache
 	b.ReportAllocs()
+	defer cpuPerOp(b)()
 	for i := 0; b.Loop(); i++ {
 		sink = mustV(c.MulCast(xs[i&255], ys[(i+7)&255], to, RndConv, Sat))
 	}
@@ -112,6 +113,7 @@ func BenchmarkMulCastCache64(b *testing.B) {
 	to := MustFormat("s64.40")
 	var c MulCastCache
 	b.ReportAllocs()
+	defer cpuPerOp(b)()
 	for i := 0; b.Loop(); i++ {
 		sink = mustV(c.MulCast(xs[i&255], ys[(i+7)&255], to, Rnd, Sat))
 	}

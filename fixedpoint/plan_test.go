@@ -134,6 +134,7 @@ func BenchmarkMulCaster(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	defer cpuPerOp(b)()
 	for i := 0; b.Loop(); i++ {
 		sink = c.MulCast(xs[i&255], ys[(i+7)&255])
 	}
@@ -147,6 +148,7 @@ func BenchmarkMulCaster64(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	defer cpuPerOp(b)()
 	for i := 0; b.Loop(); i++ {
 		sink = c.MulCast(xs[i&255], ys[(i+7)&255])
 	}
@@ -161,6 +163,7 @@ func BenchmarkAddCaster(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	defer cpuPerOp(b)()
 	for i := 0; b.Loop(); i++ {
 		sink = c.AddCast(xs[i&255], ys[(i+7)&255])
 	}
@@ -176,6 +179,7 @@ func BenchmarkCaster(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
+			defer cpuPerOp(b)()
 			for i := 0; b.Loop(); i++ {
 				sink = c.Cast(xs[i&255])
 			}

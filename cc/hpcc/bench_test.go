@@ -35,6 +35,7 @@ func benchFixedWith(b *testing.B, c Config, nhops int) {
 	st, _ := d.Update(d.InitialState(), ins[0])
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer cpuPerOp(b)()
 	for i := 0; i < b.N; i++ {
 		st, _ = d.Update(st, ins[i&1023])
 	}
@@ -47,6 +48,7 @@ func benchFloat(b *testing.B, e telemetry.Encoding, nhops int) {
 	st, _ := r.Update(r.InitialState(), ins[0])
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer cpuPerOp(b)()
 	for i := 0; i < b.N; i++ {
 		st, _ = r.Update(st, ins[i&1023])
 	}
@@ -83,7 +85,73 @@ func BenchmarkUpdateSpec5Hops(b *testing.B) {
 	st, _ := d.UpdateSpec(d.InitialState(), ins[0])
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer cpuPerOp(b)()
 	for i := 0; i < b.N; i++ {
 		st, _ = d.UpdateSpec(st, ins[i&1023])
 	}
+}
+
+// BenchmarkStep5Hops is BenchmarkUpdateFixed5Hops through Step, the
+// in-place form (no copies of State, Input and the results).
+func BenchmarkStep5Hops(b *testing.B) {
+	d := mustDP(b, DefaultConfig())
+	ins := benchTrace(b, telemetry.IFA, 5, 1024)
+	var st State
+	var out Output
+	d.Step(&st, &ins[0], &out)
+	b.ReportAllocs()
+	b.ResetTimer()
+	defer cpuPerOp(b)()
+	for i := 0; i < b.N; i++ {
+		d.Step(&st, &ins[i&1023], &out)
+	}
+}
+
+// benchBatch runs UpdateBatch over batchFlows independent flows of
+// configuration c, nhops hops each; an op is one event. The flows follow
+// the steady trace of benchTrace at different places: flow k takes events
+// 16k+1 .. 16k+16 of one 1025-event trace in 16 rounds (so the 64 flows
+// together take the per-event benchmark's mix of events), starting from
+// its state after event 16k and set back to that state every 16 rounds,
+// so that every event continues its flow's telemetry (none re-baselines).
+func benchBatch(b *testing.B, c Config, nhops int) {
+	const batchFlows, rounds = 64, 16
+	d := mustDP(b, c)
+	trace := benchTrace(b, c.Encoding, nhops, batchFlows*rounds+1)
+	init := make([]State, batchFlows)
+	ins := make([]Input, rounds*batchFlows)
+	for k := range init {
+		base := benchTrace(b, c.Encoding, nhops, 1)[0]
+		init[k], _ = d.Update(d.InitialState(), base)
+		init[k], _ = d.Update(init[k], trace[rounds*k])
+		for r := 0; r < rounds; r++ {
+			ins[r*batchFlows+k] = trace[rounds*k+r+1]
+		}
+	}
+	st := append([]State(nil), init...)
+	out := make([]Output, batchFlows)
+	b.ReportAllocs()
+	b.ResetTimer()
+	defer cpuPerOp(b)()
+	for n, r := 0, 0; n < b.N; n, r = n+batchFlows, r+1 {
+		if r == rounds {
+			r = 0
+			copy(st, init)
+		}
+		if err := d.UpdateBatch(st, ins[r*batchFlows:(r+1)*batchFlows], out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUpdateBatch5Hops: UpdateBatch, default IFA configuration, 5
+// hops; compare with BenchmarkUpdateFloat5Hops in the same run.
+func BenchmarkUpdateBatch5Hops(b *testing.B) { benchBatch(b, DefaultConfig(), 5) }
+
+// BenchmarkUpdateBatch5HopsMultiQ: UpdateBatch with MultiQ as
+// BenchmarkUpdateFixed5HopsMultiQ.
+func BenchmarkUpdateBatch5HopsMultiQ(b *testing.B) {
+	c := DefaultConfig()
+	c.MultiQ = MultiQConfig{Enabled: true, ClassWeight: 0.4, BacklogBytes: 1500}
+	benchBatch(b, c, 5)
 }

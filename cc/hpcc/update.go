@@ -1,6 +1,7 @@
 package hpcc
 
 import (
+	"fmt"
 	"math/bits"
 
 	"github.com/hpccgold/hpccgold/fixedpoint"
@@ -12,53 +13,92 @@ import (
 // point, reciprocals through the reciprocal-unit models, inputs masked to
 // their field widths. It returns the flow's next state and the outputs; it
 // allocates nothing. The operation sequence and every signal's format are
-// in docs/datapath.md.
-//
-// It is the one control flow of the golden update, shared with UpdateSpec:
-// slot recording and validity (lines 2-3), the max select of u' (lines
-// 6-7), the EWMA (lines 8-9), the window (lines 11-20), the commit of Wc
-// and incStage (lines 15, 19, 22-24 / 28-32), the first event and the rate
-// (line 27) are written once. Only the arithmetic is swapped, by the
-// plan's spec flag: set (UpdateSpec, or a configuration beyond the raw
-// plans), the operations run op for op with fixedpoint Values and plans
-// (specHopU, specEWMA, specWindow, specRate, waiFor); clear, as fixedpoint
-// raw-integer plans compiled in NewDatapath (fastPlan), written inline so
-// that the per-hop loop keeps its few live values in registers (the flag is
-// read once and its branches are perfectly predicted; a generic or
-// interface-typed arithmetic would be called through a dictionary, and
-// was measured slower). Invalid slots are skipped: the hardware computes
-// them and muxes their u' to 0, which is never selected, so the outputs
-// are the same.
+// in docs/datapath.md. It is Step on a copy of st.
 func (d *Datapath) Update(st State, in Input) (next State, out Output) {
+	d.step(&st, &in, &out)
+	return st, out
+}
+
+// Step is Update in place: it replaces *st, the flow's state, with its next
+// state and writes the outputs to *out, reading the event from *in; the
+// three must not overlap. It is the one control flow of Update, UpdateSpec
+// and UpdateBatch, so its results are Update's bit for bit
+// (TestStepMatchesUpdate). It saves the per-event API's copies of State,
+// Input and the results (about 800 bytes) for a caller that keeps its flow
+// table in place. Allocation-free.
+func (d *Datapath) Step(st *State, in *Input, out *Output) { d.step(st, in, out) }
+
+// UpdateBatch runs Step on n = len(in) independent events: event k updates
+// the flow state st[k] in place and writes out[k], in index order, each
+// exactly as Update(st[k], in[k]) would (TestUpdateBatchMatchesUpdate). The
+// entries are independent flows (a flow with two events in one batch would
+// need them in two batches). It fails, naming the lengths, when st or out
+// is shorter than in, and then updates nothing. Allocation-free.
+func (d *Datapath) UpdateBatch(st []State, in []Input, out []Output) error {
+	if len(st) < len(in) || len(out) < len(in) {
+		return fmt.Errorf("hpcc: UpdateBatch: %d states and %d outputs for %d events: need one of each per event", len(st), len(out), len(in))
+	}
+	st, out = st[:len(in)], out[:len(in)]
+	for k := range in {
+		d.step(&st[k], &in[k], &out[k])
+	}
+	return nil
+}
+
+// step is the one control flow of the golden update, shared with
+// UpdateSpec: slot recording and validity (lines 2-3), the max select of u'
+// (lines 6-7), the EWMA (lines 8-9), the window (lines 11-20), the commit
+// of Wc and incStage (lines 15, 19, 22-24 / 28-32), the first event and the
+// rate (line 27) are written once. It updates *st in place (every field of
+// the old state is read before it is overwritten) and writes *out. Only the
+// arithmetic is swapped, by the plan's spec flag: set (UpdateSpec, or a
+// configuration beyond the raw plans), the operations run op for op with
+// fixedpoint Values and plans (specHopU, specEWMA, specWindow, specRate,
+// waiFor); clear, as fixedpoint raw-integer plans compiled in NewDatapath
+// (fastPlan), written inline so that the per-hop loop keeps its few live
+// values in registers (the flag is read once and its branches are
+// perfectly predicted; a generic or interface-typed arithmetic would be
+// called through a dictionary, and was measured slower). Invalid slots are
+// skipped: the hardware computes them and muxes their u' to 0, which is
+// never selected, so the outputs are the same.
+func (d *Datapath) step(st *State, in *Input, po *Output) {
 	c := &d.cfg
 	p := &d.fast
 	spec := p.spec
+	var out Output
 	nh := uint64(in.NHops) & d.nhMask
 	stNH := uint64(st.NHops) & d.nhMask
+	stValid := st.Valid
 	pathOK := nh == stNH && nh <= uint64(d.maxHops)
 
 	// Lines 2-3 per slot: record the telemetry (slots beyond the path are
 	// invalid and stored as 0) and decide validity. The measurement inputs
 	// of the valid slots go to small arrays, so that each of the two loops
-	// keeps its few live values in registers.
+	// keeps its few live values in registers. Each slot's stored telemetry
+	// is read before the recorded one replaces it.
 	var dtsOf, dBOf, qOf [MaxHopsLimit]uint64
 	var codeOf [MaxHopsLimit]uint8
 	var valid uint8
-	for i := 0; i < int(min(nh, uint64(d.maxHops))); i++ {
+	m := int(min(nh, uint64(d.maxHops)))
+	for i := 0; i < m; i++ {
 		h := &in.Hops[i]
-		prev := &st.Hops[i]
+		hs := &st.Hops[i]
+		prevTs, prevTx, prevQ, prevID := hs.Ts, hs.TxBytes, hs.Qlen, hs.ID
 		ts, id := d.recordTsID(h)
 		txb, ql := h.TxBytes&d.txMask, d.queueSample(h)
-		next.Hops[i] = HopState{Ts: ts, TxBytes: txb, Qlen: ql, ID: id} // line 27: L = ack.L
-		code := h.SpeedCode & d.codeMask & 15                           // speed codes are at most 4 bits: the tables have 16 entries
-		dts := d.deltaTs(ts, prev.Ts)
-		if !pathOK || !d.speedOK[code] || id != prev.ID&d.idMask || dts-1 >= c.MaxDeltaTsNs { // dts == 0 || dts > MaxDeltaTsNs
+		*hs = HopState{Ts: ts, TxBytes: txb, Qlen: ql, ID: id} // line 27: L = ack.L
+		code := h.SpeedCode & d.codeMask & 15                  // speed codes are at most 4 bits: the tables have 16 entries
+		dts := d.deltaTs(ts, prevTs)
+		if !pathOK || !d.speedOK[code] || id != prevID&d.idMask || dts-1 >= c.MaxDeltaTsNs { // dts == 0 || dts > MaxDeltaTsNs
 			continue // the slot's u' is muxed to 0 and not selected
 		}
 		valid |= 1 << uint(i)
 		dtsOf[i], codeOf[i] = dts, code
-		dBOf[i] = (uint64(txb) - uint64(prev.TxBytes)) & uint64(d.txMask) // fixedpoint.WrapDiff(tx, prev tx, txBits)
-		qOf[i] = uint64(min(ql, prev.Qlen&d.qMask))
+		dBOf[i] = (uint64(txb) - uint64(prevTx)) & uint64(d.txMask) // fixedpoint.WrapDiff(tx, prev tx, txBits)
+		qOf[i] = uint64(min(ql, prevQ&d.qMask))
+	}
+	for i := m; i < MaxHopsLimit; i++ {
+		st.Hops[i] = HopState{}
 	}
 	out.HopValid = valid
 
@@ -152,7 +192,7 @@ func (d *Datapath) Update(st State, in Input) (next State, out Output) {
 	if spec {
 		uGE := fixedpoint.Cmp(bits64(d.fU, uNew), d.eta) >= 0
 		mi = uGE || int(inc) >= c.MaxStage
-		w = d.specWindow(wcReg, uNew, d.waiFor(&in).RawUint(), mi, uGE)
+		w = d.specWindow(wcReg, uNew, d.waiFor(in).RawUint(), mi, uGE)
 	} else {
 		wai := p.wai
 		if c.DynamicWAI {
@@ -177,42 +217,43 @@ func (d *Datapath) Update(st State, in Input) (next State, out Output) {
 		w = min(max(w, p.wmin), p.wmax)
 	}
 
-	next.Valid = true
-	next.NHops = uint8(nh)
-	next.W, next.U = w, uNew
-	next.Wc, next.IncStage, next.LastUpdate = st.Wc, inc, st.LastUpdate
+	// The next state, in place: Wc and lastUpdate are kept unless the
+	// round commits (their old values were read above).
+	st.Valid = true
+	st.NHops = uint8(nh)
+	st.W, st.U, st.IncStage = w, uNew, inc
 	if updateWc {
-		next.Wc = w // lines 15, 19
+		st.Wc = w // lines 15, 19
 		if mi {
-			next.IncStage = 0
+			st.IncStage = 0
 		} else {
-			next.IncStage = inc + 1
+			st.IncStage = inc + 1
 		}
 		if c.Mode == Sender {
-			next.LastUpdate = in.SndNxt & d.seqMask // line 24
+			st.LastUpdate = in.SndNxt & d.seqMask // line 24
 		} else {
-			next.LastUpdate = in.NowNs & d.timeMask // line 32
+			st.LastUpdate = in.NowNs & d.timeMask // line 32
 		}
 	}
 	out.MI, out.UpdateWc = mi, updateWc
 	out.Notify = updateWc && c.Mode == Receiver
-	if !st.Valid {
+	if !stValid {
 		// First event: record L, load the initial registers, open the first
 		// round (lastUpdateSeq = snd_nxt / lastUpdateTime = now).
-		next.W, next.Wc, next.U, next.IncStage = p.winit, p.winit, p.uinit, 0
+		st.W, st.Wc, st.U, st.IncStage = p.winit, p.winit, p.uinit, 0
 		if c.Mode == Sender {
-			next.LastUpdate = in.SndNxt & d.seqMask
+			st.LastUpdate = in.SndNxt & d.seqMask
 		} else {
-			next.LastUpdate = in.NowNs & d.timeMask
+			st.LastUpdate = in.NowNs & d.timeMask
 		}
 		out = Output{First: true, SelHop: NoHop}
 	}
-	out.W, out.Wc, out.U, out.IncStage = next.W, next.Wc, next.U, next.IncStage
+	out.W, out.Wc, out.U, out.IncStage = st.W, st.Wc, st.U, st.IncStage
 	// Line 27: R = W/T.
 	if spec {
-		out.Rate = d.specRate(next.W)
+		out.Rate = d.specRate(st.W)
 	} else {
-		out.Rate = p.cRate.MulCast(next.W, p.invT)
+		out.Rate = p.cRate.MulCast(st.W, p.invT)
 	}
-	return next, out
+	*po = out
 }
