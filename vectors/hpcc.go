@@ -374,6 +374,11 @@ type hobs struct {
 	curSec    [hpcc.MaxHopsLimit]uint64 // IFA egress seconds (Compact: 0)
 	curNs     [hpcc.MaxHopsLimit]uint64 // IFA egress ns (Compact: the 24-bit ts)
 	idChanged [hpcc.MaxHopsLimit]bool
+	// hv caches, per valid hop slot, the constructed classes' restatement
+	// of lines 4-5 (hopArith.eval of dts, dTx, minQ, code): bit i of hvSet
+	// says hv[i] is computed for this update (constructed.hopAt).
+	hv    [hpcc.MaxHopsLimit]hopVals
+	hvSet uint32
 }
 
 func (o *hobs) prevSecNs(i int) (uint64, uint64) {
@@ -387,6 +392,7 @@ func (o *hobs) prevSecNs(i int) (uint64, uint64) {
 // the datapath alone.
 func (h *HPCC) observe(o *hobs) {
 	o.first = o.out.First
+	o.hvSet = 0
 	o.nh = uint64(o.in.NHops) & h.nhMask
 	o.stNH = uint64(o.st.NHops) & h.nhMask
 	o.pathOK = o.nh == o.stNH && o.nh <= uint64(h.maxHops)

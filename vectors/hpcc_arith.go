@@ -158,6 +158,13 @@ func (c castEdge) at(p u128, off uint64) bool {
 	return v.cmp(want) == 0
 }
 
+// atEdge reports at(p, 0) || at(p, 1), rounding p once.
+func (c castEdge) atEdge(p u128) bool {
+	v := c.pre(p)
+	m := u128{0, c.max}
+	return v.cmp(m) == 0 || v.cmp(m.add64(1)) == 0
+}
+
 // hopArith is lines 4-5 of one hop slot in raw integers: 1/dts through the
 // datapath's reciprocal unit, txRate = Rnd,Sat(dTx * 1/dts), r_term =
 // Rnd,Sat(txRate * kr[code]), q_term = Rnd,Sat(q * kq[code]) and u' =

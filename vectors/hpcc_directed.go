@@ -105,6 +105,16 @@ func (k *constructed) detect(o *hobs, hits *Hits) {
 	}
 }
 
+// hopAt returns the intermediate values of valid hop slot i of the
+// observed update, evaluated once per update however many detectors ask.
+func (k *constructed) hopAt(o *hobs, i int) *hopVals {
+	if o.hvSet>>uint(i)&1 == 0 {
+		o.hv[i] = k.a.eval(o.dts[i], o.dTx[i], o.minQ[i], o.code[i])
+		o.hvSet |= 1 << uint(i)
+	}
+	return &o.hv[i]
+}
+
 // loaded returns the base vector with every hop idle but slot i, which
 // carries code, dts, dTx and min qlen q (both samples q).
 func (k *constructed) loaded(i int, code uint8, dts, dTx, q uint64) (hpcc.State, hpcc.Input) {
@@ -329,7 +339,7 @@ func (k *constructed) detectRoundTies(o *hobs) bool {
 		if !o.valid[i] || o.dts[i] < k.t {
 			continue
 		}
-		v := a.eval(o.dts[i], o.dTx[i], o.minQ[i], o.code[i])
+		v := k.hopAt(o, i)
 		if v.u >= a.uc.max {
 			continue
 		}
@@ -420,11 +430,9 @@ func (k *constructed) detectSatEdges(o *hobs) bool {
 		if !o.valid[i] {
 			continue
 		}
-		v := a.eval(o.dts[i], o.dTx[i], o.minQ[i], o.code[i])
-		for _, off := range []uint64{0, 1} {
-			if a.tx.at(v.pTx, off) || a.rt.at(v.pR, off) || a.uc.at(v.pU, off) {
-				return true
-			}
+		v := k.hopAt(o, i)
+		if a.tx.atEdge(v.pTx) || a.rt.atEdge(v.pR) || a.uc.atEdge(v.pU) {
+			return true
 		}
 	}
 	return false
@@ -572,8 +580,13 @@ func (k *constructed) checkWindow(st hpcc.State, in hpcc.Input, ru uint64) error
 // seedVisible reports whether the u' of a valid slot changes when the 1/dts
 // table entry its delta ts reads is one LSB higher or lower.
 func (k *constructed) seedVisible(dts, dTx, q uint64, code uint8) bool {
+	v := k.a.eval(dts, dTx, q, code)
+	return k.seedVisibleAt(&v, dts, dTx, q, code)
+}
+
+// seedVisibleAt is seedVisible with the slot's values v already evaluated.
+func (k *constructed) seedVisibleAt(v *hopVals, dts, dTx, q uint64, code uint8) bool {
 	a := k.a
-	v := a.eval(dts, dTx, q, code)
 	for _, d := range []int{-1, 1} {
 		if rd, ok := recipSeed(&a.recip, a.recipEntryMax, dts, d); ok && rd != v.rd {
 			alt := hopVals{rd: rd}
@@ -589,7 +602,7 @@ func (k *constructed) seedVisible(dts, dTx, q uint64, code uint8) bool {
 func (k *constructed) detectSeedEdges(o *hobs) bool {
 	w := k.w
 	for i := 0; i < k.h.maxHops; i++ {
-		if o.valid[i] && int(o.out.SelHop) == i && k.seedVisible(o.dts[i], o.dTx[i], o.minQ[i], o.code[i]) {
+		if o.valid[i] && int(o.out.SelHop) == i && k.seedVisibleAt(k.hopAt(o, i), o.dts[i], o.dTx[i], o.minQ[i], o.code[i]) {
 			return true
 		}
 	}
