@@ -101,9 +101,47 @@ func Cast(x Value, to Format, q Quantization, o Overflow) (Value, error) {
 // MulCast returns the exact product x*y quantized once into `to` (no
 // intermediate rounding). It fails as Cast does, for either operand.
 // Allocation-free when both raw magnitudes fit in 64 bits (always for
-// W <= 64); wider operands take an exact big.Int path with the same
-// result.
+// W <= 64), except that a call whose formats and modes have no plan in the
+// cache may store one (at most one allocation per mulPlanReplace misses of
+// a cache slot, see mulPlans); wider operands take an exact big.Int path
+// with the same result.
+//
+// For operands of at most 64 bits, the plan that MulCaster would derive
+// from the formats and modes (a pure function of them) is looked up in
+// mulPlans, a fixed-size cache of immutable plans shared by all callers; a
+// hit costs one hash, one load and one compare of the key more than
+// MulCaster.MulCast. A miss computes the product through the 64-bit cast
+// engine, as every call did before the cache, and stores the plan when its
+// slot is free or has missed often. The result never depends on the cache
+// (TestMulCastPlanCache).
 func MulCast(x, y Value, to Format, q Quantization, o Overflow) (Value, error) {
+	pxy := uint64(x.p) | uint64(y.p)<<32
+	e := mulPlans.slot(pxy, to).p.Load()
+	if e == nil || e.pxy != pxy || e.to != to || e.q != q || e.o != o {
+		return mulPlans.miss(x, y, to, q, o)
+	}
+	// plan64.mul written out (it is too large to inline): W <= 64, so hi
+	// is the sign extension of lo.
+	hi, lo := bits.Mul64((x.lo^x.hi)-x.hi, (y.lo^y.hi)-y.hi)
+	neg := (x.hi ^ y.hi) >> 63
+	p := &e.plan
+	sp := &p.sign[neg]
+	if p.right {
+		hi, lo = p.round(sp, hi, lo)
+		if sp.over(hi, lo) {
+			return sp.sat, nil
+		}
+		return p.signed(neg, p.shr(hi, lo)), nil
+	}
+	if sp.over(hi, lo) {
+		return sp.sat, nil
+	}
+	return p.signed(neg, lo<<(p.sh&63)), nil
+}
+
+// mulCastEngine is MulCast through the 64-bit cast engine, deriving the
+// shift, bias and limits on the call (what MulCast does on a cache miss).
+func mulCastEngine(x, y Value, to Format, q Quantization, o Overflow) (Value, error) {
 	if uint8(x.p) == 0 || uint8(y.p) == 0 || !to.valid() || !q.Valid() || !o.Valid() {
 		return Value{}, opErr("MulCast", to, q, o, x, y)
 	}
