@@ -467,7 +467,8 @@ func (e *hpccEval) EvalRandom(r *Rand, in, out []uint64, hits *Hits) error {
 func (e *hpccEval) finish(out []uint64, hits *Hits) error {
 	h := e.h
 	o := &e.o
-	o.next, o.out = h.d.Update(o.st, o.in)
+	o.next = o.st // Step updates in place: one copy of the state, none of the event
+	h.d.Step(&o.next, &o.in, &o.out)
 	if err := h.packOut(&e.sc, &o.next, &o.out, out); err != nil {
 		return err
 	}
