@@ -299,10 +299,10 @@ type known struct {
 	zero, one rtl.Bits
 	lo, hi    uint64
 	rng       bool
-	// whi is an upper bound of the value of a node wider than 64 bits
-	// (wrng false: only what its known bits say).
-	whi  rtl.Bits
-	wrng bool
+	// wlo and whi bound the value of a node wider than 64 bits from
+	// below and above (wrng false: only what its known bits say).
+	wlo, whi rtl.Bits
+	wrng     bool
 }
 
 // upper is an upper bound of the unsigned value of a w-bit node known as k.
@@ -316,39 +316,62 @@ func upper(k known, w int) rtl.Bits {
 	return ones(w).And(k.zero.Not())
 }
 
-// wideMax bounds from above a node wider than 64 bits computed as s from
-// operands known as args: zero extension, slices and constant left shifts
-// of a bounded operand, unsigned products and sums (when they cannot
-// wrap), and muxes (the larger arm).
-func wideMax(n *rtl.Node, s shape, args []known) (rtl.Bits, bool) {
+// lower is a lower bound of the unsigned value of a w-bit node known as k
+// (its interval's low end, else its known ones).
+func lower(k known, w int) rtl.Bits {
+	switch {
+	case w <= 64 && k.rng:
+		return rtl.BitsOf(k.lo)
+	case w > 64 && k.wrng:
+		return k.wlo
+	}
+	return k.one
+}
+
+// wideBounds bounds a node wider than 64 bits computed as s from operands
+// known as args, from below and above: zero extension, slices and
+// constant left shifts of a bounded operand, unsigned products and sums
+// (when they cannot wrap, the products and sums of the operands' bounds),
+// and muxes (the smaller and the larger arm).
+func wideBounds(n *rtl.Node, s shape, args []known) (lo, hi rtl.Bits, ok bool) {
 	w := n.Width
 	aw := func(i int) int { return n.Args[i].Width }
 	fits := func(x rtl.Bits) bool { return x.Cmp(ones(w)) <= 0 }
 	switch s.op {
 	case rtl.OpZExt:
-		return upper(args[0], aw(0)), true
+		return lower(args[0], aw(0)), upper(args[0], aw(0)), true
 	case rtl.OpAs:
 		if !n.Signed && !n.Args[0].Signed {
-			return upper(args[0], aw(0)), true
+			return lower(args[0], aw(0)), upper(args[0], aw(0)), true
+		}
+	case rtl.OpSExt:
+		// The copies of a known sign bit: 0 (as zero extension) or all ones
+		// above the operand (the bounds move up by them).
+		if is, v := args[0].bit(aw(0) - 1); is {
+			var ext rtl.Bits
+			if v {
+				ext = ones(w).Xor(ones(aw(0)))
+			}
+			return lower(args[0], aw(0)).Or(ext), upper(args[0], aw(0)).Or(ext), true
 		}
 	case rtl.OpSlice:
 		if x := upper(args[0], aw(0)).Shr(uint(s.k)); fits(x) {
-			return x, true
+			return lower(args[0], aw(0)).Shr(uint(s.k)), x, true
 		}
 	case rtl.OpShlC:
 		if u := upper(args[0], aw(0)); s.k < w && u.LeadingZeros(rtl.MaxWidth) > s.k {
 			if x := u.Shl(uint(s.k)); fits(x) {
-				return x, true
+				return lower(args[0], aw(0)).Shl(uint(s.k)), x, true
 			}
 		}
 	case rtl.OpMul:
 		if !s.signed && aw(0)+aw(1) <= rtl.MaxWidth {
-			return upper(args[0], aw(0)).Mul(upper(args[1], aw(1))), true
+			return lower(args[0], aw(0)).Mul(lower(args[1], aw(1))), upper(args[0], aw(0)).Mul(upper(args[1], aw(1))), true
 		}
 	case rtl.OpAdd:
 		if w < rtl.MaxWidth {
 			if x := upper(args[0], w).Add(upper(args[1], w)); fits(x) {
-				return x, true
+				return lower(args[0], w).Add(lower(args[1], w)), x, true
 			}
 		}
 	case rtl.OpMux:
@@ -356,9 +379,28 @@ func wideMax(n *rtl.Node, s shape, args []known) (rtl.Bits, bool) {
 		if x.Cmp(y) < 0 {
 			x = y
 		}
-		return x, true
+		l, m := lower(args[1], w), lower(args[2], w)
+		if m.Cmp(l) < 0 {
+			l = m
+		}
+		return l, x, true
 	}
-	return rtl.Bits{}, false
+	return rtl.Bits{}, rtl.Bits{}, false
+}
+
+// widePrefix adds to k (a node of w > 64 bits with bounds) the bits every
+// value of [wlo, whi] shares: the leading zeros of whi, and the bits above
+// the highest one in which wlo and whi differ.
+func widePrefix(k known, w int) known {
+	k.zero = k.zero.Or(highZeros(w, k.whi.LeadingZeros(w)))
+	if k.wlo.Cmp(k.whi) > 0 {
+		return k
+	}
+	d := topBit(k.wlo.Xor(k.whi)) + 1 // bits [d, w) are common
+	mask := ones(w).And(ones(d).Not())
+	k.one = k.one.Or(k.wlo.And(mask))
+	k.zero = k.zero.Or(k.wlo.Not().And(mask))
+	return k
 }
 
 // leadZeros returns how many of the top bits of a w-bit node are known 0.
@@ -456,8 +498,8 @@ func refineMux(n *rtl.Node, kb []known) known {
 	arms := [2]known{}
 	for ai, arm := range []*rtl.Node{n.Args[2], n.Args[1]} { // ai = select value
 		arms[ai] = kb[arm.ID]
-		if c := condBound(sel, ai == 1, kb); c != nil {
-			r := reinfer(arm, c, kb, muxDepth, map[int]known{})
+		if cs := condBounds(sel, ai == 1, kb, guardConjuncts); len(cs) > 0 {
+			r := reinfer(arm, cs, kb, muxDepth, map[int]known{})
 			if r.rng && r.lo <= r.hi {
 				arms[ai] = r
 			}
@@ -490,6 +532,19 @@ func b2u(v bool) int {
 type bound struct {
 	id     int
 	lo, hi uint64
+	// wide: a node wider than 64 bits, whose value is at least wlo (lo
+	// and hi unused).
+	wide bool
+	wlo  rtl.Bits
+}
+
+// String is "name in [lo, hi]" or, for a wide bound, "name >= 0x...".
+func (b *bound) text(f *rtl.Module) string {
+	n := f.Nodes[b.id]
+	if b.wide {
+		return fmt.Sprintf("%s is at least 0x%s", n.Name, b.wlo.Hex(n.Width))
+	}
+	return fmt.Sprintf("%s is in [%d, %d]", n.Name, b.lo, b.hi)
 }
 
 // condBound returns the bound sel == val implies for one operand of an
@@ -595,22 +650,68 @@ func condBound(sel *rtl.Node, val bool, kb []known) *bound {
 	return &bound{id: target.ID, lo: lo, hi: hi}
 }
 
-// reinfer re-infers node x with the node c.id bounded to [c.lo, c.hi],
-// following x's operands at most depth levels (deeper, or not reading
-// c.id, what kb knows). The result is intersected with kb's.
-func reinfer(x *rtl.Node, c *bound, kb []known, depth int, memo map[int]known) known {
+// guardConjuncts bounds the compares condBounds collects from the and
+// (or the or) of a select.
+const guardConjuncts = 8
+
+// condBounds returns the bounds sel == val implies: condBound's, or, for
+// a 1-bit and that is 1 (an or that is 0), those of each operand that is
+// 1 (0), gathered through nested ands (ors) and 1-bit nots, at most limit
+// of them. A hop's ok (the and of dts != 0, dts <= MaxDeltaTsNs and the
+// path checks) so bounds dts in the arm it selects.
+func condBounds(sel *rtl.Node, val bool, kb []known, limit int) []*bound {
+	var out []*bound
+	var walk func(x *rtl.Node, v bool)
+	walk = func(x *rtl.Node, v bool) {
+		if len(out) >= limit {
+			return
+		}
+		switch {
+		case x.Width == 1 && x.Op == rtl.OpNot:
+			walk(x.Args[0], !v)
+		case x.Width == 1 && (x.Op == rtl.OpAnd && v || x.Op == rtl.OpOr && !v):
+			for _, a := range x.Args {
+				walk(a, v)
+			}
+		default:
+			if c := condBound(asEq(x), v != (x.Op == rtl.OpNe), kb); c != nil {
+				out = append(out, c)
+			}
+		}
+	}
+	walk(sel, val)
+	return out
+}
+
+// reinfer re-infers node x with each node cs[i].id bounded to [lo, hi],
+// following x's operands at most depth levels (deeper, or not reading a
+// bounded node, what kb knows). The result is intersected with kb's.
+func reinfer(x *rtl.Node, cs []*bound, kb []known, depth int, memo map[int]known) known {
 	if k, ok := memo[x.ID]; ok {
 		return k
 	}
 	k := kb[x.ID]
+	first := cs[0].id
+	for _, c := range cs {
+		first = min(first, c.id)
+	}
+	bounded := false
+	for _, c := range cs {
+		if x.ID == c.id {
+			k.lo, k.hi = max(k.lo, c.lo), min(k.hi, c.hi)
+			bounded = true
+		}
+	}
 	switch {
-	case x.ID == c.id:
-		k.lo, k.hi = max(k.lo, c.lo), min(k.hi, c.hi)
+	case bounded:
+		if k.lo > k.hi { // no input: keep what kb knows (sound, proves less)
+			k = kb[x.ID]
+		}
 		k = withRange(k, x.Width)
-	case depth > 0 && len(x.Args) > 0 && x.ID > c.id:
+	case depth > 0 && len(x.Args) > 0 && x.ID > first:
 		args := make([]known, len(x.Args))
 		for i, a := range x.Args {
-			args[i] = reinfer(a, c, kb, depth-1, memo)
+			args[i] = reinfer(a, cs, kb, depth-1, memo)
 		}
 		r := infer(x, shapeOf(x), args)
 		if r.rng && k.rng {
@@ -774,7 +875,7 @@ func infer(n *rtl.Node, s shape, args []known) known {
 			setRange(a.lo>>uint(s.k), a.hi>>uint(s.k))
 		} else if aw > 64 && w <= 64 {
 			if x := upper(a, aw).Shr(uint(s.k)); x.Cmp(rtl.BitsOf(maxOf(w))) <= 0 {
-				setRange(0, x[0])
+				setRange(lower(a, aw).Shr(uint(s.k))[0], x[0])
 			}
 		}
 	case rtl.OpShlC:
@@ -892,7 +993,7 @@ func infer(n *rtl.Node, s shape, args []known) known {
 		}
 		if aw > 64 && !s.argSigned && s.op != rtl.OpEq && s.op != rtl.OpNe {
 			ua, ub := upper(a, aw), upper(b, aw)
-			la, lb := a.one, b.one // lower bounds: the known ones
+			la, lb := lower(a, aw), lower(b, aw)
 			var dec, v bool
 			switch s.op {
 			case rtl.OpLt, rtl.OpGe:
@@ -945,12 +1046,15 @@ func infer(n *rtl.Node, s shape, args []known) known {
 	k.zero, k.one = k.zero.Trunc(w), k.one.Trunc(w)
 	if w > 64 {
 		k.rng = false
-		if x, ok := wideMax(n, s, args); ok {
+		if l, x, ok := wideBounds(n, s, args); ok {
 			if b := ones(w).And(k.zero.Not()); b.Cmp(x) < 0 {
 				x = b
 			}
-			k.whi, k.wrng = x, true
-			k.zero = k.zero.Or(highZeros(w, x.LeadingZeros(w)))
+			if l.Cmp(k.one) < 0 {
+				l = k.one
+			}
+			k.wlo, k.whi, k.wrng = l, x, true
+			k = widePrefix(k, w)
 		}
 		return k
 	}
@@ -1335,6 +1439,21 @@ func knownBitsUnder(f *rtl.Module, bs ...*bound) (kb []known, ok bool) {
 		}
 		for _, c := range at[n.ID] {
 			k := kb[n.ID]
+			if c.wide {
+				if n.Width <= 64 {
+					return nil, false
+				}
+				lo, hi := lower(k, n.Width), upper(k, n.Width)
+				if c.wlo.Cmp(lo) > 0 {
+					lo = c.wlo
+				}
+				if lo.Cmp(hi) > 0 {
+					return nil, false
+				}
+				k.wlo, k.whi, k.wrng = lo, hi, true
+				kb[n.ID] = widePrefix(k, n.Width)
+				continue
+			}
 			if !k.rng {
 				return nil, false
 			}
@@ -1383,6 +1502,9 @@ func (p *prover) diffCases(mu Mutant) []*bound {
 		if b := top(n.Args[0]); b != nil {
 			return []*bound{b}
 		}
+		if a := n.Args[0]; a.Width < rtl.MaxWidth {
+			return []*bound{{id: a.ID, wide: true, wlo: rtl.BitsOf(1).Shl(uint(a.Width - 1))}}
+		}
 	case CmpSign, MulSign:
 		if mu.Operator == MulSign {
 			// One operand's top bit always set: the products differ
@@ -1420,16 +1542,15 @@ func (p *prover) conditional(mu Mutant) string {
 	var why []string
 	for _, c := range cases {
 		kb, ok := knownBitsUnder(p.f, append([]*bound{c}, p.assume...)...)
-		name := p.f.Nodes[c.id].Name
 		if !ok {
-			why = append(why, fmt.Sprintf("where %s is in [%d, %d], which no input gives", name, c.lo, c.hi))
+			why = append(why, fmt.Sprintf("where %s, which no input gives", c.text(p.f)))
 			continue
 		}
 		pr := p.forwardKB(mu, kb)
 		if pr == "" {
 			return ""
 		}
-		why = append(why, fmt.Sprintf("where %s is in [%d, %d], %s", name, c.lo, c.hi, pr))
+		why = append(why, fmt.Sprintf("where %s, %s", c.text(p.f), pr))
 	}
 	return "the mutant differs only " + strings.Join(why, "; and ")
 }

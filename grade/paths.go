@@ -3,6 +3,7 @@ package grade
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"strings"
 
 	"github.com/hpccgold/hpccgold/rtl"
@@ -189,6 +190,9 @@ func (p *prover) expand(c cond, splits bool) []cond {
 		for w.next < len(w.c) && len(w.c) < expandLimit {
 			b := w.c[w.next]
 			w.next++
+			if b.wide {
+				continue
+			}
 			n := p.f.Nodes[b.id]
 			point := b.lo == b.hi
 			v := b.lo
@@ -288,11 +292,13 @@ func (p *prover) normalizers() []*rtl.Node {
 // normalizer's input.
 func (p *prover) pathProof(mu Mutant) string {
 	cases, what := p.pathCases(mu)
+	anywhere := false
 	if cases == nil {
-		return ""
+		// No condition is known: the whole input space, which only the
+		// guard split (below) can settle.
+		cases, what, anywhere = []cond{nil}, "anywhere", true
 	}
-	var norms []*rtl.Node
-	var sels []*rtl.Node
+	var norms, sels, guards []*rtl.Node
 	budget := passBudget
 	under := func(bs ...*bound) ([]known, bool, bool) {
 		if budget == 0 {
@@ -302,7 +308,7 @@ func (p *prover) pathProof(mu Mutant) string {
 		kb, ok := knownBitsUnder(p.f, bs...)
 		return kb, ok, true
 	}
-	total, empty, split, bysel := 0, 0, 0, 0
+	total, empty, split, bysel, byguard := 0, 0, 0, 0, 0
 	// settle proves one case: no input, absorbed, absorbed per bit length
 	// of a normalizer's input, or (depth > 0) settled for both values of
 	// one mux select in the mutated node's cone.
@@ -322,10 +328,16 @@ func (p *prover) pathProof(mu Mutant) string {
 			norms = p.normalizers()
 			sels = p.coneSelects(p.f.Nodes[mu.NodeID])
 		}
-		if p.splitProof(mu, c, kb, norms, under) {
+		if !anywhere && p.splitProof(mu, c, kb, norms, under) {
 			return true, 2
 		}
-		if depth == 0 {
+		if guards == nil {
+			guards = p.guards(p.f.Nodes[mu.NodeID])
+		}
+		if p.guardProof(mu, c, kb, guards, guardDepth, under) {
+			return true, 4
+		}
+		if depth == 0 || anywhere {
 			return false, 0
 		}
 		for _, sel := range sels {
@@ -352,6 +364,7 @@ func (p *prover) pathProof(mu Mutant) string {
 			empty += b2u(how == 1)
 			split += b2u(how == 2)
 			bysel += b2u(how == 3)
+			byguard += b2u(how == 4)
 			continue
 		}
 		for _, sc := range p.expand(c, true) {
@@ -363,9 +376,13 @@ func (p *prover) pathProof(mu Mutant) string {
 			empty += b2u(how == 1)
 			split += b2u(how == 2)
 			bysel += b2u(how == 3)
+			byguard += b2u(how == 4)
 		}
 	}
 	s := fmt.Sprintf("the outputs can change only %s: of the %d cases this gives (going backward through the logic), %d are met by no input", what, total, empty)
+	if anywhere {
+		s = fmt.Sprintf("with no condition known for where the mutant differs, the whole input space is %d case: %d met by no input", total, empty)
+	}
 	if rest := total - empty; rest > 0 {
 		s += fmt.Sprintf(" and in %d the change is absorbed before any output (known bits and value ranges", rest)
 		if split > 0 {
@@ -373,6 +390,9 @@ func (p *prover) pathProof(mu Mutant) string {
 		}
 		if bysel > 0 {
 			s += fmt.Sprintf("; %d of them for each value of a mux select", bysel)
+		}
+		if byguard > 0 {
+			s += fmt.Sprintf("; %d of them for each value of the guards and table addresses the change meets", byguard)
 		}
 		s += ")"
 	}
@@ -424,6 +444,87 @@ func (p *prover) splitProof(mu Mutant, c cond, kb []known, norms []*rtl.Node, un
 		if ok {
 			return true
 		}
+	}
+	return false
+}
+
+// guardDepth bounds how many guards one case is split over in turn.
+const guardDepth = 6
+
+// romSplitBits bounds the width of a table address split value by value.
+const romSplitBits = 5
+
+// guards returns the nodes outside n's cone (so of the same value in the
+// original and the mutant for every input) whose value decides how a
+// change of n travels, in node order: the 1-bit operands of the and/or
+// gates the change passes (a hop's ok and !have in a max-select chain: a
+// relation between the accumulator and "no hop taken yet" becomes, per
+// value of the guards, two known facts), and the addresses (at most
+// romSplitBits wide) of the tables whose entries a changed node reads (a
+// table's value set split into its entries, where the interval of all
+// entries would contain both 0 and non-zero factors).
+func (p *prover) guards(n *rtl.Node) []*rtl.Node {
+	cone := p.cone(n, nil)
+	out := func(x *rtl.Node) bool { return x != n && !cone[x.ID] }
+	seen := map[int]bool{}
+	var gs []*rtl.Node
+	add := func(x *rtl.Node) {
+		if !seen[x.ID] {
+			seen[x.ID] = true
+			gs = append(gs, x)
+		}
+	}
+	for id := n.ID; id < len(p.f.Nodes); id++ {
+		x := p.f.Nodes[id]
+		if id != n.ID && !cone[id] {
+			continue
+		}
+		for _, a := range x.Args {
+			if !out(a) {
+				continue
+			}
+			switch {
+			case (x.Op == rtl.OpAnd || x.Op == rtl.OpOr) && x.Width == 1 && a.Width == 1:
+				add(a)
+			case a.Op == rtl.OpROM && a.Args[0].Width <= romSplitBits && out(a.Args[0]):
+				add(a.Args[0])
+			}
+		}
+	}
+	slices.SortFunc(gs, func(a, b *rtl.Node) int { return a.ID - b.ID })
+	return gs
+}
+
+// guardProof proves mu in case c (whose analysis is kb) by splitting it
+// over the values of the first guard kb does not know (guards: see
+// guards; a 1-bit guard into 0 and 1, an address into each value of its
+// interval), each value settled as a case of its own: no input, the
+// change absorbed, or (depth > 0) split again over the next guards. The
+// values together cover every input of c, and a guard is outside the
+// mutated node's cone, so it has the same value in the original and the
+// mutant: a proof in every value is a proof for c.
+func (p *prover) guardProof(mu Mutant, c cond, kb []known, guards []*rtl.Node, depth int, under func(...*bound) ([]known, bool, bool)) bool {
+	for i, g := range guards {
+		k := kb[g.ID]
+		if !k.rng || k.lo == k.hi {
+			continue
+		}
+		if k.hi-k.lo >= 1<<romSplitBits {
+			return false
+		}
+		for v := k.lo; v <= k.hi; v++ {
+			cv := append(append(cond{}, c...), &bound{id: g.ID, lo: v, hi: v})
+			kc, met, ran := under(append(append(cond{}, cv...), p.assume...)...)
+			switch {
+			case !ran:
+				return false
+			case !met, p.forwardKB(mu, kc) != "":
+			case depth > 0 && p.guardProof(mu, cv, kc, guards[i+1:], depth-1, under):
+			default:
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }

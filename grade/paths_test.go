@@ -3,6 +3,7 @@ package grade
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,6 +48,45 @@ func pathModule(t testing.TB) *rtl.Module {
 	passed := m.Mux(s1, nn, m.Const(4, false, 0))
 	gate := m.Mux(s1, m.Const(4, false, 0), m.Const(4, false, 15))
 	m.Out("bp", m.Concat(m.Mux(m.Eq(k, m.Const(2, false, 2)), passed, m.Const(4, false, 0)), m.And(nn, gate)), "{k = 2 ? (k = 1 ? a ^ b : 0) : 0, (a ^ b) & (k = 1 ? 0 : 15)}")
+	// A max-select chain over two hops (ok = a0, b0; u' = a[3:1], b[3:1]):
+	// take_i = ok_i & (!have_i | u_i > acc_i), acc_0 a constant 0. The
+	// constant shows only while no hop was taken, where have is 0: "mx"
+	// reads acc under have (its constant's mutants are equivalent, by the
+	// guard split), "my" under k0 (killable where no hop is valid).
+	chain := func() (acc, have *rtl.Node) {
+		acc, have = m.Const(3, false, 0), m.Const(1, false, 0)
+		for _, x := range []*rtl.Node{a, b} {
+			ok, u := m.Bit(x, 0), m.Slice(x, 1, 3)
+			take := m.And(ok, m.Or(m.Not(have), m.Gt(u, acc)))
+			acc, have = m.Mux(take, u, acc), m.Or(have, ok)
+		}
+		return acc, have
+	}
+	acc, have := chain()
+	m.Out("mx", m.Mux(have, acc, m.Const(3, false, 5)), "any valid ? max-selected u' : 5")
+	acc2, _ := chain()
+	m.Out("my", m.Mux(m.Bit(k, 0), acc2, m.Const(3, false, 5)), "k0 ? max-selected u' : 5")
+	// A table of factors, 0 for address 0 and 3 (kr of a rejected speed
+	// code): sat(a) * kr[k] clamped to 20. At the saturation value 15 a
+	// non-zero factor clamps, so the saturation constant's -1 (14) cannot
+	// show (by the address split: the table's interval [0, 3] holds 0),
+	// while its top bit cleared (7) shows at factor 2.
+	kr := m.ROM(k, 2, []uint64{0, 2, 3, 0})
+	xs := m.Mux(m.Gt(a, m.Const(4, false, 11)), m.Const(4, false, 15), a)
+	pr := m.Mul(xs, kr)
+	m.Out("kt", m.Mux(m.Gt(pr, m.Const(6, false, 20)), m.Const(6, false, 20), pr), "min(sat(a) * kr[k], 20)")
+	// A 65-bit value y = a << 61 (its top bit is a3) zero-extended to 67
+	// bits and added to b: where a3 = 1 the sum is at least 2^64 in the
+	// original and 2^66 + 2^65 + 2^64 in the mutant of a sign extension,
+	// so a compare with 2^63 is 1 in both ("wg": the ext-swap is proved by
+	// the wide lower bound of a 65-bit operand's top bit), while the
+	// sum's top bits themselves ("wt") show it.
+	wide := func() *rtl.Node {
+		y := m.ShlC(m.ZExt(a, 65), 61)
+		return m.Add(m.ZExt(y, 67), m.ZExt(b, 67))
+	}
+	m.Out("wg", m.Gt(wide(), m.ConstBits(67, false, rtl.BitsOf(1).Shl(63))), "(a << 61) + b > 2^63, 67 bits")
+	m.Out("wt", m.Slice(wide(), 64, 3), "bits 66..64 of (a << 61) + b")
 	if err := m.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +171,57 @@ func TestPathRulesSound(t *testing.T) {
 		if got := find(c.out, c.op, c.detail); got != c.want {
 			t.Errorf("output %s, %s %s: %s, want %s", c.out, c.op, c.detail, got, c.want)
 		}
+	}
+	// The guard split: the chain's initial constant (every mutant) under
+	// have is proved; under k0 it is killed. The address split: the
+	// saturation constant 15 of kt, -1 proved, top bit cleared killed.
+	chainSeen, tableSeen := 0, 0
+	for _, mu := range all {
+		n := f.Nodes[mu.NodeID]
+		if n.Op != rtl.OpConst {
+			continue
+		}
+		outs := pr.reaches(n)
+		proof, _ := pr.prove(mu)
+		switch {
+		case n.Width == 3 && n.Value[0] == 0 && len(outs) == 1 && (outs[0] == "mx" || outs[0] == "my") && len(pr.users[n.ID]) == 2:
+			chainSeen++
+			if want := outs[0] == "mx"; (proof != "") != want {
+				t.Errorf("%s (output %s): proof %q, want proved %v", mu, outs[0], proof, want)
+			}
+			if outs[0] == "mx" && !strings.Contains(proof, "guards") {
+				t.Errorf("%s: proved, but not by the guard split: %s", mu, proof)
+			}
+		case n.Width == 4 && n.Value[0] == 15 && len(outs) == 1 && outs[0] == "kt":
+			tableSeen++
+			want := mu.Operator == ConstDec
+			if (proof != "") != want {
+				t.Errorf("%s (output kt): proof %q, want proved %v", mu, proof, want)
+			}
+			if want && !strings.Contains(proof, "table addresses") {
+				t.Errorf("%s: proved, but not by the address split: %s", mu, proof)
+			}
+		}
+	}
+	// The wide ext-swap: proved under the compare, killed under the slice.
+	wideSeen := 0
+	for _, mu := range all {
+		n := f.Nodes[mu.NodeID]
+		if mu.Operator != ExtSwap || n.Width != 67 || n.Args[0].Width != 65 {
+			continue
+		}
+		wideSeen++
+		outs := pr.reaches(n)
+		proof, _ := pr.prove(mu)
+		if want := outs[0] == "wg"; (proof != "") != want {
+			t.Errorf("%s (output %s): proof %q, want proved %v", mu, outs[0], proof, want)
+		}
+	}
+	if wideSeen != 2 {
+		t.Fatalf("found %d wide ext-swap mutants, want 2", wideSeen)
+	}
+	if chainSeen != 6 || tableSeen != 3 {
+		t.Fatalf("found %d chain-constant and %d table-saturation mutants, want 6 and 3", chainSeen, tableSeen)
 	}
 	// The saturation constants 15 (4 bits) of the first clamp: -1 proved,
 	// +1 killed.
@@ -248,6 +339,7 @@ func TestWideBounds(t *testing.T) {
 		m.Out("p", prod, "")
 		m.Out("s", sum, "")
 		m.Out("g", gt, "")
+		m.Out("x", m.SExt(sl, sl.Width+2), "")
 		f, err := combinational(m)
 		if err != nil {
 			t.Fatal(err)
@@ -260,7 +352,18 @@ func TestWideBounds(t *testing.T) {
 		if bhi < blo || bhi > maxOf(bw) {
 			bhi = blo
 		}
-		kb, ok := knownBitsUnder(f, &bound{id: 0, lo: alo, hi: ahi}, &bound{id: 1, lo: blo, hi: bhi})
+		// Half the trials also bound the product from below (a wide bound,
+		// as the ext-swap rule sets on a wide operand's top bit): at least
+		// ahi * blo, which (ahi, blo..bhi) meets; samples below it are
+		// skipped.
+		bs := []*bound{{id: 0, lo: alo, hi: ahi}, {id: 1, lo: blo, hi: bhi}}
+		var plo rtl.Bits
+		if trial%2 == 1 {
+			plo = rtl.BitsOf(ahi).Mul(rtl.BitsOf(blo))
+			pid := slices.IndexFunc(f.Nodes, func(n *rtl.Node) bool { return n.Op == rtl.OpMul })
+			bs = append(bs, &bound{id: pid, wide: aw+bw > 64, wlo: plo, lo: plo[0], hi: maxOf(min(64, aw+bw))})
+		}
+		kb, ok := knownBitsUnder(f, bs...)
 		if !ok {
 			t.Fatalf("trial %d: bounds [%d,%d] [%d,%d] refused", trial, alo, ahi, blo, bhi)
 		}
@@ -273,6 +376,9 @@ func TestWideBounds(t *testing.T) {
 			if s == 0 {
 				x, y = ahi, bhi
 			}
+			if rtl.BitsOf(x).Mul(rtl.BitsOf(y)).Cmp(plo) < 0 {
+				continue
+			}
 			sim.SetInUint(0, x)
 			sim.SetInUint(1, y)
 			for i, o := range f.Outputs {
@@ -280,6 +386,9 @@ func TestWideBounds(t *testing.T) {
 				k := kb[o.Node.ID]
 				if u := upper(k, o.Node.Width); v.Cmp(u) > 0 {
 					t.Fatalf("trial %d: %s = %s above its bound %s (a=%d, b=%d)", trial, o.Name, v.Hex(o.Node.Width), u.Hex(o.Node.Width), x, y)
+				}
+				if l := lower(k, o.Node.Width); v.Cmp(l) < 0 {
+					t.Fatalf("trial %d: %s = %s below its bound %s (a=%d, b=%d)", trial, o.Name, v.Hex(o.Node.Width), l.Hex(o.Node.Width), x, y)
 				}
 				if !v.And(k.zero).IsZero() || !v.And(k.one).Xor(k.one).IsZero() {
 					t.Fatalf("trial %d: %s = %s against known bits (a=%d, b=%d)", trial, o.Name, v.Hex(o.Node.Width), x, y)

@@ -68,7 +68,8 @@ type Model struct {
 	Design string  `json:"design"`
 	Points []Point `json:"points"`
 	f      *rtl.Module
-	rng    []grade.Range
+	rng    []grade.Range        // grade.SplitValueRanges: the reachability proofs
+	plain  []grade.Range        // grade.ValueRanges, to name the analysis a proof needs
 	ports  map[string]*rtl.Node // input and output ports by name
 	// outName names the output port a node drives (the SystemVerilog
 	// export reads ports by their names).
@@ -106,7 +107,7 @@ func newModel(m *rtl.Module) (*Model, error) {
 	if len(f.Regs) > 0 || len(f.Mems) > 0 {
 		return nil, fmt.Errorf("coverage: module %s has registers or RAMs: the model samples the combinational update", m.Name)
 	}
-	cm := &Model{Design: f.Name, f: f, rng: grade.ValueRanges(f), ports: map[string]*rtl.Node{}, outName: map[int]string{}}
+	cm := &Model{Design: f.Name, f: f, rng: grade.SplitValueRanges(f), plain: grade.ValueRanges(f), ports: map[string]*rtl.Node{}, outName: map[int]string{}}
 	for _, n := range f.Inputs {
 		cm.ports[n.Name] = n
 	}
@@ -197,7 +198,7 @@ func nodeLabel(n *rtl.Node) string { return n.Name }
 // addStructural derives the structural points of every live node: compares,
 // rounding increments, tables, table-times-operand products, normalizers
 // and observable mux selects. Reachability comes from the value analysis
-// (grade.ValueRanges): a bin is unreachable when the node's known bits or
+// (grade.SplitValueRanges): a bin is unreachable when the node's known bits or
 // interval exclude it.
 func (m *Model) addStructural() {
 	f := m.f
@@ -246,7 +247,17 @@ func (m *Model) interval(n *rtl.Node) (lo, hi uint64, ok bool) {
 
 func (m *Model) rangeText(n *rtl.Node) string {
 	lo, hi, _ := m.interval(n)
-	return fmt.Sprintf("value analysis: %s in [%d, %d]", nodeLabel(n), lo, hi)
+	return fmt.Sprintf("%s: %s in [%d, %d]", m.analysis(n), nodeLabel(n), lo, hi)
+}
+
+// analysis names the value analysis that bounds n: "value analysis", or,
+// where the split by bit length is sharper than one pass
+// (grade.SplitValueRanges), that one.
+func (m *Model) analysis(n *rtl.Node) string {
+	if r, p := m.rng[n.ID], m.plain[n.ID]; r.Lo != p.Lo || r.Hi != p.Hi || r.Zero != p.Zero || r.One != p.One {
+		return "value analysis per bit length of each normalizer's input (valid hop: each mux arm under its select's guards)"
+	}
+	return "value analysis"
 }
 
 // addCompare adds below/at/above bins for compare n of a and b. With a
@@ -650,7 +661,7 @@ func (m *Model) addMux(n *rtl.Node) {
 	}
 	bins := []Bin{{Name: "else_differs"}, {Name: "then_differs"}}
 	if known, v := bitKnown(m.rng[sel.ID], 0); known {
-		why := fmt.Sprintf("value analysis: select %s is always %d", nodeLabel(sel), b2i(v))
+		why := fmt.Sprintf("%s: select %s is always %d", m.analysis(sel), nodeLabel(sel), b2i(v))
 		bins[b2i(!v)].Unreachable = why
 	}
 	if rt, re := m.rng[t.ID], m.rng[e.ID]; rt.HasRange && re.HasRange && rt.Lo == rt.Hi && re.Lo == re.Hi && rt.Lo == re.Lo && n.Width <= 64 {

@@ -1,0 +1,94 @@
+package grade
+
+import (
+	"math/bits"
+
+	"github.com/hpccgold/hpccgold/rtl"
+)
+
+// SplitValueRanges is ValueRanges made exact per bit length of each
+// normalizer's input: for every normalizer shl(x, clz(x)) of f (a
+// reciprocal unit's, whose value analysis is exact only for one bit length
+// of x at a time), the analysis is rerun for x in [2^(L-1), 2^L - 1], once
+// per length L that x's interval allows (L = 0: x = 0), and a node's Range
+// is the union of those runs; the Ranges of the normalizers are then
+// intersected with each other and with ValueRanges'. Sound: the lengths of
+// one x cover every input, so each union holds every value a node takes,
+// and so does the intersection of sound Ranges. Like ValueRanges it
+// carries a mux select's guards into the arm it picks (a hop's ok bounds
+// its dts), so a 1/dts unit fed mux(ok, dts, 1) is analysed for 1 <= dts
+// <= MaxDeltaTsNs, length by length.
+func SplitValueRanges(f *rtl.Module) []Range {
+	kb := knownBits(f)
+	p := newProverKB(f, kb)
+	out := make([]known, len(kb))
+	copy(out, kb)
+	for _, x := range p.normalizers() {
+		k := kb[x.ID]
+		if !k.rng {
+			continue
+		}
+		var union []known
+		ok := true
+		for l := bits.Len64(k.lo); l <= bits.Len64(k.hi) && ok; l++ {
+			lo, hi := uint64(0), uint64(0)
+			if l > 0 {
+				lo, hi = max(k.lo, uint64(1)<<uint(l-1)), min(k.hi, maxOf(l))
+			}
+			kc, met := knownBitsUnder(f, &bound{id: x.ID, lo: lo, hi: hi})
+			if !met {
+				continue // no input gives this length
+			}
+			if union == nil {
+				union = kc
+				continue
+			}
+			for i := range union {
+				union[i] = joinKnown(union[i], kc[i], f.Nodes[i].Width)
+			}
+		}
+		if union == nil {
+			continue
+		}
+		for i := range out {
+			out[i] = meetKnown(out[i], union[i], f.Nodes[i].Width)
+		}
+	}
+	rs := make([]Range, len(out))
+	for i, k := range out {
+		rs[i] = Range{Zero: k.zero, One: k.one, Lo: k.lo, Hi: k.hi, HasRange: k.rng}
+	}
+	return rs
+}
+
+// joinKnown is what holds in either of two analyses of a w-bit node (the
+// bits both know alike, the hull of the intervals).
+func joinKnown(a, b known, w int) known {
+	k := known{zero: a.zero.And(b.zero), one: a.one.And(b.one)}
+	if a.rng && b.rng && w <= 64 {
+		k.lo, k.hi, k.rng = min(a.lo, b.lo), max(a.hi, b.hi), true
+	}
+	return k
+}
+
+// meetKnown is what holds in both of two sound analyses of a w-bit node
+// (every known bit of either, the intersection of the intervals); when
+// they contradict (no input), a is kept.
+func meetKnown(a, b known, w int) known {
+	k := known{zero: a.zero.Or(b.zero), one: a.one.Or(b.one), lo: a.lo, hi: a.hi, rng: a.rng, wlo: a.wlo, whi: a.whi, wrng: a.wrng}
+	if !k.zero.And(k.one).IsZero() {
+		return a
+	}
+	if w <= 64 && b.rng {
+		if !k.rng {
+			k.lo, k.hi, k.rng = b.lo, b.hi, true
+		} else {
+			k.lo, k.hi = max(k.lo, b.lo), min(k.hi, b.hi)
+		}
+		if k.lo > k.hi {
+			return a
+		}
+		k = withRange(k, w)
+	}
+	return k
+}
