@@ -376,14 +376,11 @@ func (d *Datapath) recordTsID(h *telemetry.Hop) (ts, id uint64) {
 // this defined value.
 func (d *Datapath) deltaTs(cur, prev uint64) uint64 {
 	if d.enc == telemetry.Compact {
-		return fixedpoint.WrapDiff(cur, prev, telemetry.CompactTsBits)
+		return (cur - prev) & (1<<telemetry.CompactTsBits - 1) // fixedpoint.WrapDiff(cur, prev, 24)
 	}
 	const nsMask = 1<<telemetry.IFAEgressNsBits - 1
 	cn, pn := cur&nsMask, prev&nsMask
-	var borrow uint64
-	if cn < pn {
-		borrow = 1
-	}
+	borrow := (cn - pn) >> 63 // cn < pn: both below 2^30, so the difference wraps exactly then
 	dsec := (cur>>telemetry.IFAEgressNsBits - prev>>telemetry.IFAEgressNsBits - borrow) & (1<<telemetry.IFARxSecBits - 1)
 	dns := (cn + borrow*telemetry.NsPerSecond - pn) & (1<<31 - 1)
 	return dsec*telemetry.NsPerSecond + dns
