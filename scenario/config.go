@@ -124,7 +124,18 @@ type RunParams struct {
 	FlowSeriesMax int `json:"flow_series_max"`
 	// ClockHz is the engine clock, Hz (every NIC and the network).
 	ClockHz engine.Freq `json:"clock_hz"`
+	// Workers splits the network into this many partitions, each on its
+	// own engine and goroutine (a conservative parallel run whose window
+	// is the least delay of a link between partitions:
+	// network.Network.Partition, docs/scenarios.md); 0 or 1 runs on one
+	// engine. The results are the same either way, byte for byte, so it is
+	// not part of the scenario: the result's Config and config.json record
+	// 0. At most MaxWorkers.
+	Workers int `json:"workers,omitempty"`
 }
+
+// MaxWorkers bounds run.workers.
+const MaxWorkers = 64
 
 // Config is everything a scenario run needs. A built-in scenario is a
 // Config; a JSON file given with --config overlays it (keys absent from
@@ -257,6 +268,9 @@ func (c *Config) Validate() error {
 	}
 	if r.FlowSeriesMax < 0 || r.FlowSeriesMax > 1024 {
 		return cerr("run.flow_series_max", r.FlowSeriesMax, "must be in [0,1024]")
+	}
+	if r.Workers < 0 || r.Workers > MaxWorkers {
+		return cerr("run.workers", r.Workers, fmt.Sprintf("must be in [0,%d] (0 or 1: one engine)", MaxWorkers))
 	}
 	return nil
 }

@@ -113,6 +113,7 @@ func Parameters() []Param {
 		{"run.sample_ns", "time-series sample interval, ns"},
 		{"run.bottleneck_host", "measured bottleneck: the port toward this host (-1: most flows' destination)"},
 		{"run.flow_series_max", "flows whose rate and window are sampled"},
+		{"run.workers", "partitions of the network run in parallel, each on its own core (0 or 1: one engine); results identical"},
 		{"run.clock_hz", "engine clock, Hz"},
 		{"reference[].metric", "documentation: a figure the sources report"},
 		{"reference[].value", "documentation: its value"},

@@ -187,7 +187,8 @@ func (s RunStats) PacketsPerSecond() float64 {
 // sim is a run in progress.
 type sim struct {
 	cfg      Config
-	e        *engine.Engine
+	e        *engine.Engine // the engine (one partition's with run.workers > 1)
+	par      *parRun        // run.workers > 1: the partitions, else nil
 	net      *network.Network
 	nics     []*nicmodel.NIC
 	flows    []FlowResult
@@ -296,6 +297,9 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	if cfg.CC == nicmodel.CCHPCCRx && cfg.HPCC.RxBaseRTTNs != 0 {
 		T = cfg.HPCC.RxBaseRTTNs
 	}
+	if cfg.Run.Workers > 1 && opts.OnHPCCUpdate != nil {
+		return nil, cerr("run.workers", cfg.Run.Workers, "the HPCC++ update capture (Options.OnHPCCUpdate, scenario/simvec) receives updates in the one-engine order across hosts, which partitions do not keep; use 0 or 1")
+	}
 	e, err := engine.New(engine.Config{Freq: cfg.Run.ClockHz, NoSkip: opts.NoSkip})
 	if err != nil {
 		return nil, err
@@ -342,7 +346,11 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	if err := net.Register(e); err != nil {
+	if cfg.Run.Workers > 1 {
+		if s.par, err = newParRun(net, e, cfg.Run.Workers, opts.NoSkip); err != nil {
+			return nil, fmt.Errorf("scenario: %w", err)
+		}
+	} else if err := net.Register(e); err != nil {
 		return nil, err
 	}
 	// The bottleneck: the switch port delivering to the chosen host.
@@ -391,6 +399,9 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("scenario: flow %d: NIC flow id %d out of order", k, id)
 		}
 		s.byID[f.Src] = append(s.byID[f.Src], k)
+		if s.par != nil {
+			s.par.left[s.par.parts.HostPart(f.Src)]++
+		}
 	}
 	s.rateF = math.Ldexp(1, -first.HPCC.Formats.Rate.F())
 	s.ovh = uint64(first.OverheadBytes())
@@ -436,12 +447,19 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	idle := false
 	for {
 		t := min(e.Now()+step, endC)
-		e.Run(t)
+		if s.par != nil {
+			if err := s.par.runTo(t); err != nil {
+				return nil, fmt.Errorf("scenario: %w", err)
+			}
+			s.done = len(s.flows) - s.par.remaining()
+		} else {
+			e.Run(t)
+		}
 		s.sample()
 		if s.done == len(s.flows) || e.Now() >= endC {
 			break
 		}
-		if e.Idle() {
+		if s.idle() {
 			idle = true
 			break
 		}
@@ -454,7 +472,9 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		}
 	}
 	report()
-	r := &Result{Config: cfg, NICConfig: first, BaseRTTNs: T, PathRTTNs: pathRTT, Flows: s.flows, Series: s.out,
+	rc := cfg
+	rc.Run.Workers = 0 // how it ran, not what: the results are the same
+	r := &Result{Config: rc, NICConfig: first, BaseRTTNs: T, PathRTTNs: pathRTT, Flows: s.flows, Series: s.out,
 		BottleneckSwitch: s.bSw, BottleneckPort: s.bPt, BottleneckName: net.Switch(s.bSw).PortName(s.bPt),
 		BottleneckGbps: bl.Gbps, BottleneckHost: bh, nics: s.nics, traceHosts: append([]int(nil), opts.TraceHosts...), queueLog: s.qlog}
 	r.port, _ = net.Switch(s.bSw).Port(s.bPt)
@@ -462,6 +482,9 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 		r.classLogs = s.cls.logs
 	}
 	st := e.Stats()
+	if s.par != nil {
+		st = s.par.stats()
+	}
 	r.Stats = RunStats{SimNs: cfg.Run.ClockHz.NS(e.Now()), Cycles: st.Cycles, BusyCycles: st.BusyCycles, Ticks: st.Ticks,
 		UnexpectedProgress: st.UnexpectedProgress, Flows: len(s.flows), FlowsDone: s.done, EndNs: end, Stalled: idle}
 	r.summarize(net)
@@ -509,10 +532,26 @@ func (s *sim) complete(host int, rec nicmodel.FlowRecord) {
 	if f.IdealNs > 0 {
 		f.Slow = float64(f.FCTNs) / float64(f.IdealNs)
 	}
+	if p := s.par; p != nil {
+		// A partition's goroutine: count in the partition only
+		// (parRun.runTo finds the cycle the last flow completed in).
+		p.completed(host)
+		return
+	}
 	s.done++
 	if s.done == len(s.flows) {
 		s.e.Stop()
 	}
+}
+
+// idle reports whether nothing in the network or the NICs can move any
+// more (engine.Engine.Idle of every partition, between windows: no frame
+// is held between partitions then).
+func (s *sim) idle() bool {
+	if s.par != nil {
+		return s.par.idle()
+	}
+	return s.e.Idle()
 }
 
 // sample records one sample at the current cycle.

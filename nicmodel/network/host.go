@@ -63,7 +63,8 @@ type uplink struct {
 	ovh   uint64
 	clk   clock
 	cnt   UplinkCounters
-	seq   uint64 // frames sent: the link's sequence number (arrivalTie)
+	seq   uint64      // frames sent: the link's sequence number (arrivalTie)
+	out   *[]crossing // the host's partition's outbox when the switch is in another (Parts)
 }
 
 func (u *uplink) Tick(now engine.Cycle) bool {
@@ -78,8 +79,13 @@ func (u *uplink) Tick(now engine.Cycle) bool {
 		u.cnt.Frames++
 		u.cnt.Bytes += n
 		u.cnt.WireBytes += n + u.ovh
-		u.to.PushTie(now, u.clk.at(u.clk.start(now)+u.delay), arrivalTie(u.port, u.seq), arrival{port: u.port, frame: f.Data})
+		at, tie, a := u.clk.at(u.clk.start(now)+u.delay), arrivalTie(u.port, u.seq), arrival{port: u.port, frame: f.Data}
 		u.seq++
+		if u.out != nil {
+			*u.out = append(*u.out, crossing{sw: u.to, now: now, at: at, tie: tie, a: a})
+			continue
+		}
+		u.to.PushTie(now, at, tie, a)
 	}
 }
 

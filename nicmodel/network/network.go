@@ -359,44 +359,76 @@ func (n *Network) WatchClass(sw, p, c int) (*QueueLog, error) {
 // host 0's NIC, host 0's uplink, host 1's ..., switch 0, switch 1, ...,
 // and connects their queues. Every host must have an endpoint.
 func (n *Network) Register(e *engine.Engine) error {
+	_, err := n.register([]*engine.Engine{e}, make([]int, len(n.hosts)), make([]int, len(n.switches)))
+	return err
+}
+
+// register adds host h's endpoint and uplink to engs[hostPart[h]] and
+// switch s to engs[swPart[s]], each engine's components in the order of
+// Register, and sends every frame of a link whose ends are on different
+// engines through its sender's partition's outbox.
+func (n *Network) register(engs []*engine.Engine, hostPart, swPart []int) (*Parts, error) {
 	if n.eng != nil {
-		return errors.New("network: registered twice")
+		return nil, errors.New("network: registered twice")
 	}
-	if e.Freq() != n.cfg.ClockHz {
-		return fmt.Errorf("network: engine clock %v differs from clock_hz=%d", e.Freq(), uint64(n.cfg.ClockHz))
+	for _, e := range engs {
+		if e.Freq() != n.cfg.ClockHz {
+			return nil, fmt.Errorf("network: engine clock %v differs from clock_hz=%d", e.Freq(), uint64(n.cfg.ClockHz))
+		}
+	}
+	ps := &Parts{n: n, engs: engs, hostPart: hostPart, swPart: swPart, out: make([][]crossing, len(engs)), lookahead: engine.Never}
+	cross := func(from, to int, delayFS uint64) *[]crossing {
+		if from == to {
+			return nil
+		}
+		// A frame sent in cycle c over this link becomes visible no
+		// earlier than at(start(c) + delay) >= c + floor(delay in
+		// cycles), and never before c+1 (engine.TimedQueue.Push).
+		ps.lookahead = min(ps.lookahead, max(1, n.clk.at(delayFS)))
+		return &ps.out[from]
 	}
 	for i := range n.hosts {
 		h := &n.hosts[i]
 		if h.ep == nil {
-			return fmt.Errorf("network: host %d (%s): no endpoint attached", i, h.name)
+			return nil, fmt.Errorf("network: host %d (%s): no endpoint attached", i, h.name)
 		}
+		e := engs[hostPart[i]]
 		if err := h.ep.Register(e); err != nil {
-			return fmt.Errorf("network: host %d (%s): %w", i, h.name, err)
+			return nil, fmt.Errorf("network: host %d (%s): %w", i, h.name, err)
 		}
 		sw := n.switches[h.sw]
 		h.up = &uplink{from: h.ep.Out(), to: sw.in, port: h.swPort, clk: n.clk, ovh: uint64(n.cfg.MACOverheadBytes),
 			delay: nsFS(h.link.DelayNs) + nsFS(n.cfg.Switch.LatencyNs)}
+		h.up.out = cross(hostPart[i], swPart[h.sw], h.up.delay)
 		id, err := e.Add(h.name+".uplink", h.up)
 		if err != nil {
-			return fmt.Errorf("network: %w", err)
+			return nil, fmt.Errorf("network: %w", err)
 		}
 		if err := h.ep.ConnectOut(id); err != nil {
-			return fmt.Errorf("network: host %d (%s): %w", i, h.name, err)
+			return nil, fmt.Errorf("network: host %d (%s): %w", i, h.name, err)
 		}
-		sw.ports[h.swPort].to.host = h.ep.In()
+		p := &sw.ports[h.swPort]
+		p.to.host = h.ep.In()
+		p.to.out = cross(swPart[h.sw], hostPart[i], p.to.delay)
 	}
-	for _, s := range n.switches {
+	for si, s := range n.switches {
+		for pi := range s.ports {
+			if p := &s.ports[pi]; p.to.sw != nil {
+				p.to.out = cross(swPart[si], swPart[p.to.swIdx], p.to.delay)
+			}
+		}
+		e := engs[swPart[si]]
 		id, err := e.Add(s.name, s)
 		if err != nil {
-			return fmt.Errorf("network: %w", err)
+			return nil, fmt.Errorf("network: %w", err)
 		}
 		s.engID = id
 		if err := e.Connect(s.in, engine.NoID, id); err != nil {
-			return fmt.Errorf("network: %w", err)
+			return nil, fmt.Errorf("network: %w", err)
 		}
 	}
-	n.eng = e
-	return nil
+	n.eng = engs[0]
+	return ps, nil
 }
 
 // Uplink returns the counters of host i's link into the network.

@@ -107,6 +107,10 @@ type peer struct {
 	swIdx int    // the peer switch's index
 	delay uint64 // propagation + the peer switch's forwarding latency, fs
 	seq   uint64 // frames sent to the peer switch: the link's sequence number (arrivalTie)
+	// out, when set, is the outbox of this port's partition: the peer is
+	// in another partition (Parts), so frames go there and cross at the
+	// window's barrier instead of into the peer's queue.
+	out *[]crossing
 }
 
 // arrivalTie orders frames that join their egress queues in the same cycle
@@ -485,9 +489,15 @@ func (s *Switch) transmit(now engine.Cycle, p *port) {
 		p.log.add(now, p.qBytes)
 	}
 	at := s.clk.at(p.busy + p.to.delay)
-	if p.to.host != nil {
+	switch {
+	case p.to.out != nil && p.to.host != nil:
+		*p.to.out = append(*p.to.out, crossing{host: p.to.host, now: now, at: at, a: arrival{frame: f}})
+	case p.to.out != nil:
+		*p.to.out = append(*p.to.out, crossing{sw: p.to.sw, now: now, at: at, tie: arrivalTie(p.to.swIn, p.to.seq), a: arrival{port: p.to.swIn, frame: f}})
+		p.to.seq++
+	case p.to.host != nil:
 		p.to.host.Push(now, at, pipeline.Frame{Data: f})
-	} else {
+	default:
 		p.to.sw.PushTie(now, at, arrivalTie(p.to.swIn, p.to.seq), arrival{port: p.to.swIn, frame: f})
 		p.to.seq++
 	}
