@@ -165,6 +165,55 @@ func (c castEdge) atEdge(p u128) bool {
 	return v.cmp(m) == 0 || v.cmp(m.add64(1)) == 0
 }
 
+// minOperand returns the smallest v in [0, vmax] with pre(v*k) >= t, or
+// vmax+1 when there is none: what bisect(0, vmax, ...) finds for that
+// monotone predicate, computed in closed form for a rounding cast (d >= 1:
+// pre(p) >= t exactly when p >= t*2^d - 2^(d-1), so v = ceil((t*2^d -
+// 2^(d-1)) / k)). A cast with d < 1 (pre shifts left and may drop bits, so
+// it need not be monotone) is searched by bisect, as before.
+func (c castEdge) minOperand(k uint64, t u128, vmax uint64) uint64 {
+	if c.d < 1 {
+		return bisect(0, vmax, func(v uint64) bool { return c.pre(mul128(v, k)).cmp(t) >= 0 })
+	}
+	if t == (u128{}) {
+		return 0
+	}
+	none := vmax + 1
+	tl := bits.Len64(t.lo)
+	if t.hi != 0 {
+		tl = 64 + bits.Len64(t.hi)
+	}
+	if k == 0 || tl+c.d > 128 {
+		return none // v*k + 2^(d-1) < 2^128 <= t*2^d
+	}
+	n := shl128(t, c.d)
+	h := pow2(c.d - 1)
+	lo, b := bits.Sub64(n.lo, h.lo, 0)
+	n = u128{n.hi - h.hi - b, lo}
+	if n.hi >= k {
+		return none // the quotient needs more than 64 bits
+	}
+	q, r := bits.Div64(n.hi, n.lo, k)
+	if r != 0 {
+		if q == ^uint64(0) {
+			return none
+		}
+		q++
+	}
+	if q > vmax {
+		return none
+	}
+	return q
+}
+
+// shl128 returns x << d (0 <= d < 128; the caller ensures nothing is lost).
+func shl128(x u128, d int) u128 {
+	if d >= 64 {
+		return u128{x.lo << uint(d-64), 0}
+	}
+	return x.shl(d)
+}
+
 // hopArith is lines 4-5 of one hop slot in raw integers: 1/dts through the
 // datapath's reciprocal unit, txRate = Rnd,Sat(dTx * 1/dts), r_term =
 // Rnd,Sat(txRate * kr[code]), q_term = Rnd,Sat(q * kq[code]) and u' =

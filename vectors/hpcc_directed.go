@@ -363,7 +363,7 @@ func (k *constructed) genSatEdges(emit emitFn) error {
 			target := u128{0, a.tx.max}.add64(off)
 			for dts, t := uint64(1), 0; dts <= a.dtsMax && t < searchTries; dts, t = dts+1, t+1 {
 				rd := a.recip.Recip(dts)
-				d := bisect(0, a.txMask, func(v uint64) bool { return a.tx.pre(mul128(v, rd)).cmp(target) >= 0 })
+				d := a.tx.minOperand(rd, target, a.txMask)
 				if d <= a.txMask && a.tx.pre(mul128(d, rd)).cmp(target) == 0 {
 					if err := emit(k.loaded(i, code, dts, d, 0)); err != nil {
 						return err
