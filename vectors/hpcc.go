@@ -43,6 +43,7 @@ type HPCC struct {
 	idx     *hpccClassIdx
 	mq      *hpccMQ      // MultiQ classes (hpcc_multiq.go); nil without MultiQ
 	sj      *hpccSojourn // sojourn classes (hpcc_sojourn.go); nil without Sojourn
+	mqcx    *mqCx        // constructed MultiQ classes (hpcc_multiq_edges.go); nil without MultiQ
 	cx      *constructed // the constructed classes (hpcc_directed.go); nil when the configuration's formats do not fit them
 	codec   *hpccCodec   // nil: use hpcc's Pack/Unpack
 	points  []CoverPoint
@@ -370,7 +371,7 @@ type hobs struct {
 	code      [hpcc.MaxHopsLimit]uint8  // masked speed code
 	dts       [hpcc.MaxHopsLimit]uint64 // egress time difference, ns (telemetry.DeltaTsNs rule)
 	dTx       [hpcc.MaxHopsLimit]uint64 // txBytes counter difference, counter units
-	minQ      [hpcc.MaxHopsLimit]uint64 // min(qlen, last qlen), units
+	minQ      [hpcc.MaxHopsLimit]uint64 // min(qlen, last qlen), units (Sojourn: min(sojourn_q, last), ns)
 	curSec    [hpcc.MaxHopsLimit]uint64 // IFA egress seconds (Compact: 0)
 	curNs     [hpcc.MaxHopsLimit]uint64 // IFA egress ns (Compact: the 24-bit ts)
 	idChanged [hpcc.MaxHopsLimit]bool
@@ -408,7 +409,11 @@ func (h *HPCC) observe(o *hobs) {
 		o.valid[i] = o.out.HopValid>>uint(i)&1 != 0
 		o.code[i] = hop.SpeedCode & codeMask
 		o.dTx[i] = (uint64(hop.TxBytes) - uint64(prev.TxBytes)) & h.txMask
-		o.minQ[i] = min(uint64(hop.Qlen)&h.qMask, uint64(prev.Qlen)&h.qMask)
+		q := uint64(hop.Qlen) & h.qMask
+		if h.cfg.Sojourn { // the queue sample is the sojourn time (hpcc_sojourn.go)
+			q = min(uint64(hop.ResidenceNs), h.qMask)
+		}
+		o.minQ[i] = min(q, uint64(prev.Qlen)&h.qMask)
 		if h.e == telemetry.Compact {
 			o.curSec[i], o.curNs[i] = 0, uint64(hop.Ts)&(1<<telemetry.CompactTsBits-1)
 			o.dts[i] = (o.curNs[i] - prev.Ts) & (1<<telemetry.CompactTsBits - 1)

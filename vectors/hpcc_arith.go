@@ -227,6 +227,7 @@ type hopArith struct {
 	kq, kr         []uint64
 	dtsMax         uint64 // MaxDeltaTsNs
 	txMask, qMask  uint64
+	mq             *mqArith // MultiQ cases 2 and 3 (hpcc_multiq.go); nil without MultiQ
 }
 
 // hopVals are the intermediate values of one hop slot.
@@ -235,7 +236,8 @@ type hopVals struct {
 	pTx, pR, pQ u128   // exact products before the txRate, r_term, q_term casts
 	tx, r, q    uint64 // the cast results, raw
 	pU          u128   // q_term + r_term before saturation into U (in Term's LSBs)
-	u           uint64 // u', raw Formats.U
+	u           uint64 // u', raw Formats.U (with MultiQ: the case's u')
+	mq          mqVals // MultiQ: the case and the values of cases 2 and 3
 }
 
 // recipUnit returns the raw form of the datapath's reciprocal unit name,
@@ -274,9 +276,9 @@ func newHopArith(h *HPCC) (*hopArith, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.MultiQ.Enabled || c.Sojourn {
-		return nil, fmt.Errorf("lines 4-5 of a MultiQ or Sojourn datapath are not restated")
-	}
+	// Sojourn needs nothing more: q is the sojourn sample (ns) and the kq
+	// table holds 1/T. MultiQ's kq and kr are the 1/w_q-scaled tables read
+	// below; its cases 2 and 3 are a.mq.
 	a := &hopArith{recip: rr, recipTable: table, recipEntryMax: maxRaw(rc.Entry), dtsMax: c.MaxDeltaTsNs, txMask: h.txMask, qMask: h.qMask}
 	var fkq, fkr fixedpoint.Format
 	for _, t := range h.d.Tables() {
@@ -305,6 +307,11 @@ func newHopArith(h *HPCC) (*hopArith, error) {
 	if fm.TxRate.W > 64 || fm.Term.W > 63 || fm.RecipDts.W > 64 {
 		return nil, fmt.Errorf("txRate, Term or 1/dts wider than 63 bits")
 	}
+	if c.MultiQ.Enabled {
+		if a.mq, err = newMQArith(h); err != nil {
+			return nil, err
+		}
+	}
 	return a, nil
 }
 
@@ -327,6 +334,9 @@ func (a *hopArith) fromRd(v *hopVals, dTx, q uint64, code uint8) {
 	v.q = a.qt.sat(v.pQ)
 	v.pU = u128{0, v.q}.add64(v.r)
 	v.u = a.uc.sat(v.pU)
+	if a.mq != nil {
+		a.mq.eval(v, q, code)
+	}
 }
 
 // rTerm returns r_term for txRate x on code.

@@ -498,11 +498,15 @@ func (k *constructed) genSeedEdges(emit emitFn) error {
 					return v.u >= a.uc.max/4
 				})
 				dTx = min(dTx, a.txMask)
-				if !k.seedVisible(dts, dTx, 0, code) {
+				q := uint64(0)
+				if a.mq != nil { // MultiQ: case 2 (hpcc_multiq_edges.go)
+					dTx, q = k.mqDtsSeedOperand(dts, code, dTx)
+				}
+				if !k.seedVisible(dts, dTx, q, code) {
 					continue
 				}
 				for i := 0; i < h.maxHops; i++ {
-					if err := emit(k.loaded(i, code, dts, dTx, 0)); err != nil {
+					if err := emit(k.loaded(i, code, dts, dTx, q)); err != nil {
 						return err
 					}
 				}

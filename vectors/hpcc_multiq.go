@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/fixedpoint"
 )
 
 // The MultiQ classes of the HPCC++ vector model (issue 17): with
@@ -190,6 +191,7 @@ func (h *HPCC) buildMultiQClasses() error {
 				return nil
 			})
 	}
+	h.addMultiQConstructed() // hpcc_multiq_edges.go
 	return nil
 }
 
@@ -230,6 +232,7 @@ func (h *HPCC) detectMultiQ(o *hobs, hits *Hits) {
 	if mq == nil || o.first {
 		return
 	}
+	h.detectMultiQConstructed(o, hits) // hpcc_multiq_edges.go
 	mark := func(c int, cond bool) {
 		if c >= 0 && cond {
 			hits.Hit(c)
@@ -258,4 +261,114 @@ func (h *HPCC) detectMultiQ(o *hobs, hits *Hits) {
 		mark(mq.aboveLine, mc == hpcc.MQNoBacklog && x > mq.bh[code])
 	}
 	mark(mq.mixed, seen[hpcc.MQWithin] && seen[hpcc.MQBacklog] && seen[hpcc.MQNoBacklog])
+}
+
+// mqArith restates cases 2 and 3 of the MultiQ hop term (docs/datapath.md
+// section 5a) in raw integers for the constructed classes, from the
+// datapath's own ROMs, constants and recip_mq unit (the hpcc_arith.go
+// conventions: exact products, then the round-half-up saturating casts):
+//
+//	case 2: y = tx_rate << 1 (mq_y holds one more fraction bit), rq = recip_mq(y),
+//	        rho = Rnd,Sat(mq_wb * rq) -> MQRhoFormat,
+//	        q2 = Rnd,Sat(q_term * rho) -> Term, u' = Rnd,Sat(q2 + 1) -> U
+//	case 3: y = tx_rate + mq_bh (raw: (tx_rate + mq_bh)/2 in mq_y's format),
+//	        rq = recip_mq(y), u' = Rnd,Sat(tx_rate * rq) -> U
+//
+// TestMQArithMatchesRTL checks it against the hardware description's
+// named nodes (h<i>_mq_rho, h<i>_q_term_bl, h<i>_u_hop_mq).
+type mqArith struct {
+	wb, bh        []uint64 // mq_wb and mq_bh ROMs, raw Formats.TxRate
+	backlog       uint64   // mq_backlog, qlen units
+	one           uint64   // 1.0 in Formats.Term
+	recip         fixedpoint.RawReciprocal
+	recipTable    []uint64
+	rc            fixedpoint.ReciprocalConfig
+	recipEntryMax uint64
+	rho, q2, u2   castEdge
+	u3            castEdge
+}
+
+// mqVals are the MultiQ values of one hop slot.
+type mqVals struct {
+	c       hpcc.MQCase
+	y, rq   uint64 // recip_mq input (raw mq_y, every case) and output (cases 2 and 3)
+	pRho    u128   // mq_wb * rq, exact (case 2)
+	rho, q2 uint64 // mq_rho, q_term_bl (case 2)
+	pQ2     u128   // q_term * rho, exact (case 2)
+	pU      u128   // case 2: q2 + 1 (Term LSBs); case 3: tx_rate * rq, exact
+}
+
+// newMQArith builds the MultiQ restatement of h's datapath.
+func newMQArith(h *HPCC) (*mqArith, error) {
+	fm := h.cfg.Formats
+	m := &mqArith{}
+	rr, table, rc, err := recipUnit(h, "recip_mq")
+	if err != nil {
+		return nil, err
+	}
+	m.recip, m.recipTable, m.rc, m.recipEntryMax = rr, table, rc, maxRaw(rc.Entry)
+	haveOne := false
+	for _, k := range h.d.Constants() {
+		switch k.Name {
+		case "mq_backlog":
+			m.backlog = k.Raw
+		case "one_term":
+			m.one, haveOne = k.Raw, true
+		}
+	}
+	for _, t := range h.d.Tables() {
+		switch t.Name {
+		case "mq_wb":
+			m.wb = t.Entries
+		case "mq_bh":
+			m.bh = t.Entries
+		}
+	}
+	if m.wb == nil || m.bh == nil || !haveOne {
+		return nil, fmt.Errorf("vectors: hpcc: MultiQ datapath without mq_wb, mq_bh or one_term")
+	}
+	fRho := hpcc.MQRhoFormat
+	m.rho = castEdge{d: fm.TxRate.F() + rc.Out.F() - fRho.F(), max: maxRaw(fRho)}
+	m.q2 = castEdge{d: fRho.F(), max: maxRaw(fm.Term)}
+	m.u2 = castEdge{d: fm.Term.F() - fm.U.F(), max: maxRaw(fm.U)}
+	m.u3 = castEdge{d: fm.TxRate.F() + rc.Out.F() - fm.U.F(), max: maxRaw(fm.U)}
+	for _, d := range []int{m.rho.d, m.q2.d, m.u2.d, m.u3.d} {
+		if d <= -64 || d >= 128 {
+			return nil, fmt.Errorf("MultiQ shifts a product by %d bits", d)
+		}
+	}
+	if rc.In.W > 64 || rc.Out.W > 64 || fRho.W > 64 {
+		return nil, fmt.Errorf("recip_mq or mq_rho wider than 64 bits")
+	}
+	return m, nil
+}
+
+// eval fills v.mq from v's case-1 values (tx_rate, q_term) and the slot's
+// q_min, and replaces v.u with the case's u'.
+func (m *mqArith) eval(v *hopVals, q uint64, code uint8) {
+	mv := mqVals{c: hpcc.MQWithin}
+	switch {
+	case v.tx <= m.wb[code]: // recip_mq still sees mq_y; its output is muxed away
+		mv.y = v.tx + m.bh[code]
+		if q > m.backlog {
+			mv.y = v.tx << 1
+		}
+	case q > m.backlog:
+		mv.c = hpcc.MQBacklog
+		mv.y = v.tx << 1
+		mv.rq = m.recip.Recip(mv.y)
+		mv.pRho = mul128(m.wb[code], mv.rq)
+		mv.rho = m.rho.sat(mv.pRho)
+		mv.pQ2 = mul128(v.q, mv.rho)
+		mv.q2 = m.q2.sat(mv.pQ2)
+		mv.pU = u128{0, mv.q2}.add64(m.one)
+		v.u = m.u2.sat(mv.pU)
+	default:
+		mv.c = hpcc.MQNoBacklog
+		mv.y = v.tx + m.bh[code]
+		mv.rq = m.recip.Recip(mv.y)
+		mv.pU = mul128(v.tx, mv.rq)
+		v.u = m.u3.sat(mv.pU)
+	}
+	v.mq = mv
 }

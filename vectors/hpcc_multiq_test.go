@@ -2,9 +2,13 @@ package vectors
 
 import (
 	"fmt"
+	"math/bits"
 	"testing"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/fieldtable"
+	"github.com/hpccgold/hpccgold/rtl"
+	"github.com/hpccgold/hpccgold/rtl/hpccrtl"
 	"github.com/hpccgold/hpccgold/telemetry"
 )
 
@@ -122,6 +126,157 @@ func TestMultiQSojournComputeAllocatesNothing(t *testing.T) {
 		})
 		if allocs != 0 {
 			t.Errorf("%s: %v allocations per block of %d vectors, want 0", name, allocs, n)
+		}
+	}
+}
+
+// TestHopArithMatchesRTL checks the constructed classes' restatement of
+// the hop term (hopArith with mqArith, hpcc_arith.go and hpcc_multiq.go)
+// against the hardware description: over a level-1 set plus random
+// vectors of MultiQ and Sojourn configurations, every valid hop's restated
+// u' equals the rtl node h<i>_u, and in MultiQ case 2 mq_rho and q_term_bl
+// equal h<i>_mq_rho and h<i>_q_term_bl. Oracle: rtl/hpccrtl's description
+// evaluated by rtl.Sim (its own equality with the golden datapath is
+// hpccrtl's TestUpdateEvaluatorVsGolden).
+func TestHopArithMatchesRTL(t *testing.T) {
+	cfgs := mqVecConfigs()
+	sj := hpcc.DefaultConfig()
+	sj.Sojourn = true
+	cfgs["ifa_sojourn"] = sj
+	for name, cfg := range cfgs {
+		h, err := NewHPCC(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if h.cx == nil {
+			t.Fatalf("%s: no constructed classes (hop restatement refused)", name)
+		}
+		a := h.cx.a
+		mod, err := hpccrtl.UpdateComb(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim, err := rtl.NewSim(mod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string]int{}
+		for _, n := range mod.Nodes {
+			if n.Name != "" {
+				ids[n.Name] = n.ID
+			}
+		}
+		node := func(name string) uint64 {
+			id, ok := ids[name]
+			if !ok {
+				t.Fatalf("%s: no rtl node %s", name, name)
+			}
+			return sim.NodeValue(id).Uint64()
+		}
+		set, err := Generate(h, Options{Level: 1, Count: 500, Seed: 5, NoJSONL: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := set.InputTable()
+		cases := map[hpcc.MQCase]int{}
+		for k := 0; k < set.Len(); k++ {
+			word := set.Input(k)
+			for i, f := range in.Fields {
+				sim.SetInUint(i, fieldtable.Get(word, f))
+			}
+			sim.Eval()
+			var o hobs
+			o.st, o.in, err = h.d.UnpackInput(word)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.next, o.out = h.update(o.st, o.in)
+			h.observe(&o)
+			for i := 0; i < h.maxHops; i++ {
+				if !o.valid[i] {
+					continue
+				}
+				v := a.eval(o.dts[i], o.dTx[i], o.minQ[i], o.code[i])
+				hp := fmt.Sprintf("h%d_", i)
+				if got := node(hp + "u"); got != v.u {
+					t.Fatalf("%s: vector %d (%s) hop %d: restated u' %#x, rtl %#x (case %v)", name, k, set.Class(k), i, v.u, got, v.mq.c)
+				}
+				cases[v.mq.c]++
+				if v.mq.c == hpcc.MQBacklog {
+					if got := node(hp + "mq_rho"); got != v.mq.rho {
+						t.Fatalf("%s: vector %d hop %d: restated mq_rho %#x, rtl %#x", name, k, i, v.mq.rho, got)
+					}
+					if got := node(hp + "q_term_bl"); got != v.mq.q2 {
+						t.Fatalf("%s: vector %d hop %d: restated q_term_bl %#x, rtl %#x", name, k, i, v.mq.q2, got)
+					}
+				}
+			}
+		}
+		if cfg.MultiQ.Enabled && (cases[hpcc.MQWithin] == 0 || cases[hpcc.MQNoBacklog] == 0) {
+			t.Errorf("%s: cases compared %v: want cases 1 and 3 at least", name, cases)
+		}
+	}
+}
+
+// TestMultiQConstructedClasses: in every MultiQ test configuration the
+// constructed classes (six of hpcc_directed.go's seven, and three of
+// hpcc_multiq_edges.go's four: recip_u_last_bit and mq_backlog_u_sat exist
+// only where their exact targets do) are generated, and mq_recip_seed_edges reads every
+// entry of the recip_mq table on every hop slot in case 2 with a u' that
+// changes with the entry one LSB off. Oracle: the table size and hop count
+// of the configuration; the entry read is recomputed here from mq_y's
+// leading one (fixedpoint's reciprocal seed indexing), and the visibility
+// from the restatement TestHopArithMatchesRTL checks against the rtl.
+func TestMultiQConstructedClasses(t *testing.T) {
+	want := []string{"term_round_ties", "term_saturation_edges", "recip_seed_edges", "u_leading_one", "dts_leading_one", "wc_out_of_range",
+		"mq_compare_edges", "mq_recip_seed_edges", "mq_y_leading_one"} // mq_backlog_u_sat only where a q_min lands on UMax
+	for name, cfg := range mqVecConfigs() {
+		h, err := NewHPCC(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		set, err := Generate(h, Options{Level: 1, Count: 0, NoJSONL: true, Classes: []string{"mq_recip_seed_edges"}})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		have := map[string]bool{}
+		for _, c := range h.Classes() {
+			have[c.Name] = true
+		}
+		for _, n := range want {
+			if !have[n] {
+				t.Errorf("%s: no class %s", name, n)
+			}
+		}
+		m := h.cx.a.mq
+		kb := m.rc.TableBits
+		seen := make([]map[uint64]bool, h.maxHops)
+		for i := range seen {
+			seen[i] = map[uint64]bool{}
+		}
+		for k := 0; k < set.Len(); k++ {
+			var o hobs
+			o.st, o.in, err = h.d.UnpackInput(set.Input(k))
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.next, o.out = h.update(o.st, o.in)
+			h.observe(&o)
+			i := int(o.out.SelHop)
+			if i >= h.maxHops {
+				t.Fatalf("%s: vector %d selects no hop", name, k)
+			}
+			v := h.cx.a.eval(o.dts[i], o.dTx[i], o.minQ[i], o.code[i])
+			if v.mq.c != hpcc.MQBacklog || !h.cx.detectMQSeedEdges(&o) {
+				t.Fatalf("%s: vector %d: case %v, or u' does not change with the entry", name, k, v.mq.c)
+			}
+			p := bits.Len64(v.mq.y) - 1
+			seen[i][v.mq.y>>uint(p-kb)&(1<<uint(kb)-1)] = true
+		}
+		for i := range seen {
+			if len(seen[i]) != 1<<uint(kb) {
+				t.Errorf("%s: hop %d: mq_recip_seed_edges reads %d of the %d recip_mq entries", name, i, len(seen[i]), 1<<uint(kb))
+			}
 		}
 	}
 }
