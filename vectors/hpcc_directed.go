@@ -36,6 +36,7 @@ type constructed struct {
 	h       *HPCC
 	a       *hopArith
 	w       *windowArith
+	we      *windowEdges // nil: the window classes are left out
 	classes []constructedClass
 	idx     []int
 	t       uint64 // T, ns: a dts of at least T makes tau = T, so u' reaches U with weight 1
@@ -70,9 +71,21 @@ func (h *HPCC) addConstructedClasses() error {
 		// than it holds, or a MultiQ/Sojourn hop term): no constructed class.
 		return nil
 	}
+	// The window and low-bit classes are restated for single-class,
+	// queue-length configurations only (MultiQ and Sojourn keep the seven).
+	if we, e := newWindowEdges(h, w); e == nil && !h.cfg.MultiQ.Enabled && !h.cfg.Sojourn {
+		k.we = we
+		k.classes = append(k.classes,
+			constructedClass{"window_round_ties", "the window's and EWMA's rounding casts exactly at a tie and one LSB below it: Wc*eta/U (Wc solved by the congruence, W inside the clamps where found), eta/U (1/U solved, U searched for it, Wc for a visible W), the pacing rate W*inv_t (W solved, reached on the additive step) and u_ewma (s = (T-tau)*U + tau*u' solved on one loaded hop with delta ts T-1, every hop slot)",
+				k.genWindowRoundTies, k.detectWindowRoundTies},
+			constructedClass{"window_saturation_edges", "the window's saturation and clamp edges on the multiplicative step, Wc solved for each: Wc*eta/U before saturation at the W register's maximum and +1, Wc*eta/U + W_ai at the maximum and +1, the candidate W at W_min and W_max and one LSB either side, with U = 1.0, eta/2 and the U at which eta/U is exactly 1 and one LSB either side; and the additive step's Wc + W_ai at W_min and W_max and one LSB either side",
+				k.genWindowSatEdges, k.detectWindowSatEdges},
+			constructedClass{"recip_low_bits", "the two bits of each reciprocal unit's Newton result that decide its output's last bit (the kept LSB and the rounding bit where the output cast drops bits, else the result's last two), in each of their four combinations, for an operand in every binade: 1/U with Wc solved so that W changes when 1/U moves by one LSB of the Newton result, and 1/dts on every hop slot with dTx solved so that u' changes",
+				k.genRecipLowBits, k.detectRecipLowBits})
+	}
 	var keep []constructedClass
 	for _, c := range k.classes {
-		if c.name == "recip_u_last_bit" && !k.producesAny(c.gen) {
+		if (c.name == "recip_u_last_bit" || c.name == "recip_low_bits") && !k.producesAny(c.gen) {
 			continue // with dynamic W_ai, or no such U in this U format
 		}
 		keep = append(keep, c)

@@ -26,7 +26,16 @@ import (
 //   - dts_leading_one: every reachable count of every 1/dts normalizer but
 //     the last (dts_in = 0, which a valid hop never has);
 //   - recip_u_last_bit: a rounding tie (the 1/U output's);
-//   - wc_out_of_range: the wc bins below W_min, above W_max and all ones.
+//   - wc_out_of_range: the wc bins below W_min, above W_max and all ones;
+//   - window_round_ties: the tie of at least two rounding casts (Wc*eta/U,
+//     u_ewma) and one LSB below the tie of at least three (with eta/U);
+//   - window_saturation_edges: a compare against a constant exactly at its
+//     threshold for at least four window casts and clamps (Wc*eta/U's and
+//     W_mi + W_ai's saturation, the W_min and W_max clamps);
+//   - recip_low_bits: every count of every 1/dts normalizer but that of
+//     dts_in = 0, every count of the 1/U normalizer but those of U = 0 and
+//     U = 1 LSB (whose 1/U saturates), and the output casts' rounding ties
+//     of both units (1/dts and 1/U drop a bit in their top binade).
 func TestConstructedClassesHitBins(t *testing.T) {
 	for _, enc := range []string{"ifa", "compact"} {
 		cfg := hpcc.DefaultConfig()
@@ -125,6 +134,41 @@ func TestConstructedClassesHitBins(t *testing.T) {
 		c = sample("recip_u_last_bit")
 		if n := hitPoints(c, KindRound, "tie"); n < 1 {
 			t.Errorf("%s: recip_u_last_bit hits no rounding tie", enc)
+		}
+		c = sample("window_round_ties")
+		if n := hitPoints(c, KindRound, "tie"); n < 2 {
+			t.Errorf("%s: window_round_ties hits the tie of %d rounding casts, want at least 2", enc, n)
+		}
+		if n := hitPoints(c, KindRound, "below_tie"); n < 3 {
+			t.Errorf("%s: window_round_ties hits one below the tie of %d rounding casts, want at least 3", enc, n)
+		}
+		c = sample("window_saturation_edges")
+		if n := hitPoints(c, KindCompare, "at"); n < 4 {
+			t.Errorf("%s: window_saturation_edges hits %d thresholds exactly, want at least 4", enc, n)
+		}
+		c = sample("recip_low_bits")
+		for i, p := range cm.Points {
+			if p.Kind != KindCLZ {
+				continue
+			}
+			skip := 0 // the highest reachable counts the class leaves out (dts_in = 0 is proved unreachable)
+			if i == widest {
+				skip = 2
+			}
+			var reach []int
+			for b, bn := range p.Bins {
+				if bn.Unreachable == "" {
+					reach = append(reach, b)
+				}
+			}
+			for _, b := range reach[:max(len(reach)-skip, 0)] {
+				if c.Bins[i][b] == 0 {
+					t.Errorf("%s: recip_low_bits misses %s.%s", enc, p.Name, p.Bins[b].Name)
+				}
+			}
+		}
+		if n := hitPoints(c, KindRound, "tie"); n < nh+1 {
+			t.Errorf("%s: recip_low_bits hits the tie of %d rounding casts, want at least %d (each 1/dts unit's and 1/U's output)", enc, n, nh+1)
 		}
 		c = sample("wc_out_of_range")
 		for i, p := range cm.Points {
