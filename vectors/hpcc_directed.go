@@ -80,7 +80,7 @@ func (h *HPCC) addConstructedClasses() error {
 				k.genWindowRoundTies, k.detectWindowRoundTies},
 			constructedClass{"window_saturation_edges", "the window's saturation and clamp edges on the multiplicative step, Wc solved for each: Wc*eta/U before saturation at the W register's maximum and +1, Wc*eta/U + W_ai at the maximum and +1, the candidate W at W_min and W_max and one LSB either side, with U = 1.0, eta/2 and the U at which eta/U is exactly 1 and one LSB either side; and the additive step's Wc + W_ai at W_min and W_max and one LSB either side",
 				k.genWindowSatEdges, k.detectWindowSatEdges},
-			constructedClass{"recip_low_bits", "the two bits of each reciprocal unit's Newton result that decide its output's last bit (the kept LSB and the rounding bit where the output cast drops bits, else the result's last two), in each of their four combinations, for an operand in every binade: 1/U with Wc solved so that W changes when 1/U moves by one LSB of the Newton result, and 1/dts on every hop slot with dTx solved so that u' changes",
+			constructedClass{"recip_low_bits", "the two bits of each reciprocal unit's Newton result that decide its output's last bit (the kept LSB and the rounding bit where the output cast drops bits, else the result's last two), in each of their four combinations, for an operand in every binade, each twice: with the observed output showing the reciprocal one LSB of the Newton result lower, and one LSB higher (the output is monotone in it, so any error of that sign shows): 1/U with Wc solved so that W changes, and 1/dts on every hop slot with dTx solved so that u' changes",
 				k.genRecipLowBits, k.detectRecipLowBits})
 	}
 	var keep []constructedClass

@@ -487,53 +487,66 @@ func lowBits(rr *fixedpoint.RawReciprocal, c fixedpoint.ReciprocalConfig, x uint
 func (k *constructed) genRecipLowBits(emit emitFn) error {
 	h, a, e, w := k.h, k.a, k.we, k.w
 	ms := uint8(h.cfg.MaxStage)
-	// 1/U: every binade of U, each combination of the two bits, W visible.
+	// 1/U: every binade of U, each combination of the two bits, and for
+	// each one U where W shows 1/U one Newton-result LSB lower and one where
+	// it shows it one LSB higher (W is monotone in 1/U, so any error of that
+	// sign shows too).
 	for p := 1; p < h.cfg.Formats.U.W; p++ {
-		var have [4]bool
+		var have [4][2]bool
 		lo := uint64(1) << uint(p)
-		for u, t := lo, 0; u < lo<<1 && t < 4096 && !(have[0] && have[1] && have[2] && have[3]); u, t = u+1, t+1 {
+		for u, t := lo, 0; u < lo<<1 && t < 4096 && !allHave(&have); u, t = u+1, t+1 {
 			combo, delta, ok := lowBits(&w.recip, w.rc, u)
-			if !ok || have[combo] {
+			if !ok {
 				continue
 			}
 			ru := w.recip.Recip(u)
 			if ru >= e.recipMax() {
 				continue // saturated: its low bits do not show
 			}
-			wc, vis := k.deltaVisibleWc(u, ru, delta)
-			if !vis {
-				continue
-			}
-			have[combo] = true
-			st, in := h.idleBase(0)
-			st.U, st.Wc, st.IncStage = u, wc, ms
-			if err := k.checkWindow(st, in, ru); err != nil {
-				return err
-			}
-			if err := emit(st, in); err != nil {
-				return err
+			for dir := 0; dir < 2; dir++ {
+				if have[combo][dir] {
+					continue
+				}
+				wc, vis := k.deltaVisibleWc(u, ru, delta, dir)
+				if !vis {
+					continue
+				}
+				have[combo][dir] = true
+				st, in := h.idleBase(0)
+				st.U, st.Wc, st.IncStage = u, wc, ms
+				if err := k.checkWindow(st, in, ru); err != nil {
+					return err
+				}
+				if err := emit(st, in); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	// 1/dts: every binade of delta ts up to MaxDeltaTsNs, each combination,
-	// u' of the loaded hop visible, on every hop slot.
+	// 1/dts: every binade of delta ts up to MaxDeltaTsNs, each combination
+	// and each direction, u' of the loaded hop visible, on every hop slot.
 	code := k.seedCode()
 	for p := 0; p < 64 && uint64(1)<<uint(p) <= a.dtsMax; p++ {
-		var have [4]bool
+		var have [4][2]bool
 		lo := uint64(1) << uint(p)
-		for dts, t := lo, 0; dts < lo<<1 && dts <= a.dtsMax && t < 4096 && !(have[0] && have[1] && have[2] && have[3]); dts, t = dts+1, t+1 {
+		for dts, t := lo, 0; dts < lo<<1 && dts <= a.dtsMax && t < 4096 && !allHave(&have); dts, t = dts+1, t+1 {
 			combo, delta, ok := lowBits(&a.recip, e.recipDtsCfg, dts)
-			if !ok || have[combo] {
+			if !ok {
 				continue
 			}
-			dTx, vis := k.dtsVisibleDTx(dts, delta, code)
-			if !vis {
-				continue
-			}
-			have[combo] = true
-			for i := 0; i < h.maxHops; i++ {
-				if err := emit(k.loaded(i, code, dts, dTx, 0)); err != nil {
-					return err
+			for dir := 0; dir < 2; dir++ {
+				if have[combo][dir] {
+					continue
+				}
+				dTx, vis := k.dtsVisibleDTx(dts, delta, code, dir)
+				if !vis {
+					continue
+				}
+				have[combo][dir] = true
+				for i := 0; i < h.maxHops; i++ {
+					if err := emit(k.loaded(i, code, dts, dTx, 0)); err != nil {
+						return err
+					}
 				}
 			}
 		}
@@ -541,21 +554,36 @@ func (k *constructed) genRecipLowBits(emit emitFn) error {
 	return nil
 }
 
+// allHave reports whether every combination has both directions.
+func allHave(h *[4][2]bool) bool {
+	for _, c := range h {
+		if !c[0] || !c[1] {
+			return false
+		}
+	}
+	return true
+}
+
 // recipMax is the 1/U output's maximum (saturation).
 func (e *windowEdges) recipMax() uint64 { return maxRaw(e.recipUCfg.Out) }
 
 // deltaVisibleWc scans Wc downward from the largest whose W stays below
-// W_max for one where W changes when 1/U moves by delta.
-func (k *constructed) deltaVisibleWc(u, ru, delta uint64) (uint64, bool) {
+// W_max for one where W changes when 1/U moves by delta: down (dir 0) or
+// up (dir 1).
+func (k *constructed) deltaVisibleWc(u, ru, delta uint64, dir int) (uint64, bool) {
 	w := k.w
 	if ru < delta {
 		return 0, false
+	}
+	alt := ru - delta
+	if dir == 1 {
+		alt = ru + delta
 	}
 	uGE := u >= w.etaU
 	all := k.we.wMax32
 	hi := bisect(1, all, func(wc uint64) bool { return w.w(wc, ru, uGE) >= w.wMax })
 	for wc, t := hi-1, 0; wc > 0 && t < 256; wc, t = wc-1, t+1 {
-		if v := w.w(wc, ru, uGE); v > w.wMin && v < w.wMax && (v != w.w(wc, ru-delta, uGE) || v != w.w(wc, ru+delta, uGE)) {
+		if v := w.w(wc, ru, uGE); v > w.wMin && v < w.wMax && v != w.w(wc, alt, uGE) {
 			return wc, true
 		}
 	}
@@ -563,23 +591,25 @@ func (k *constructed) deltaVisibleWc(u, ru, delta uint64) (uint64, bool) {
 }
 
 // dtsVisibleDTx returns a dTx (u' at most a quarter of its range, scanning
-// down) for which u' changes when 1/dts moves by delta.
-func (k *constructed) dtsVisibleDTx(dts, delta uint64, code uint8) (uint64, bool) {
+// down) for which u' changes when 1/dts moves by delta: down (dir 0) or up
+// (dir 1).
+func (k *constructed) dtsVisibleDTx(dts, delta uint64, code uint8, dir int) (uint64, bool) {
 	a := k.a
 	rd := a.recip.Recip(dts)
+	alt := rd + delta
+	if dir == 0 {
+		if rd < delta {
+			return 0, false
+		}
+		alt = rd - delta
+	}
 	dTx := k.sensitiveDTx(dts, code)
 	for t := 0; t < 256 && dTx > 0; t, dTx = t+1, dTx-1 {
-		v := hopVals{rd: rd}
+		v, x := hopVals{rd: rd}, hopVals{rd: alt}
 		a.fromRd(&v, dTx, 0, code)
-		for _, alt := range []uint64{rd + delta, rd - delta} {
-			if alt > maxRaw(k.we.recipDtsCfg.Out) || alt > rd+delta {
-				continue
-			}
-			x := hopVals{rd: alt}
-			a.fromRd(&x, dTx, 0, code)
-			if x.u != v.u {
-				return dTx, true
-			}
+		a.fromRd(&x, dTx, 0, code)
+		if x.u != v.u && v.u < a.uc.max {
+			return dTx, true
 		}
 	}
 	return 0, false
