@@ -361,9 +361,14 @@ func (k *constructed) genWindowSatEdges(emit emitFn) error {
 		}
 		return emit(st, in)
 	}
-	// The U values of the multiplicative step: eta/U just above, at and
-	// below 1 (U near eta), and U = 1.0 and eta/2.
+	// The U values of the multiplicative step: U = 1.0 and eta/2, the
+	// largest U below eta (eta/U just above 1, taken with incStage at its
+	// maximum: Wc * eta/U then reaches one above the W register's maximum
+	// in steps finer than one LSB), and eta/U at and either side of 1.
 	us := []uint64{h.uOne, e.etaU / 2}
+	if e.etaU > 1 {
+		us = append(us, e.etaU-1)
+	}
 	// eta/U exactly 1 and one LSB either side, at U >= eta where the min
 	// with 1 decides (the compare and its mux).
 	seen := map[int]bool{}
