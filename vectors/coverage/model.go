@@ -281,16 +281,16 @@ func (m *Model) addCompare(n, a, b *rtl.Node, withConst bool) {
 		names = []string{"below", "at", "above"}
 		doc = fmt.Sprintf("%s (%s) against the threshold %s of %s", nodeLabel(v), n.Op, cs, nodeLabel(n))
 		bins := []Bin{{Name: "below"}, {Name: "at"}, {Name: "above"}}
-		if lo, hi, ok := m.interval(v); ok && !signed && w <= 64 {
-			c64 := cv.Trunc(w).Uint64()
+		if lo, hi, ok := m.ordInterval(v, signed); ok {
+			c64 := ordKey(cv.Trunc(w).Uint64(), w, signed)
 			if lo >= c64 {
-				bins[0].Unreachable = m.rangeText(v)
+				bins[0].Unreachable = m.ordText(v, signed)
 			}
 			if c64 < lo || c64 > hi {
-				bins[1].Unreachable = m.rangeText(v)
+				bins[1].Unreachable = m.ordText(v, signed)
 			}
 			if hi <= c64 {
-				bins[2].Unreachable = m.rangeText(v)
+				bins[2].Unreachable = m.ordText(v, signed)
 			}
 		}
 		if !signed && cv.Trunc(w).IsZero() {
@@ -298,6 +298,12 @@ func (m *Model) addCompare(n, a, b *rtl.Node, withConst bool) {
 		}
 		if !signed && w <= 64 && cv.Trunc(w).Uint64() == maxOf(w) {
 			bins[2].Unreachable = fmt.Sprintf("a %d-bit unsigned value is never above its all-ones", w)
+		}
+		if signed && w <= 64 && cv.Trunc(w).Uint64() == uint64(1)<<uint(w-1) {
+			bins[0].Unreachable = fmt.Sprintf("a %d-bit signed value is never below its minimum", w)
+		}
+		if signed && w <= 64 && cv.Trunc(w).Uint64() == maxOf(w-1) {
+			bins[2].Unreachable = fmt.Sprintf("a %d-bit signed value is never above its maximum", w)
 		}
 		vid, cid := v.ID, c.ID
 		m.add(Point{Name: "cmp_" + nodeLabel(n), Doc: doc, Kind: KindCompare, Node: nodeLabel(n), Bins: bins, src: []*rtl.Node{v},
@@ -308,16 +314,17 @@ func (m *Model) addCompare(n, a, b *rtl.Node, withConst bool) {
 		return
 	}
 	bins := []Bin{{Name: names[0]}, {Name: names[1]}, {Name: names[2]}}
-	if la, ha, ok1 := m.interval(a); ok1 && !signed {
-		if lb, hb, ok2 := m.interval(b); ok2 {
+	if la, ha, ok1 := m.ordInterval(a, signed); ok1 {
+		if lb, hb, ok2 := m.ordInterval(b, signed); ok2 {
+			why := m.ordText(a, signed) + ", " + m.ordText(b, signed)
 			if la >= hb {
-				bins[0].Unreachable = m.rangeText(a) + ", " + m.rangeText(b)
+				bins[0].Unreachable = why
 			}
 			if ha < lb || hb < la {
-				bins[1].Unreachable = m.rangeText(a) + ", " + m.rangeText(b)
+				bins[1].Unreachable = why
 			}
 			if ha <= lb {
-				bins[2].Unreachable = m.rangeText(a) + ", " + m.rangeText(b)
+				bins[2].Unreachable = why
 			}
 		}
 	}
@@ -328,6 +335,52 @@ func (m *Model) addCompare(n, a, b *rtl.Node, withConst bool) {
 }
 
 func maxOf(w int) uint64 { return ^uint64(0) >> uint(64-w) }
+
+// ordKey maps a w-bit value v (w <= 64) to a key whose unsigned order is
+// the compare's order: v itself when unsigned; read as signed (two's
+// complement), v with its sign bit flipped, so that the most negative value
+// maps to 0 and the largest positive one to all-ones.
+func ordKey(v uint64, w int, signed bool) uint64 {
+	if !signed {
+		return v
+	}
+	return v ^ uint64(1)<<uint(w-1)
+}
+
+// ordInterval returns the interval of n's value in the compare's order
+// (ordKey), from the value analysis' unsigned interval [lo, hi]. Signed: the
+// map is monotone, hence the keys an interval, only when [lo, hi] lies on
+// one side of the sign boundary (all of it below 2^(w-1), non-negative, or
+// all at or above it, negative); an interval that straddles it gives none
+// (ok false), since the signed values it holds need not be contiguous.
+func (m *Model) ordInterval(n *rtl.Node, signed bool) (lo, hi uint64, ok bool) {
+	lo, hi, ok = m.interval(n)
+	if !ok || !signed {
+		return lo, hi, ok
+	}
+	w := n.Width
+	half := uint64(1) << uint(w-1)
+	if (lo < half) != (hi < half) {
+		return 0, 0, false
+	}
+	return ordKey(lo, w, true), ordKey(hi, w, true), true
+}
+
+// ordText is rangeText with the interval read as the compare reads it:
+// for a signed compare the signed values and the sign the interval fixes.
+func (m *Model) ordText(n *rtl.Node, signed bool) string {
+	if !signed {
+		return m.rangeText(n)
+	}
+	lo, hi, _ := m.interval(n)
+	w := n.Width
+	sext := func(v uint64) int64 { return int64(v<<uint(64-w)) >> uint(64-w) }
+	sign := "non-negative"
+	if sext(lo) < 0 {
+		sign = "negative"
+	}
+	return fmt.Sprintf("%s: %s in [%d, %d] (signed %d-bit: %s throughout)", m.analysis(n), nodeLabel(n), sext(lo), sext(hi), w, sign)
+}
 
 // addROM adds one bin per table entry; entries outside the address's
 // interval are unreachable.
