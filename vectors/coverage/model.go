@@ -721,6 +721,9 @@ func (m *Model) addMux(n *rtl.Node) {
 		bins[0].Unreachable = fmt.Sprintf("value analysis: both arms are the constant %d", rt.Lo)
 		bins[1].Unreachable = bins[0].Unreachable
 	}
+	if why := m.gatedElse(sel, t, e); why != "" && bins[0].Unreachable == "" {
+		bins[0].Unreachable = why
+	}
 	sid, tid, eid := sel.ID, t.ID, e.ID
 	m.add(Point{Name: "mux_" + nodeLabel(n), Doc: fmt.Sprintf("mux %s: select %s at 0 and at 1 while %s and %s differ", nodeLabel(n), nodeLabel(sel), nodeLabel(t), nodeLabel(e)), Kind: KindMux, Node: nodeLabel(n), Bins: bins, src: []*rtl.Node{sel, t, e},
 		sample: func(s valueSource) int {
@@ -733,6 +736,56 @@ func (m *Model) addMux(n *rtl.Node) {
 			return 0
 		},
 		sv: svIndex(m.svRef(sel), m.svRef(t)+" != "+m.svRef(e), 2)})
+}
+
+// gatedElse proves a mux's else_differs bin unreachable for the shape
+// mux(sel, mux(g, x, k), e) where the inner mux's else arm k and e are the
+// same constant and g implies sel (sel is g, or an and over g and terms the
+// value analysis fixes at 1, nested ands included): at sel = 0, g is 0, so
+// the then arm is k, equal to e. Hop 0's candidate of the u' max-select is
+// this shape: mux(h0_take, h0_u, 0), h0_take = and(h0_ok, 1 | ...) and
+// h0_u = mux(h0_ok, u', 0). It returns the proof, or "" when the shape or
+// the implication does not hold.
+func (m *Model) gatedElse(sel, t, e *rtl.Node) string {
+	if t.Op != rtl.OpMux || sel.Width != 1 || t.Width > 64 {
+		return ""
+	}
+	g, k := t.Args[0], t.Args[2]
+	rk, re := m.rng[k.ID], m.rng[e.ID]
+	if k != e && !(rk.HasRange && re.HasRange && rk.Lo == rk.Hi && re.Lo == re.Hi && rk.Lo == re.Lo) {
+		return ""
+	}
+	var ones []string
+	var implied func(x *rtl.Node) bool // every input with g = 1 has x = 1
+	implied = func(x *rtl.Node) bool {
+		if x == g {
+			return true
+		}
+		if known, v := bitKnown(m.rng[x.ID], 0); known && v {
+			ones = append(ones, nodeLabel(x))
+			return true
+		}
+		if x.Op == rtl.OpAnd && x.Width == 1 {
+			for _, a := range x.Args {
+				if !implied(a) {
+					return false
+				}
+			}
+			return true
+		}
+		return false
+	}
+	if !implied(sel) {
+		return ""
+	}
+	if len(ones) == 0 && sel != g {
+		return "" // an and over g alone: still sound, but not a shape the design has
+	}
+	why := fmt.Sprintf("description: %s is 1 whenever %s is", nodeLabel(sel), nodeLabel(g))
+	if len(ones) > 0 {
+		why = fmt.Sprintf("description: %s is an and over %s and terms the value analysis fixes at 1 (%s)", nodeLabel(sel), nodeLabel(g), strings.Join(ones, ", "))
+	}
+	return why + fmt.Sprintf(", so at select 0 %s is 0 and the then arm %s = mux(%s, %s, %s) equals the else arm %s", nodeLabel(g), nodeLabel(t), nodeLabel(g), nodeLabel(t.Args[1]), nodeLabel(k), nodeLabel(e))
 }
 
 func b2i(b bool) int {
