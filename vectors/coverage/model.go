@@ -609,6 +609,11 @@ func (m *Model) addRound(n *rtl.Node) {
 			}
 		}
 	}
+	for b, r := range map[int]uint64{2: 1 << uint(d-1), 3: 1<<uint(d-1) - 1} {
+		if bins[b].Unreachable == "" && d <= 64 && (b == 2 || d >= 2) {
+			bins[b].Unreachable = m.productResidue(xn, d, r)
+		}
+	}
 	xid := xn.ID
 	m.add(Point{Name: "round_" + nodeLabel(n), Doc: fmt.Sprintf("round half up of %s at bit %d: down, up, exact tie, one LSB below the tie", nodeLabel(xn), d-1), Kind: KindRound, Node: nodeLabel(n), Bins: bins, src: []*rtl.Node{xn},
 		sample: func(s valueSource) int {
@@ -626,6 +631,61 @@ func (m *Model) addRound(n *rtl.Node) {
 			return 0
 		},
 		sv: m.svRound(xn, d)})
+}
+
+// productResidue proves that the low d bits (d <= 64) of xn never equal r,
+// for xn an unsigned product x * k of a signal x and a constant k (the
+// product is full width, so its low d bits are x*k mod 2^d): with z the
+// trailing zeros of k, x*k = r (mod 2^d) has no solution when r is not a
+// multiple of 2^z, and otherwise exactly x = x0 (mod 2^(d-z)), x0 =
+// (r >> z) * (k >> z)^-1; the proof holds when no such x lies in x's
+// interval (value analysis). A rounding tie of the rate W * inv_t is such a
+// residue. It returns the proof, or "" when there is none.
+func (m *Model) productResidue(xn *rtl.Node, d int, r uint64) string {
+	if xn.Op != rtl.OpMul || xn.Signed {
+		return ""
+	}
+	xa, ka := xn.Args[0], xn.Args[1]
+	if peel(xa).Op == rtl.OpConst {
+		xa, ka = ka, xa
+	}
+	kc := peel(ka)
+	if kc.Op != rtl.OpConst || ka.Width > 64 || peel(xa).Op == rtl.OpConst {
+		return ""
+	}
+	k := kc.Value.Trunc(ka.Width).Uint64()
+	lo, hi, ok := m.interval(xa)
+	if k == 0 || !ok {
+		return ""
+	}
+	mask := maxOf(d)
+	z := bits.TrailingZeros64(k)
+	if r == 0 || r > mask {
+		return ""
+	}
+	if r&(uint64(1)<<uint(z)-1) != 0 { // also every r when z >= d
+		return fmt.Sprintf("description: %s = %s * %d, a multiple of 2^%d, so its low %d bits are never %d", nodeLabel(xn), nodeLabel(xa), k, z, d, r)
+	}
+	period := d - z // solutions x = x0 (mod 2^period)
+	odd := k >> uint(z)
+	inv := odd // Newton's iteration for the inverse of an odd number mod 2^64
+	for i := 0; i < 6; i++ {
+		inv *= 2 - odd*inv
+	}
+	pm := maxOf(period)
+	x0 := ((r >> uint(z)) * inv) & pm
+	// the first solution at or above lo
+	first := lo&^pm | x0
+	if first < lo {
+		first += pm + 1
+		if first < lo { // wrapped past 2^64
+			return fmt.Sprintf("value analysis: %s in [%d, %d]; %s = %s * %d has low %d bits %d only for %s = %d (mod 2^%d), none in that interval", nodeLabel(xa), lo, hi, nodeLabel(xn), nodeLabel(xa), k, d, r, nodeLabel(xa), x0, period)
+		}
+	}
+	if first <= hi {
+		return ""
+	}
+	return fmt.Sprintf("value analysis: %s in [%d, %d]; %s = %s * %d has low %d bits %d only for %s = %d (mod 2^%d), none in that interval", nodeLabel(xa), lo, hi, nodeLabel(xn), nodeLabel(xa), k, d, r, nodeLabel(xa), x0, period)
 }
 
 // shlOf returns the shift node that normalizes by the count n (nil if none).
