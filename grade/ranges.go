@@ -92,3 +92,28 @@ func meetKnown(a, b known, w int) known {
 	}
 	return k
 }
+
+// ValueRangesWhere is ValueRanges for the inputs where the 1-bit node sel
+// of f equals val, as far as sel's form tells: the operands of the
+// compares sel is an and (val true) or an or (val false) of are bounded
+// to what the compares imply (the bounds the equivalence proofs' path
+// conditions use), and the analysis is rerun under them. ok is false when
+// sel implies no bound, or when the bounds contradict the analysis (no
+// input has sel == val). Sound: every input with sel == val satisfies the
+// bounds, so every value a node takes on such an input lies in its Range.
+func ValueRangesWhere(f *rtl.Module, sel *rtl.Node, val bool) (rs []Range, ok bool) {
+	kb := knownBits(f)
+	bs := condBounds(sel, val, kb, guardConjuncts)
+	if len(bs) == 0 {
+		return nil, false
+	}
+	kc, met := knownBitsUnder(f, bs...)
+	if !met {
+		return nil, false
+	}
+	rs = make([]Range, len(kc))
+	for i, k := range kc {
+		rs[i] = Range{Zero: k.zero, One: k.one, Lo: k.lo, Hi: k.hi, HasRange: k.rng}
+	}
+	return rs, true
+}

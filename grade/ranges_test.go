@@ -83,3 +83,72 @@ func TestSplitValueRanges(t *testing.T) {
 		})
 	}
 }
+
+// TestValueRangesWhere checks ValueRangesWhere against exhaustive
+// evaluation. Oracle: rtl.Sim over all 128 inputs of guardedNormModule:
+// on every input where the select sel has the asked value, every node's
+// value lies in its Range under that value. And the bounds must say
+// something: where sel = 1 in the "and" kind, d is bounded to [1, 40], so
+// x is never 0; a select of no compares gives no Ranges (ok false).
+func TestValueRangesWhere(t *testing.T) {
+	for _, kind := range []string{"and", "no_ne", "or"} {
+		t.Run(kind, func(t *testing.T) {
+			f, err := combinational(guardedNormModule(t, kind))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sel, x *rtl.Node
+			for _, n := range f.Nodes {
+				if n.Op == rtl.OpMux && n.Args[2].Op == rtl.OpConst && n.Width == 6 && sel == nil {
+					sel, x = n.Args[0], n
+				}
+			}
+			if sel == nil {
+				t.Fatal("no select mux(sel, d, 1)")
+			}
+			sim, err := rtl.NewSim(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked := 0
+			for _, val := range []bool{false, true} {
+				rs, ok := ValueRangesWhere(f, sel, val)
+				if !ok {
+					continue
+				}
+				if kind == "and" && val && rs[x.ID].HasRange && rs[x.ID].Lo == 0 {
+					t.Fatalf("where sel = 1 the mux output x may be 0: %+v", rs[x.ID])
+				}
+				for v := uint64(0); v < 128; v++ {
+					sim.SetInUint(0, v&63)
+					sim.SetInUint(1, v>>6)
+					sim.Out(0)
+					if sim.NodeValue(sel.ID).Bit(0) != val {
+						continue
+					}
+					checked++
+					for _, n := range f.Nodes {
+						y := sim.NodeValue(n.ID)
+						r := rs[n.ID]
+						if !y.And(r.Zero).IsZero() || y.And(r.One) != r.One || r.HasRange && (y.Uint64() < r.Lo || y.Uint64() > r.Hi) {
+							t.Fatalf("sel=%v d=%d en=%d: node %s = %d outside its range [%d, %d]", val, v&63, v>>6, n.Name, y.Uint64(), r.Lo, r.Hi)
+						}
+					}
+				}
+			}
+			if checked == 0 {
+				t.Fatal("no Ranges checked on any input: the test checks nothing")
+			}
+		})
+	}
+	m := rtl.NewModule("nocmp", "")
+	a := m.In("a", 1, false)
+	m.Out("o", m.Mux(a, m.Const(2, false, 1), m.Const(2, false, 2)), "")
+	f, err := combinational(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ValueRangesWhere(f, f.Nodes[a.ID], true); ok {
+		t.Fatal("a select that is an input implies no bound, yet Ranges were given")
+	}
+}

@@ -784,6 +784,17 @@ func (m *Model) addMux(n *rtl.Node) {
 	if why := m.gatedElse(sel, t, e); why != "" && bins[0].Unreachable == "" {
 		bins[0].Unreachable = why
 	}
+	for b, v := range []bool{false, true} {
+		if bins[b].Unreachable != "" || n.Width > 64 {
+			continue
+		}
+		if rs, ok := grade.ValueRangesWhere(m.f, sel, v); ok {
+			rt, re := rs[t.ID], rs[e.ID]
+			if rt.HasRange && re.HasRange && rt.Lo == rt.Hi && re.Lo == re.Hi && rt.Lo == re.Lo {
+				bins[b].Unreachable = fmt.Sprintf("value analysis where %s = %d (its compares bound their operands): both arms are the constant %d", nodeLabel(sel), b2i(v), rt.Lo)
+			}
+		}
+	}
 	sid, tid, eid := sel.ID, t.ID, e.ID
 	m.add(Point{Name: "mux_" + nodeLabel(n), Doc: fmt.Sprintf("mux %s: select %s at 0 and at 1 while %s and %s differ", nodeLabel(n), nodeLabel(sel), nodeLabel(t), nodeLabel(e)), Kind: KindMux, Node: nodeLabel(n), Bins: bins, src: []*rtl.Node{sel, t, e},
 		sample: func(s valueSource) int {
