@@ -3,7 +3,9 @@ package coverage
 import (
 	"fmt"
 	"math/big"
+	"reflect"
 	"strconv"
+	"strings"
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/fixedpoint"
@@ -36,10 +38,59 @@ func ForHPCC(cfg hpcc.Config) (*Model, error) {
 		return nil, err
 	}
 	m.addStructural()
+	if reflect.DeepEqual(cfg, hpcc.DefaultConfig()) {
+		m.declareTxRateExhausted()
+	}
 	if err := m.validate(); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// txRateExhaustion is the proof of the txRate casts' "at" bins, by
+// exhaustion: it holds for the default configuration only, the one the
+// enumeration checks (TestTxRateExhaustionDeclared runs it and fails if an
+// input reaches the threshold; vectors.TestTxRateSaturationEdgeUnreachable
+// likewise).
+const txRateExhaustion = "exhaustion (default configuration): no 1/dts input in [1, 2^26) and no dTx of the counter width puts txRate before saturation exactly at the format's maximum (vectors.TxRateSaturationEdges, checked by TestTxRateExhaustionDeclared)"
+
+// txRateCompares returns the saturation compares of every hop's txRate
+// cast: ovf_hi > max over the rounded product (tx_bytes - st_tx_bytes) *
+// 1/dts, recognised by the product's operand, the difference of the hop's
+// two counter ports (the only cast reading it).
+func (m *Model) txRateCompares() []*rtl.Node {
+	var out []*rtl.Node
+	for _, n := range m.f.Nodes {
+		if n.Op != rtl.OpGt || peel(n.Args[1]).Op != rtl.OpConst || n.Args[0].Op != rtl.OpAdd {
+			continue
+		}
+		sl := peel(n.Args[0].Args[0])
+		if sl.Op != rtl.OpSlice || sl.Args[0].Op != rtl.OpMul {
+			continue
+		}
+		for _, f := range sl.Args[0].Args {
+			if f.Op == rtl.OpSub && f.Args[0].Op == rtl.OpInput && f.Args[1].Op == rtl.OpInput &&
+				strings.HasPrefix(f.Args[0].Name, "in_hop") && strings.HasSuffix(f.Args[0].Name, "_tx_bytes") &&
+				strings.HasPrefix(f.Args[1].Name, "st_hop") && strings.HasSuffix(f.Args[1].Name, "_tx_bytes") {
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// declareTxRateExhausted declares the "at" bin of every txRate saturation
+// compare unreachable, by exhaustion (txRateExhaustion).
+func (m *Model) declareTxRateExhausted() {
+	for _, n := range m.txRateCompares() {
+		for i := range m.Points {
+			p := &m.Points[i]
+			if p.Kind == KindCompare && p.Node == nodeLabel(n) && p.Bins[1].Unreachable == "" {
+				p.Bins[1].Unreachable = txRateExhaustion
+			}
+		}
+	}
 }
 
 // speedRejections returns, per speed code of cfg's encoding, why the
