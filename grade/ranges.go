@@ -117,3 +117,49 @@ func ValueRangesWhere(f *rtl.Module, sel *rtl.Node, val bool) (rs []Range, ok bo
 	}
 	return rs, true
 }
+
+// LengthRun is one run of SplitValueRanges: the Ranges of every node for
+// the inputs where the normalizer input X (a node ID) has bit length L,
+// X in [Lo, Hi].
+type LengthRun struct {
+	X, L   int
+	Lo, Hi uint64
+	Ranges []Range
+}
+
+// NormalizerRuns returns SplitValueRanges' runs, per normalizer input of f
+// (in the order SplitValueRanges takes them), each with the runs of the
+// bit lengths some input gives. The runs of one input cover every input of
+// f (a length no input gives has no run), so a value that lies outside a
+// node's Range in every run of one normalizer input is never taken.
+func NormalizerRuns(f *rtl.Module) [][]LengthRun {
+	kb := knownBits(f)
+	p := newProverKB(f, kb)
+	var out [][]LengthRun
+	for _, x := range p.normalizers() {
+		k := kb[x.ID]
+		if !k.rng {
+			continue
+		}
+		var runs []LengthRun
+		for l := bits.Len64(k.lo); l <= bits.Len64(k.hi); l++ {
+			lo, hi := uint64(0), uint64(0)
+			if l > 0 {
+				lo, hi = max(k.lo, uint64(1)<<uint(l-1)), min(k.hi, maxOf(l))
+			}
+			kc, met := knownBitsUnder(f, &bound{id: x.ID, lo: lo, hi: hi})
+			if !met {
+				continue // no input gives this length
+			}
+			rs := make([]Range, len(kc))
+			for i, k := range kc {
+				rs[i] = Range{Zero: k.zero, One: k.one, Lo: k.lo, Hi: k.hi, HasRange: k.rng}
+			}
+			runs = append(runs, LengthRun{X: x.ID, L: l, Lo: lo, Hi: hi, Ranges: rs})
+		}
+		if len(runs) > 0 {
+			out = append(out, runs)
+		}
+	}
+	return out
+}

@@ -70,6 +70,7 @@ type Model struct {
 	f      *rtl.Module
 	rng    []grade.Range        // grade.SplitValueRanges: the reachability proofs
 	plain  []grade.Range        // grade.ValueRanges, to name the analysis a proof needs
+	runs   [][]grade.LengthRun  // grade.NormalizerRuns, computed when a proof needs them
 	ports  map[string]*rtl.Node // input and output ports by name
 	// outName names the output port a node drives (the SystemVerilog
 	// export reads ports by their names).
@@ -305,6 +306,9 @@ func (m *Model) addCompare(n, a, b *rtl.Node, withConst bool) {
 		if signed && w <= 64 && cv.Trunc(w).Uint64() == maxOf(w-1) {
 			bins[2].Unreachable = fmt.Sprintf("a %d-bit signed value is never above its maximum", w)
 		}
+		if bins[1].Unreachable == "" && !signed && w <= 64 {
+			bins[1].Unreachable = m.excludedPerLength(v, cv.Trunc(w).Uint64())
+		}
 		vid, cid := v.ID, c.ID
 		m.add(Point{Name: "cmp_" + nodeLabel(n), Doc: doc, Kind: KindCompare, Node: nodeLabel(n), Bins: bins, src: []*rtl.Node{v},
 			sample: func(s valueSource) int {
@@ -335,6 +339,44 @@ func (m *Model) addCompare(n, a, b *rtl.Node, withConst bool) {
 }
 
 func maxOf(w int) uint64 { return ^uint64(0) >> uint(64-w) }
+
+// excludedPerLength proves that node v (at most 64 bits) never equals c
+// when, for some normalizer input x, every run of the value analysis per
+// bit length of x (grade.NormalizerRuns; the runs cover every input)
+// excludes c from v's interval or contradicts its known bits: the union
+// of the runs, which SplitValueRanges keeps as one interval, can hold c
+// while no run does (1/U at its maximum: only U = 1 comes near it). It
+// returns the proof, or "".
+func (m *Model) excludedPerLength(v *rtl.Node, c uint64) string {
+	if lo, hi, ok := m.interval(v); ok && (c < lo || c > hi) {
+		return "" // the plain interval rules apply
+	}
+	if m.runs == nil {
+		m.runs = grade.NormalizerRuns(m.f)
+	}
+	cb := rtl.BitsOf(c)
+	for _, runs := range m.runs {
+		excluded := true
+		for _, r := range runs {
+			rv := r.Ranges[v.ID]
+			out := rv.HasRange && (c < rv.Lo || c > rv.Hi) || !cb.And(rv.Zero).IsZero() || cb.And(rv.One) != rv.One
+			if !out {
+				excluded = false
+				break
+			}
+		}
+		if excluded {
+			x := m.f.Nodes[runs[0].X]
+			var parts []string
+			for _, r := range runs {
+				rv := r.Ranges[v.ID]
+				parts = append(parts, fmt.Sprintf("L=%d: [%d, %d]", r.L, rv.Lo, rv.Hi))
+			}
+			return fmt.Sprintf("value analysis per bit length L of %s (every length some input gives): %s never equals %d in any run (%s; known bits included)", nodeLabel(x), nodeLabel(v), c, strings.Join(parts, ", "))
+		}
+	}
+	return ""
+}
 
 // ordKey maps a w-bit value v (w <= 64) to a key whose unsigned order is
 // the compare's order: v itself when unsigned; read as signed (two's
