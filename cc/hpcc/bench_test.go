@@ -115,30 +115,46 @@ func BenchmarkStep5Hops(b *testing.B) {
 // its state after event 16k and set back to that state every 16 rounds,
 // so that every event continues its flow's telemetry (none re-baselines).
 func benchBatch(b *testing.B, c Config, nhops int) {
-	const batchFlows, rounds = 64, 16
 	d := mustDP(b, c)
-	trace := benchTrace(b, c.Encoding, nhops, batchFlows*rounds+1)
-	init := make([]State, batchFlows)
-	ins := make([]Input, rounds*batchFlows)
+	runBatch(b, c, nhops, d.Update, d.UpdateBatch)
+}
+
+// batchFlows and batchRounds shape benchBatch's events (see there).
+const batchFlows, batchRounds = 64, 16
+
+// batchEvents returns benchBatch's flows' initial states (after two events
+// through update) and its rounds of events (round r is
+// ins[r*batchFlows:(r+1)*batchFlows]).
+func batchEvents(b testing.TB, c Config, nhops int, update func(State, Input) (State, Output)) (init []State, ins []Input) {
+	trace := benchTrace(b, c.Encoding, nhops, batchFlows*batchRounds+1)
+	init = make([]State, batchFlows)
+	ins = make([]Input, batchRounds*batchFlows)
 	for k := range init {
 		base := benchTrace(b, c.Encoding, nhops, 1)[0]
-		init[k], _ = d.Update(d.InitialState(), base)
-		init[k], _ = d.Update(init[k], trace[rounds*k])
-		for r := 0; r < rounds; r++ {
-			ins[r*batchFlows+k] = trace[rounds*k+r+1]
+		init[k], _ = update(State{}, base)
+		init[k], _ = update(init[k], trace[batchRounds*k])
+		for r := 0; r < batchRounds; r++ {
+			ins[r*batchFlows+k] = trace[batchRounds*k+r+1]
 		}
 	}
+	return init, ins
+}
+
+// runBatch is benchBatch's timed loop over batch, an UpdateBatch of
+// configuration c (update is its per-event form, for the setup).
+func runBatch(b *testing.B, c Config, nhops int, update func(State, Input) (State, Output), batch func([]State, []Input, []Output) error) {
+	init, ins := batchEvents(b, c, nhops, update)
 	st := append([]State(nil), init...)
 	out := make([]Output, batchFlows)
 	b.ReportAllocs()
 	b.ResetTimer()
 	defer cpuPerOp(b)()
 	for n, r := 0, 0; n < b.N; n, r = n+batchFlows, r+1 {
-		if r == rounds {
+		if r == batchRounds {
 			r = 0
 			copy(st, init)
 		}
-		if err := d.UpdateBatch(st, ins[r*batchFlows:(r+1)*batchFlows], out); err != nil {
+		if err := batch(st, ins[r*batchFlows:(r+1)*batchFlows], out); err != nil {
 			b.Fatal(err)
 		}
 	}
