@@ -71,6 +71,7 @@ type Model struct {
 	rng    []grade.Range        // grade.SplitValueRanges: the reachability proofs
 	plain  []grade.Range        // grade.ValueRanges, to name the analysis a proof needs
 	runs   [][]grade.LengthRun  // grade.NormalizerRuns, computed when a proof needs them
+	lz     lowZeroCache         // grade.LowZeros, computed when a proof needs them (ldcp_lowzeros.go)
 	ports  map[string]*rtl.Node // input and output ports by name
 	// outName names the output port a node drives (the SystemVerilog
 	// export reads ports by their names).
@@ -355,11 +356,14 @@ func (m *Model) excludedPerLength(v *rtl.Node, c uint64) string {
 		m.runs = grade.NormalizerRuns(m.f)
 	}
 	cb := rtl.BitsOf(c)
-	for _, runs := range m.runs {
-		excluded := true
-		for _, r := range runs {
+	for i, runs := range m.runs {
+		excluded, lowZ := true, false
+		for j, r := range runs {
 			rv := r.Ranges[v.ID]
 			out := rv.HasRange && (c < rv.Lo || c > rv.Hi) || !cb.And(rv.Zero).IsZero() || cb.And(rv.One) != rv.One
+			if !out && m.runLowZeroExcludes(i, j, v, c) {
+				out, lowZ = true, true
+			}
 			if !out {
 				excluded = false
 				break
@@ -372,7 +376,11 @@ func (m *Model) excludedPerLength(v *rtl.Node, c uint64) string {
 				rv := r.Ranges[v.ID]
 				parts = append(parts, fmt.Sprintf("L=%d: [%d, %d]", r.L, rv.Lo, rv.Hi))
 			}
-			return fmt.Sprintf("value analysis per bit length L of %s (every length some input gives): %s never equals %d in any run (%s; known bits included)", nodeLabel(x), nodeLabel(v), c, strings.Join(parts, ", "))
+			kb := "known bits included"
+			if lowZ {
+				kb = "known bits and low zeros (grade.LowZeros) included"
+			}
+			return fmt.Sprintf("value analysis per bit length L of %s (every length some input gives): %s never equals %d in any run (%s; %s)", nodeLabel(x), nodeLabel(v), c, strings.Join(parts, ", "), kb)
 		}
 	}
 	return ""
@@ -656,6 +664,7 @@ func (m *Model) addRound(n *rtl.Node) {
 			bins[b].Unreachable = m.productResidue(xn, d, r)
 		}
 	}
+	m.roundLowZeros(xn, d, bins)
 	xid := xn.ID
 	m.add(Point{Name: "round_" + nodeLabel(n), Doc: fmt.Sprintf("round half up of %s at bit %d: down, up, exact tie, one LSB below the tie", nodeLabel(xn), d-1), Kind: KindRound, Node: nodeLabel(n), Bins: bins, src: []*rtl.Node{xn},
 		sample: func(s valueSource) int {
