@@ -71,9 +71,11 @@ func (h *HPCC) addConstructedClasses() error {
 		// than it holds, or a MultiQ/Sojourn hop term): no constructed class.
 		return nil
 	}
-	// The window and low-bit classes are restated for single-class,
-	// queue-length configurations only (MultiQ and Sojourn keep the seven).
-	if we, e := newWindowEdges(h, w); e == nil && !h.cfg.MultiQ.Enabled && !h.cfg.Sojourn {
+	// The window and low-bit classes (MultiQ and Sojourn too: the window
+	// reads U, not the hop term; u_ewma's tie uses one loaded hop of case
+	// 1 with dTx = 0, whose u' is the single-class term with MultiQ's kq
+	// table, and the sojourn carry with Sojourn).
+	if we, e := newWindowEdges(h, w); e == nil {
 		k.we = we
 		k.classes = append(k.classes,
 			constructedClass{"window_round_ties", "the window's and EWMA's rounding casts exactly at a tie and one LSB below it: Wc*eta/U (Wc solved by the congruence, W inside the clamps where found), eta/U (1/U solved, U searched for it, Wc for a visible W), the pacing rate W*inv_t (W solved, reached on the additive step) and u_ewma (s = (T-tau)*U + tau*u' solved on one loaded hop with delta ts T-1, every hop slot)",

@@ -250,6 +250,9 @@ func (k *constructed) ewmaTie(want int, emit emitFn) error {
 		for i := 0; i < h.maxHops; i++ {
 			st, in := k.loaded(i, code, tau, 0, q)
 			st.U = rest
+			if h.sj != nil {
+				h.sojournCarry(&in) // the sample is the residence (hpcc_sojourn.go); Directed carries it again, unchanged
+			}
 			ns, out := h.update(st, in)
 			if _, want := e.ewma(rest, up, tau); out.SelHop != uint8(i) || ns.U != want {
 				return fmt.Errorf("vectors: hpcc: u_ewma restatement gives U=%#x for U=%#x, u'=%#x, tau=%d, the datapath %#x (sel %d)", want, rest, up, tau, ns.U, out.SelHop)
