@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"go/format"
+	"math/big"
 	"regexp"
 	"strings"
 
@@ -63,7 +64,7 @@ func Print(m *rtl.Module, opts Options) ([]byte, error) {
 	if opts.Package == "" || opts.Func == "" || opts.Input == nil || opts.Output == nil {
 		return nil, fmt.Errorf("gogen: module %s: Options need Package, Func, Input and Output", m.Name)
 	}
-	p := &printer{m: m, o: opts, asU: map[int]bool{}}
+	p := &printer{m: m, o: opts, asU: map[int]bool{}, readWord: map[string]bool{}}
 	if err := p.body(); err != nil {
 		return nil, err
 	}
@@ -119,10 +120,14 @@ func sortedUnique(s []string) []string {
 type printer struct {
 	m        *rtl.Module
 	o        Options
-	b        bytes.Buffer // function body
-	roms     bytes.Buffer // package-level tables
-	used     []bool       // node reaches an output
-	asU      map[int]bool // compare nodes that need a uint64 copy
+	b        bytes.Buffer    // function body
+	roms     bytes.Buffer    // package-level tables
+	used     []bool          // node reaches an output
+	asU      map[int]bool    // compare nodes that need a uint64 copy
+	iv       []interval      // value bounds of every node (bounds.go)
+	narrow   []bool          // node held in one uint64 (all of at most 64 bits, some wider)
+	read     []bool          // input port already read into its local
+	readWord map[string]bool // words of wide nodes read by another node
 	usesBits bool
 }
 
@@ -137,6 +142,12 @@ func unsupported(n *rtl.Node, what string) error {
 // body prints the function body: inputs, nodes, outputs.
 func (p *printer) body() error {
 	m := p.m
+	p.iv = bounds(m)
+	p.narrow = make([]bool, len(m.Nodes))
+	p.read = make([]bool, len(m.Nodes))
+	for _, n := range m.Nodes {
+		p.narrow[n.ID] = p.holdsNarrow(n)
+	}
 	p.used = make([]bool, len(m.Nodes))
 	var stack []*rtl.Node
 	mark := func(n *rtl.Node) {
@@ -151,14 +162,20 @@ func (p *printer) body() error {
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		for _, a := range n.Args {
-			mark(a)
+		switch {
+		case p.isConst(n): // a literal: its operands are not computed
+		case n.Op == rtl.OpMux && p.isConst(n.Args[0]):
+			mark(p.muxArm(n))
+		default:
+			for _, a := range n.Args {
+				mark(a)
+			}
 		}
 	}
 	// A compare used other than as a mux select (or as an output) gets a
 	// uint64 copy.
 	for _, n := range m.Nodes {
-		if !p.used[n.ID] {
+		if !p.used[n.ID] || p.isConst(n) || (n.Op == rtl.OpMux && p.isConst(n.Args[0])) {
 			continue
 		}
 		for i, a := range n.Args {
@@ -167,22 +184,42 @@ func (p *printer) body() error {
 			}
 		}
 	}
+	for _, n := range m.Nodes {
+		if p.used[n.ID] && n.Op == rtl.OpMux && p.isConst(n.Args[0]) && p.muxArm(n).Op.IsCompare() {
+			p.asU[p.muxArm(n).ID] = true
+		}
+	}
 	for _, o := range m.Outputs {
 		if o.Node.Op.IsCompare() {
 			p.asU[o.Node.ID] = true
 		}
 	}
 	for _, n := range m.Nodes {
-		if !p.used[n.ID] || n.Op == rtl.OpConst {
+		if n.Width > MaxWidth && p.used[n.ID] {
+			return unsupported(n, fmt.Sprintf("wider than %d bits", MaxWidth))
+		}
+		if !p.used[n.ID] || p.isConst(n) || n.Op == rtl.OpInput {
 			continue
 		}
-		if n.Width > MaxWidth {
-			return unsupported(n, fmt.Sprintf("wider than %d bits", MaxWidth))
+		// Inputs are read just before their first use (fewer live values).
+		for _, a := range n.Args {
+			if err := p.readInput(a); err != nil {
+				return err
+			}
 		}
 		if err := p.node(n); err != nil {
 			return err
 		}
 	}
+	// Every input is read before the first output is written.
+	for _, n := range m.Inputs {
+		if p.used[n.ID] {
+			if err := p.readInput(n); err != nil {
+				return err
+			}
+		}
+	}
+	p.keepWords()
 	p.b.WriteString("\n")
 	for _, o := range m.Outputs {
 		if o.Node.Width > 64 {
@@ -200,8 +237,86 @@ func (p *printer) body() error {
 	return nil
 }
 
+// keepWords marks the words of wide nodes that nothing reads (a high word
+// only ever sliced below bit 64) as used, which Go requires of a local.
+func (p *printer) keepWords() {
+	for _, n := range p.m.Nodes {
+		if !p.used[n.ID] || !p.wide(n) || p.isConst(n) {
+			continue
+		}
+		for _, word := range []string{name(n) + "l", name(n) + "h"} {
+			if !p.readWord[word] {
+				p.line("_ = %s // not read", word)
+			}
+		}
+	}
+}
+
+// readInput prints the read of input port n, once (nothing for other nodes).
+func (p *printer) readInput(n *rtl.Node) error {
+	if n.Op != rtl.OpInput || p.read[n.ID] || p.isConst(n) {
+		return nil
+	}
+	p.read[n.ID] = true
+	e, err := p.o.Input(n)
+	if err != nil {
+		return fmt.Errorf("gogen: module %s: input %s: %w", p.m.Name, n.Name, err)
+	}
+	if n.Width > 64 {
+		return unsupported(n, "input port wider than 64 bits")
+	}
+	p.line("%s := %s%s", name(n), masked("uint64("+e+")", n.Width), comment(n))
+	return nil
+}
+
+// isConst reports whether the analysis proves n constant.
+func (p *printer) isConst(n *rtl.Node) bool { return n.Op == rtl.OpConst || p.iv[n.ID].isConst() }
+
+// muxArm is the arm a mux with a constant select takes.
+func (p *printer) muxArm(n *rtl.Node) *rtl.Node {
+	if p.iv[n.Args[0].ID].lo.Sign() != 0 {
+		return n.Args[1]
+	}
+	return n.Args[2]
+}
+
+// holdsNarrow decides n's representation: one uint64 for at most 64 bits,
+// and for a wider node whose values are below 2^63 when its operation can
+// be computed in one word from its operands (they are narrow too, or it
+// extracts bits of a wide one).
+func (p *printer) holdsNarrow(n *rtl.Node) bool {
+	if n.Width <= 64 {
+		return true
+	}
+	if !p.iv[n.ID].fits(63) {
+		return false
+	}
+	if p.isConst(n) || n.Op == rtl.OpSlice || n.Op == rtl.OpLShrC {
+		return true
+	}
+	if n.Op == rtl.OpInput {
+		return false
+	}
+	for _, a := range n.Args {
+		if !p.narrow[a.ID] && !p.isConst(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// kbits is the constant pattern of a node the analysis proves constant.
+func (p *printer) kbits(n *rtl.Node) rtl.Bits {
+	if n.Op == rtl.OpConst {
+		return n.Value
+	}
+	return rtl.BitsOfBig(p.iv[n.ID].lo, n.Width)
+}
+
 // wide reports whether n is held as two words.
-func wide(n *rtl.Node) bool { return n.Width > 64 }
+func (p *printer) wide(n *rtl.Node) bool {
+	return !p.narrow[n.ID] && !(p.isConst(n) && p.iv[n.ID].fits(63))
+}
 
 func mask(w int) uint64 {
 	if w >= 64 {
@@ -224,8 +339,8 @@ func name(n *rtl.Node) string { return fmt.Sprintf("v%d", n.ID) }
 
 // u is the uint64 expression of narrow node n (canonical).
 func (p *printer) u(n *rtl.Node) string {
-	if n.Op == rtl.OpConst {
-		return hex(n.Value[0])
+	if p.isConst(n) {
+		return hex(p.kbits(n)[0])
 	}
 	if n.Op.IsCompare() {
 		return name(n) + "u"
@@ -235,8 +350,8 @@ func (p *printer) u(n *rtl.Node) string {
 
 // sel is the bool expression of 1-bit node n.
 func (p *printer) sel(n *rtl.Node) string {
-	if n.Op == rtl.OpConst {
-		if n.Value[0]&1 == 1 {
+	if p.isConst(n) {
+		if p.kbits(n)[0]&1 == 1 {
 			return "true"
 		}
 		return "false"
@@ -248,14 +363,17 @@ func (p *printer) sel(n *rtl.Node) string {
 }
 
 // s is the int64 expression of narrow node n read as signed (sign-extended
-// from its width).
+// from its width; a narrow node wider than 64 bits is below 2^63).
 func (p *printer) s(n *rtl.Node) string {
 	w := n.Width
-	if n.Op == rtl.OpConst {
-		sv := int64(n.Value[0]<<uint(64-w)) >> uint(64-w)
-		return fmt.Sprintf("int64(%d)", sv)
+	if p.isConst(n) {
+		v := p.kbits(n)[0]
+		if w >= 64 {
+			return fmt.Sprintf("int64(%d)", int64(v))
+		}
+		return fmt.Sprintf("int64(%d)", int64(v<<uint(64-w))>>uint(64-w))
 	}
-	if w == 64 {
+	if w >= 64 {
 		return "int64(" + p.u(n) + ")"
 	}
 	return fmt.Sprintf("(int64(%s<<%d) >> %d)", p.u(n), 64-w, 64-w)
@@ -264,22 +382,24 @@ func (p *printer) s(n *rtl.Node) string {
 // lo and hi are the words of any node up to 128 bits (hi is 0 for a narrow
 // node).
 func (p *printer) lo(n *rtl.Node) string {
-	if !wide(n) {
+	if !p.wide(n) {
 		return p.u(n)
 	}
-	if n.Op == rtl.OpConst {
-		return hex(n.Value[0])
+	if p.isConst(n) {
+		return hex(p.kbits(n)[0])
 	}
+	p.readWord[name(n)+"l"] = true
 	return name(n) + "l"
 }
 
 func (p *printer) hi(n *rtl.Node) string {
-	if !wide(n) {
+	if !p.wide(n) {
 		return "0"
 	}
-	if n.Op == rtl.OpConst {
-		return hex(n.Value[1])
+	if p.isConst(n) {
+		return hex(p.kbits(n)[1])
 	}
+	p.readWord[name(n)+"h"] = true
 	return name(n) + "h"
 }
 
@@ -287,6 +407,12 @@ func (p *printer) hi(n *rtl.Node) string {
 // int64.
 func (p *printer) shi(n *rtl.Node) string {
 	hw := n.Width - 64
+	if hw <= 0 { // a narrow node: below 2^63 or at most 64 bits
+		if n.Width == 64 {
+			return "(" + p.s(n) + " >> 63)"
+		}
+		return "int64(0)"
+	}
 	if hw == 64 {
 		return "int64(" + p.hi(n) + ")"
 	}
@@ -300,41 +426,48 @@ func comment(n *rtl.Node) string {
 	return " // " + n.Name
 }
 
-// node prints the statements computing n.
+// node prints the statements computing n. A mask to the node's width is
+// left out where the analysis shows the exact result is below 2^W.
 func (p *printer) node(n *rtl.Node) error {
-	if wide(n) {
+	if p.wide(n) {
 		return p.wideNode(n)
 	}
 	for _, a := range n.Args {
-		if wide(a) && !(n.Op.IsCompare() || n.Op == rtl.OpSlice) {
+		if p.wide(a) && !(n.Op.IsCompare() || n.Op == rtl.OpSlice || n.Op == rtl.OpLShrC) {
 			return unsupported(n, "operand "+a.Name+" wider than 64 bits")
 		}
 	}
 	v, w := name(n), n.Width
 	var a, b *rtl.Node
+	var ai, bi interval
 	if len(n.Args) > 0 {
-		a = n.Args[0]
+		a, ai = n.Args[0], p.iv[n.Args[0].ID]
 	}
 	if len(n.Args) > 1 {
-		b = n.Args[1]
+		b, bi = n.Args[1], p.iv[n.Args[1].ID]
 	}
 	set := func(e string) { p.line("%s := %s%s", v, typed(e), comment(n)) }
-	switch n.Op {
-	case rtl.OpInput:
-		e, err := p.o.Input(n)
-		if err != nil {
-			return fmt.Errorf("gogen: module %s: input %s: %w", p.m.Name, n.Name, err)
+	// fit masks e to w bits unless the exact result's bound hi fits.
+	fit := func(e string, hi *big.Int) string {
+		if hi != nil && hi.BitLen() <= w {
+			return e
 		}
-		set(masked("uint64("+e+")", w))
+		return masked(e, w)
+	}
+	switch n.Op {
 	case rtl.OpAdd:
-		set(masked(p.u(a)+" + "+p.u(b), w))
+		set(fit(p.u(a)+" + "+p.u(b), new(big.Int).Add(ai.hi, bi.hi)))
 	case rtl.OpSub:
-		set(masked(p.u(a)+" - "+p.u(b), w))
+		if ai.lo.Cmp(bi.hi) >= 0 { // never wraps
+			set(p.u(a) + " - " + p.u(b))
+		} else {
+			set(masked(p.u(a)+" - "+p.u(b), w))
+		}
 	case rtl.OpMul:
-		if n.Signed {
+		if n.Signed && !(ai.nonneg(a.Width) && bi.nonneg(b.Width)) {
 			set(masked("uint64("+p.s(a)+" * "+p.s(b)+")", w))
 		} else {
-			set(p.u(a) + " * " + p.u(b)) // exact: the product fits W <= 64 bits
+			set(p.u(a) + " * " + p.u(b)) // exact: the product fits W bits (and 64)
 		}
 	case rtl.OpAnd:
 		set(p.u(a) + " & " + p.u(b))
@@ -345,64 +478,102 @@ func (p *printer) node(n *rtl.Node) error {
 	case rtl.OpNot:
 		set(masked("^"+p.u(a), w))
 	case rtl.OpShlC:
-		if n.K >= w {
+		if n.K >= min(w, 64) {
 			set("0")
 		} else {
-			set(masked(fmt.Sprintf("%s << %d", p.u(a), n.K), w))
+			set(fit(fmt.Sprintf("%s << %d", p.u(a), n.K), new(big.Int).Lsh(ai.hi, uint(n.K))))
 		}
 	case rtl.OpLShrC:
-		if n.K >= w {
+		k := n.K
+		switch {
+		case p.wide(a) && k >= 64:
+			set(masked(shr(p.hi(a), k-64), w))
+		case p.wide(a):
+			set(masked(fmt.Sprintf("%s>>%d | %s<<%d", p.lo(a), k, p.hi(a), 64-k), w))
+		case k >= min(w, 64):
 			set("0")
-		} else {
-			set(fmt.Sprintf("%s >> %d", p.u(a), n.K))
+		default:
+			set(fmt.Sprintf("%s >> %d", p.u(a), k))
 		}
 	case rtl.OpAShrC:
-		set(masked(fmt.Sprintf("uint64(%s >> %d)", p.s(a), min(n.K, 63)), w))
+		if ai.nonneg(w) {
+			set(shr(p.u(a), min(n.K, 63)))
+		} else {
+			set(masked(fmt.Sprintf("uint64(%s >> %d)", p.s(a), min(n.K, 63)), w))
+		}
 	case rtl.OpShl:
 		// a is canonical, so every bit of a<<b with b >= W lands at or above W.
-		set(masked(p.u(a)+" << "+p.u(b), w))
+		var hi *big.Int
+		if bi.hi.BitLen() <= 16 {
+			hi = new(big.Int).Lsh(ai.hi, uint(bi.hi.Uint64()))
+		}
+		set(fit(typed(p.u(a))+" << "+p.u(b), hi))
 	case rtl.OpLShr:
-		set(p.u(a) + " >> " + p.u(b)) // b >= W gives 0: a < 2^W
+		set(typed(p.u(a)) + " >> " + p.u(b)) // b >= W gives 0: a < 2^W
 	case rtl.OpAShr:
-		set(masked("uint64("+p.s(a)+" >> "+p.u(b)+")", w)) // Go: a signed shift by >= 64 gives the sign
+		if ai.nonneg(w) {
+			set(typed(p.u(a)) + " >> " + p.u(b))
+		} else {
+			set(masked("uint64("+p.s(a)+" >> "+p.u(b)+")", w)) // Go: a signed shift by >= 64 gives the sign
+		}
 	case rtl.OpEq, rtl.OpNe, rtl.OpLt, rtl.OpLe, rtl.OpGt, rtl.OpGe:
 		p.compare(n, a, b)
 	case rtl.OpMux:
+		if p.isConst(a) {
+			set(p.u(p.muxArm(n)))
+			break
+		}
 		p.line("%s := %s%s", v, typed(p.u(n.Args[2])), comment(n))
 		p.line("if %s {", p.sel(a))
 		p.line("\t%s = %s", v, p.u(b))
 		p.line("}")
 	case rtl.OpSlice:
 		k := n.K
+		fits := new(big.Int).Rsh(ai.hi, uint(k)).BitLen() <= w
+		mk := func(e string) string {
+			if fits {
+				return e
+			}
+			return masked(e, w)
+		}
 		switch {
-		case !wide(a) && k+w >= a.Width:
-			set(shr(p.u(a), k))
-		case !wide(a):
-			set(masked(shr(p.u(a), k), w))
+		case !p.wide(a) && k >= 64:
+			set("0")
+		case !p.wide(a):
+			set(mk(shr(p.u(a), k)))
 		case k >= 64:
-			set(masked(shr(p.hi(a), k-64), w))
+			set(mk(shr(p.hi(a), k-64)))
 		case k+w <= 64:
-			set(masked(shr(p.lo(a), k), w))
+			set(mk(shr(p.lo(a), k)))
 		default: // straddles the words, 0 < k < 64
-			set(masked(fmt.Sprintf("%s>>%d | %s<<%d", p.lo(a), k, p.hi(a), 64-k), w))
+			set(mk(fmt.Sprintf("%s>>%d | %s<<%d", p.lo(a), k, p.hi(a), 64-k)))
 		}
 	case rtl.OpConcat:
 		var parts []string
 		sh := 0
 		for i := len(n.Args) - 1; i >= 0; i-- {
 			x := n.Args[i]
-			if sh == 0 {
+			switch {
+			case p.isConst(x) && p.kbits(x).IsZero():
+			case sh == 0:
 				parts = append(parts, p.u(x))
-			} else {
+			default:
 				parts = append(parts, fmt.Sprintf("%s<<%d", p.u(x), sh))
 			}
 			sh += x.Width
+		}
+		if len(parts) == 0 {
+			parts = []string{"0"}
 		}
 		set(strings.Join(parts, " | "))
 	case rtl.OpZExt, rtl.OpAs:
 		set(p.u(a))
 	case rtl.OpSExt:
-		set(masked("uint64("+p.s(a)+")", w))
+		if ai.nonneg(a.Width) {
+			set(p.u(a))
+		} else {
+			set(masked("uint64("+p.s(a)+")", w))
+		}
 	case rtl.OpROM:
 		return p.rom(n, a)
 	default:
@@ -417,12 +588,12 @@ func (p *printer) node(n *rtl.Node) error {
 	return nil
 }
 
-var literal = regexp.MustCompile(`^\(?(0x[0-9a-f]+|[0-9]+)\)?$`)
+var local = regexp.MustCompile(`\bv[0-9]+|uint64\(|\[`)
 
-// typed makes a bare literal a uint64 (a local declared from it must not be
-// an int).
+// typed makes an expression of literals only a uint64 (a local declared
+// from it must not be an int).
 func typed(e string) string {
-	if literal.MatchString(e) {
+	if !local.MatchString(e) {
 		return "uint64(" + e + ")"
 	}
 	return e
@@ -439,7 +610,7 @@ func shr(e string, k int) string {
 func (p *printer) compare(n, a, b *rtl.Node) {
 	op := map[rtl.Op]string{rtl.OpEq: "==", rtl.OpNe: "!=", rtl.OpLt: "<", rtl.OpLe: "<=", rtl.OpGt: ">", rtl.OpGe: ">="}[n.Op]
 	v := name(n)
-	if !wide(a) {
+	if !p.wide(a) && !p.wide(b) {
 		if a.Signed && n.Op != rtl.OpEq && n.Op != rtl.OpNe {
 			p.line("%s := %s %s %s%s", v, p.s(a), op, p.s(b), comment(n))
 		} else {
@@ -465,7 +636,7 @@ func (p *printer) compare(n, a, b *rtl.Node) {
 
 // rom prints a table lookup and its package-level table.
 func (p *printer) rom(n, a *rtl.Node) error {
-	if wide(a) {
+	if p.wide(a) {
 		return unsupported(n, "address wider than 64 bits")
 	}
 	typ := "uint64"
@@ -535,7 +706,7 @@ func (p *printer) wideNode(n *rtl.Node) error {
 		p.line("%sl, %sc := bits.Sub64(%s, %s, 0)%s", v, v, p.lo(a), p.lo(b), comment(n))
 		p.line("%sh := %s", v, masked(fmt.Sprintf("%s - %s - %sc", p.hi(a), p.hi(b), v), w-64))
 	case rtl.OpMul:
-		if wide(a) || wide(b) {
+		if p.wide(a) || p.wide(b) {
 			return unsupported(n, "product with an operand wider than 64 bits")
 		}
 		p.usesBits = true
@@ -575,6 +746,8 @@ func (p *printer) wideNode(n *rtl.Node) error {
 			set("0", "0")
 		case k >= 64:
 			set(shr(p.hi(a), k-64), "0")
+		case k == 0:
+			set(p.lo(a), p.hi(a))
 		default:
 			set(fmt.Sprintf("%s>>%d | %s<<%d", p.lo(a), k, p.hi(a), 64-k), shr(p.hi(a), k))
 		}
@@ -588,7 +761,7 @@ func (p *printer) wideNode(n *rtl.Node) error {
 			set(fmt.Sprintf("%s>>%d | uint64(%s)<<%d", p.lo(a), k, sh, 64-k), fmt.Sprintf("uint64(%s >> %d)", sh, k))
 		}
 	case rtl.OpShl, rtl.OpLShr, rtl.OpAShr:
-		if wide(b) {
+		if p.wide(b) {
 			return unsupported(n, "shift amount wider than 64 bits")
 		}
 		// Go gives 0 for an unsigned shift by >= 64 (and by the huge
@@ -596,17 +769,18 @@ func (p *printer) wideNode(n *rtl.Node) error {
 		// the terms that can be nonzero for s < 64 and for s >= 64.
 		s := v + "s"
 		p.line("%s := %s%s", s, typed(p.u(b)), comment(n))
+		al, ah := typed(p.lo(a)), typed(p.hi(a)) // a constant left of a variable shift takes the type of its context
 		switch n.Op {
 		case rtl.OpShl: // s >= W: every bit lands at or above W (a is canonical)
-			set(p.lo(a)+" << "+s, fmt.Sprintf("%s<<%s | %s>>(64-%s) | %s<<(%s-64)", p.hi(a), s, p.lo(a), s, p.lo(a), s))
+			set(al+" << "+s, fmt.Sprintf("%s<<%s | %s>>(64-%s) | %s<<(%s-64)", ah, s, al, s, al, s))
 		case rtl.OpLShr:
-			set(fmt.Sprintf("%s>>%s | %s<<(64-%s) | %s>>(%s-64)", p.lo(a), s, p.hi(a), s, p.hi(a), s), p.hi(a)+" >> "+s)
+			set(fmt.Sprintf("%s>>%s | %s<<(64-%s) | %s>>(%s-64)", al, s, ah, s, ah, s), ah+" >> "+s)
 		default:
 			sh := v + "x"
 			p.line("%s := %s", sh, p.shi(a))
 			p.line("var %sl, %sh uint64", v, v)
 			p.line("if %s < 64 {", s)
-			p.line("\t%sl, %sh = %s>>%s | uint64(%s)<<(64-%s), uint64(%s>>%s)", v, v, p.lo(a), s, sh, s, sh, s)
+			p.line("\t%sl, %sh = %s>>%s | uint64(%s)<<(64-%s), uint64(%s>>%s)", v, v, al, s, sh, s, sh, s)
 			p.line("} else {")
 			p.line("\t%sl, %sh = uint64(%s>>(%s-64)), uint64(%s>>63)", v, v, sh, s, sh)
 			p.line("}")
@@ -615,6 +789,10 @@ func (p *printer) wideNode(n *rtl.Node) error {
 			}
 		}
 	case rtl.OpMux:
+		if p.isConst(a) {
+			set(p.lo(p.muxArm(n)), p.hi(p.muxArm(n)))
+			break
+		}
 		c := n.Args[2]
 		p.line("%sl, %sh := %s, %s%s", v, v, typed(p.lo(c)), typed(p.hi(c)), comment(n))
 		p.line("if %s {", p.sel(a))
@@ -623,7 +801,7 @@ func (p *printer) wideNode(n *rtl.Node) error {
 	case rtl.OpZExt, rtl.OpAs:
 		set(p.lo(a), p.hi(a))
 	case rtl.OpSExt:
-		if wide(a) {
+		if p.wide(a) {
 			set(p.lo(a), "uint64("+p.shi(a)+")")
 		} else {
 			set("uint64("+p.s(a)+")", "uint64("+p.s(a)+" >> 63)")

@@ -73,50 +73,8 @@ import (
 // the event from *in, bit for bit as hpcc.Datapath.Step of the same
 // configuration. Every input is read before any output is written.
 func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
-	v0 := (uint64(b2u(st.Valid))) & 0x1           // st_valid
-	v1 := (uint64(st.NHops)) & 0x7                // st_nhops
-	v3 := (uint64(st.Wc)) & 0xffffffff            // st_wc
-	v4 := (uint64(st.U)) & 0xffffffff             // st_u
-	v5 := (uint64(st.IncStage)) & 0x7             // st_inc_stage
-	v6 := (uint64(st.LastUpdate)) & 0xffffffff    // st_last_update
-	v7 := (uint64(st.Hops[0].Ts)) & 0xffffff      // st_hop0_ts
-	v8 := (uint64(st.Hops[0].TxBytes)) & 0xfffff  // st_hop0_tx_bytes
-	v9 := (uint64(st.Hops[0].Qlen)) & 0x1ffff     // st_hop0_qlen
-	v10 := (uint64(st.Hops[1].Ts)) & 0xffffff     // st_hop1_ts
-	v11 := (uint64(st.Hops[1].TxBytes)) & 0xfffff // st_hop1_tx_bytes
-	v12 := (uint64(st.Hops[1].Qlen)) & 0x1ffff    // st_hop1_qlen
-	v13 := (uint64(st.Hops[2].Ts)) & 0xffffff     // st_hop2_ts
-	v14 := (uint64(st.Hops[2].TxBytes)) & 0xfffff // st_hop2_tx_bytes
-	v15 := (uint64(st.Hops[2].Qlen)) & 0x1ffff    // st_hop2_qlen
-	v16 := (uint64(st.Hops[3].Ts)) & 0xffffff     // st_hop3_ts
-	v17 := (uint64(st.Hops[3].TxBytes)) & 0xfffff // st_hop3_tx_bytes
-	v18 := (uint64(st.Hops[3].Qlen)) & 0x1ffff    // st_hop3_qlen
-	v19 := (uint64(st.Hops[4].Ts)) & 0xffffff     // st_hop4_ts
-	v20 := (uint64(st.Hops[4].TxBytes)) & 0xfffff // st_hop4_tx_bytes
-	v21 := (uint64(st.Hops[4].Qlen)) & 0x1ffff    // st_hop4_qlen
-	v22 := (uint64(in.Seq)) & 0xffffffff          // in_seq
-	v23 := (uint64(in.SndNxt)) & 0xffffffff       // in_snd_nxt
-	v24 := (uint64(in.NHops)) & 0x7               // in_nhops
-	v25 := (uint64(in.Hops[0].SpeedCode)) & 0x7   // in_hop0_speed
-	v26 := (uint64(in.Hops[0].Ts)) & 0xffffff     // in_hop0_ts
-	v27 := (uint64(in.Hops[0].TxBytes)) & 0xfffff // in_hop0_tx_bytes
-	v28 := (uint64(in.Hops[0].Qlen)) & 0x1ffff    // in_hop0_qlen
-	v29 := (uint64(in.Hops[1].SpeedCode)) & 0x7   // in_hop1_speed
-	v30 := (uint64(in.Hops[1].Ts)) & 0xffffff     // in_hop1_ts
-	v31 := (uint64(in.Hops[1].TxBytes)) & 0xfffff // in_hop1_tx_bytes
-	v32 := (uint64(in.Hops[1].Qlen)) & 0x1ffff    // in_hop1_qlen
-	v33 := (uint64(in.Hops[2].SpeedCode)) & 0x7   // in_hop2_speed
-	v34 := (uint64(in.Hops[2].Ts)) & 0xffffff     // in_hop2_ts
-	v35 := (uint64(in.Hops[2].TxBytes)) & 0xfffff // in_hop2_tx_bytes
-	v36 := (uint64(in.Hops[2].Qlen)) & 0x1ffff    // in_hop2_qlen
-	v37 := (uint64(in.Hops[3].SpeedCode)) & 0x7   // in_hop3_speed
-	v38 := (uint64(in.Hops[3].Ts)) & 0xffffff     // in_hop3_ts
-	v39 := (uint64(in.Hops[3].TxBytes)) & 0xfffff // in_hop3_tx_bytes
-	v40 := (uint64(in.Hops[3].Qlen)) & 0x1ffff    // in_hop3_qlen
-	v41 := (uint64(in.Hops[4].SpeedCode)) & 0x7   // in_hop4_speed
-	v42 := (uint64(in.Hops[4].Ts)) & 0xffffff     // in_hop4_ts
-	v43 := (uint64(in.Hops[4].TxBytes)) & 0xfffff // in_hop4_tx_bytes
-	v44 := (uint64(in.Hops[4].Qlen)) & 0x1ffff    // in_hop4_qlen
+	v24 := (uint64(in.NHops)) & 0x7 // in_nhops
+	v1 := (uint64(st.NHops)) & 0x7  // st_nhops
 	v45 := v24 == v1
 	var v45u uint64
 	if v45 {
@@ -133,8 +91,11 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v54 {
 		v54u = 1
 	}
-	v55 := (v26 - v7) & 0xffffff           // h0_dts
-	v56 := uint64(compactrom56[(v25)&0x7]) // h0_speed_ok
+	v26 := (uint64(in.Hops[0].Ts)) & 0xffffff   // in_hop0_ts
+	v7 := (uint64(st.Hops[0].Ts)) & 0xffffff    // st_hop0_ts
+	v55 := (v26 - v7) & 0xffffff                // h0_dts
+	v25 := (uint64(in.Hops[0].SpeedCode)) & 0x7 // in_hop0_speed
+	v56 := uint64(compactrom56[(v25)&0x7])      // h0_speed_ok
 	v58 := v55 != 0x0
 	var v58u uint64
 	if v58 {
@@ -214,13 +175,9 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v102 := v101
 	v105 := v102
 	v106 := v105
-	v107 := (0x8000000 - v106) & 0x1fffffff
-	v108 := (v107) & 0xfffffff
-	v110 := (int64(v107<<35) >> 35) < int64(0) // ovf_lo
+	v107 := 0x8000000 - v106
+	v108 := v107
 	v112 := v108
-	if v110 {
-		v112 = 0x0
-	}
 	v113 := v98 * v112
 	v114 := v113 >> 20
 	v115 := v114
@@ -229,7 +186,7 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v118 := (v116) & 0x1 // rnd_inc
 	v121 := v117
 	v122 := v118
-	v123 := (v121 + v122) & 0xffffffffffff
+	v123 := v121 + v122
 	v124 := (v123) & 0x3fffffffffff
 	v126 := v123 > 0x3fffffffffff // ovf_hi
 	v128 := v124
@@ -241,19 +198,23 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v131 {
 		v132 = 0x3fffffffffff
 	}
+	v27 := (uint64(in.Hops[0].TxBytes)) & 0xfffff // in_hop0_tx_bytes
+	v8 := (uint64(st.Hops[0].TxBytes)) & 0xfffff  // st_hop0_tx_bytes
 	v133 := (v27 - v8) & 0xfffff
 	v134h, v134l := bits.Mul64(v133, v132)
-	v135 := (v134l>>13 | v134h<<51) & 0x1fffffffffffff
+	v135 := v134l>>13 | v134h<<51
 	v136 := (v134l >> 12) & 0x1 // rnd_inc_136
 	v142 := v135
 	v143 := v136
-	v144 := (v142 + v143) & 0x3fffffffffffff
+	v144 := v142 + v143
 	v145 := (v144) & 0xfffffffffffff
 	v147 := v144 > 0xfffffffffffff // ovf_hi_147
 	v149 := v145
 	if v147 {
 		v149 = 0xfffffffffffff
 	}
+	v28 := (uint64(in.Hops[0].Qlen)) & 0x1ffff // in_hop0_qlen
+	v9 := (uint64(st.Hops[0].Qlen)) & 0x1ffff  // st_hop0_qlen
 	v150 := v28 < v9
 	v151 := v9
 	if v150 {
@@ -265,15 +226,15 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v155 := (v153 >> 14) & 0x1 // rnd_inc_155
 	v161 := v154
 	v162 := v155
-	v163 := (v161 + v162) & 0x7ffffffff
+	v163 := v161 + v162
 	v164 := v163
 	v165 := uint64(compactrom165[(v25)&0x7]) // kr
 	v166h, v166l := bits.Mul64(v149, v165)
-	v167 := (v166l>>34 | v166h<<30) & 0x3ffffffffffff
+	v167 := v166l>>34 | v166h<<30
 	v168 := (v166l >> 33) & 0x1 // rnd_inc_168
 	v174 := v167
 	v175 := v168
-	v176 := (v174 + v175) & 0x7ffffffffffff
+	v176 := v174 + v175
 	v177 := (v176) & 0xffffffffff
 	v179 := v176 > 0xffffffffff // ovf_hi_179
 	v181 := v177
@@ -282,7 +243,7 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v182 := v164
 	v183 := v181
-	v184 := (v182 + v183) & 0x1ffffffffff
+	v184 := v182 + v183
 	v185 := (v184) & 0xffffffff
 	v187 := v184 > 0xffffffff // ovf_hi_187
 	v189 := v185
@@ -293,13 +254,7 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v64 != 0 {
 		v191 = v189
 	}
-	v193 := v191 > 0x0
-	var v193u uint64
-	if v193 {
-		v193u = 1
-	}
-	v194 := 0x1 | v193u
-	v195 := v64 & v194 // h0_take
+	v195 := v64 & 0x1 // h0_take
 	v196 := uint64(0x0)
 	if v195 != 0 {
 		v196 = v191
@@ -318,8 +273,11 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v202 {
 		v202u = 1
 	}
-	v203 := (v30 - v10) & 0xffffff           // h1_dts
-	v204 := uint64(compactrom204[(v29)&0x7]) // h1_speed_ok
+	v30 := (uint64(in.Hops[1].Ts)) & 0xffffff   // in_hop1_ts
+	v10 := (uint64(st.Hops[1].Ts)) & 0xffffff   // st_hop1_ts
+	v203 := (v30 - v10) & 0xffffff              // h1_dts
+	v29 := (uint64(in.Hops[1].SpeedCode)) & 0x7 // in_hop1_speed
+	v204 := uint64(compactrom204[(v29)&0x7])    // h1_speed_ok
 	v206 := v203 != 0x0
 	var v206u uint64
 	if v206 {
@@ -399,13 +357,9 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v250 := v249
 	v253 := v250
 	v254 := v253
-	v255 := (0x8000000 - v254) & 0x1fffffff
-	v256 := (v255) & 0xfffffff
-	v258 := (int64(v255<<35) >> 35) < int64(0) // ovf_lo_258
+	v255 := 0x8000000 - v254
+	v256 := v255
 	v260 := v256
-	if v258 {
-		v260 = 0x0
-	}
 	v261 := v246 * v260
 	v262 := v261 >> 20
 	v263 := v262
@@ -414,7 +368,7 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v266 := (v264) & 0x1 // rnd_inc_266
 	v269 := v265
 	v270 := v266
-	v271 := (v269 + v270) & 0xffffffffffff
+	v271 := v269 + v270
 	v272 := (v271) & 0x3fffffffffff
 	v274 := v271 > 0x3fffffffffff // ovf_hi_274
 	v276 := v272
@@ -426,19 +380,23 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v279 {
 		v280 = 0x3fffffffffff
 	}
+	v31 := (uint64(in.Hops[1].TxBytes)) & 0xfffff // in_hop1_tx_bytes
+	v11 := (uint64(st.Hops[1].TxBytes)) & 0xfffff // st_hop1_tx_bytes
 	v281 := (v31 - v11) & 0xfffff
 	v282h, v282l := bits.Mul64(v281, v280)
-	v283 := (v282l>>13 | v282h<<51) & 0x1fffffffffffff
+	v283 := v282l>>13 | v282h<<51
 	v284 := (v282l >> 12) & 0x1 // rnd_inc_284
 	v290 := v283
 	v291 := v284
-	v292 := (v290 + v291) & 0x3fffffffffffff
+	v292 := v290 + v291
 	v293 := (v292) & 0xfffffffffffff
 	v295 := v292 > 0xfffffffffffff // ovf_hi_295
 	v297 := v293
 	if v295 {
 		v297 = 0xfffffffffffff
 	}
+	v32 := (uint64(in.Hops[1].Qlen)) & 0x1ffff // in_hop1_qlen
+	v12 := (uint64(st.Hops[1].Qlen)) & 0x1ffff // st_hop1_qlen
 	v298 := v32 < v12
 	v299 := v12
 	if v298 {
@@ -450,15 +408,15 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v303 := (v301 >> 14) & 0x1 // rnd_inc_303
 	v309 := v302
 	v310 := v303
-	v311 := (v309 + v310) & 0x7ffffffff
+	v311 := v309 + v310
 	v312 := v311
 	v313 := uint64(compactrom313[(v29)&0x7]) // kr_313
 	v314h, v314l := bits.Mul64(v297, v313)
-	v315 := (v314l>>34 | v314h<<30) & 0x3ffffffffffff
+	v315 := v314l>>34 | v314h<<30
 	v316 := (v314l >> 33) & 0x1 // rnd_inc_316
 	v322 := v315
 	v323 := v316
-	v324 := (v322 + v323) & 0x7ffffffffffff
+	v324 := v322 + v323
 	v325 := (v324) & 0xffffffffff
 	v327 := v324 > 0xffffffffff // ovf_hi_327
 	v329 := v325
@@ -467,7 +425,7 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v330 := v312
 	v331 := v329
-	v332 := (v330 + v331) & 0x1ffffffffff
+	v332 := v330 + v331
 	v333 := (v332) & 0xffffffff
 	v335 := v332 > 0xffffffff // ovf_hi_335
 	v337 := v333
@@ -504,8 +462,11 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v350 {
 		v350u = 1
 	}
-	v351 := (v34 - v13) & 0xffffff           // h2_dts
-	v352 := uint64(compactrom352[(v33)&0x7]) // h2_speed_ok
+	v34 := (uint64(in.Hops[2].Ts)) & 0xffffff   // in_hop2_ts
+	v13 := (uint64(st.Hops[2].Ts)) & 0xffffff   // st_hop2_ts
+	v351 := (v34 - v13) & 0xffffff              // h2_dts
+	v33 := (uint64(in.Hops[2].SpeedCode)) & 0x7 // in_hop2_speed
+	v352 := uint64(compactrom352[(v33)&0x7])    // h2_speed_ok
 	v354 := v351 != 0x0
 	var v354u uint64
 	if v354 {
@@ -585,13 +546,9 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v398 := v397
 	v401 := v398
 	v402 := v401
-	v403 := (0x8000000 - v402) & 0x1fffffff
-	v404 := (v403) & 0xfffffff
-	v406 := (int64(v403<<35) >> 35) < int64(0) // ovf_lo_406
+	v403 := 0x8000000 - v402
+	v404 := v403
 	v408 := v404
-	if v406 {
-		v408 = 0x0
-	}
 	v409 := v394 * v408
 	v410 := v409 >> 20
 	v411 := v410
@@ -600,7 +557,7 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v414 := (v412) & 0x1 // rnd_inc_414
 	v417 := v413
 	v418 := v414
-	v419 := (v417 + v418) & 0xffffffffffff
+	v419 := v417 + v418
 	v420 := (v419) & 0x3fffffffffff
 	v422 := v419 > 0x3fffffffffff // ovf_hi_422
 	v424 := v420
@@ -612,19 +569,23 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v427 {
 		v428 = 0x3fffffffffff
 	}
+	v35 := (uint64(in.Hops[2].TxBytes)) & 0xfffff // in_hop2_tx_bytes
+	v14 := (uint64(st.Hops[2].TxBytes)) & 0xfffff // st_hop2_tx_bytes
 	v429 := (v35 - v14) & 0xfffff
 	v430h, v430l := bits.Mul64(v429, v428)
-	v431 := (v430l>>13 | v430h<<51) & 0x1fffffffffffff
+	v431 := v430l>>13 | v430h<<51
 	v432 := (v430l >> 12) & 0x1 // rnd_inc_432
 	v438 := v431
 	v439 := v432
-	v440 := (v438 + v439) & 0x3fffffffffffff
+	v440 := v438 + v439
 	v441 := (v440) & 0xfffffffffffff
 	v443 := v440 > 0xfffffffffffff // ovf_hi_443
 	v445 := v441
 	if v443 {
 		v445 = 0xfffffffffffff
 	}
+	v36 := (uint64(in.Hops[2].Qlen)) & 0x1ffff // in_hop2_qlen
+	v15 := (uint64(st.Hops[2].Qlen)) & 0x1ffff // st_hop2_qlen
 	v446 := v36 < v15
 	v447 := v15
 	if v446 {
@@ -636,15 +597,15 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v451 := (v449 >> 14) & 0x1 // rnd_inc_451
 	v457 := v450
 	v458 := v451
-	v459 := (v457 + v458) & 0x7ffffffff
+	v459 := v457 + v458
 	v460 := v459
 	v461 := uint64(compactrom461[(v33)&0x7]) // kr_461
 	v462h, v462l := bits.Mul64(v445, v461)
-	v463 := (v462l>>34 | v462h<<30) & 0x3ffffffffffff
+	v463 := v462l>>34 | v462h<<30
 	v464 := (v462l >> 33) & 0x1 // rnd_inc_464
 	v470 := v463
 	v471 := v464
-	v472 := (v470 + v471) & 0x7ffffffffffff
+	v472 := v470 + v471
 	v473 := (v472) & 0xffffffffff
 	v475 := v472 > 0xffffffffff // ovf_hi_475
 	v477 := v473
@@ -653,7 +614,7 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v478 := v460
 	v479 := v477
-	v480 := (v478 + v479) & 0x1ffffffffff
+	v480 := v478 + v479
 	v481 := (v480) & 0xffffffff
 	v483 := v480 > 0xffffffff // ovf_hi_483
 	v485 := v481
@@ -690,8 +651,11 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v498 {
 		v498u = 1
 	}
-	v499 := (v38 - v16) & 0xffffff           // h3_dts
-	v500 := uint64(compactrom500[(v37)&0x7]) // h3_speed_ok
+	v38 := (uint64(in.Hops[3].Ts)) & 0xffffff   // in_hop3_ts
+	v16 := (uint64(st.Hops[3].Ts)) & 0xffffff   // st_hop3_ts
+	v499 := (v38 - v16) & 0xffffff              // h3_dts
+	v37 := (uint64(in.Hops[3].SpeedCode)) & 0x7 // in_hop3_speed
+	v500 := uint64(compactrom500[(v37)&0x7])    // h3_speed_ok
 	v502 := v499 != 0x0
 	var v502u uint64
 	if v502 {
@@ -771,13 +735,9 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v546 := v545
 	v549 := v546
 	v550 := v549
-	v551 := (0x8000000 - v550) & 0x1fffffff
-	v552 := (v551) & 0xfffffff
-	v554 := (int64(v551<<35) >> 35) < int64(0) // ovf_lo_554
+	v551 := 0x8000000 - v550
+	v552 := v551
 	v556 := v552
-	if v554 {
-		v556 = 0x0
-	}
 	v557 := v542 * v556
 	v558 := v557 >> 20
 	v559 := v558
@@ -786,7 +746,7 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v562 := (v560) & 0x1 // rnd_inc_562
 	v565 := v561
 	v566 := v562
-	v567 := (v565 + v566) & 0xffffffffffff
+	v567 := v565 + v566
 	v568 := (v567) & 0x3fffffffffff
 	v570 := v567 > 0x3fffffffffff // ovf_hi_570
 	v572 := v568
@@ -798,19 +758,23 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v575 {
 		v576 = 0x3fffffffffff
 	}
+	v39 := (uint64(in.Hops[3].TxBytes)) & 0xfffff // in_hop3_tx_bytes
+	v17 := (uint64(st.Hops[3].TxBytes)) & 0xfffff // st_hop3_tx_bytes
 	v577 := (v39 - v17) & 0xfffff
 	v578h, v578l := bits.Mul64(v577, v576)
-	v579 := (v578l>>13 | v578h<<51) & 0x1fffffffffffff
+	v579 := v578l>>13 | v578h<<51
 	v580 := (v578l >> 12) & 0x1 // rnd_inc_580
 	v586 := v579
 	v587 := v580
-	v588 := (v586 + v587) & 0x3fffffffffffff
+	v588 := v586 + v587
 	v589 := (v588) & 0xfffffffffffff
 	v591 := v588 > 0xfffffffffffff // ovf_hi_591
 	v593 := v589
 	if v591 {
 		v593 = 0xfffffffffffff
 	}
+	v40 := (uint64(in.Hops[3].Qlen)) & 0x1ffff // in_hop3_qlen
+	v18 := (uint64(st.Hops[3].Qlen)) & 0x1ffff // st_hop3_qlen
 	v594 := v40 < v18
 	v595 := v18
 	if v594 {
@@ -822,15 +786,15 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v599 := (v597 >> 14) & 0x1 // rnd_inc_599
 	v605 := v598
 	v606 := v599
-	v607 := (v605 + v606) & 0x7ffffffff
+	v607 := v605 + v606
 	v608 := v607
 	v609 := uint64(compactrom609[(v37)&0x7]) // kr_609
 	v610h, v610l := bits.Mul64(v593, v609)
-	v611 := (v610l>>34 | v610h<<30) & 0x3ffffffffffff
+	v611 := v610l>>34 | v610h<<30
 	v612 := (v610l >> 33) & 0x1 // rnd_inc_612
 	v618 := v611
 	v619 := v612
-	v620 := (v618 + v619) & 0x7ffffffffffff
+	v620 := v618 + v619
 	v621 := (v620) & 0xffffffffff
 	v623 := v620 > 0xffffffffff // ovf_hi_623
 	v625 := v621
@@ -839,7 +803,7 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v626 := v608
 	v627 := v625
-	v628 := (v626 + v627) & 0x1ffffffffff
+	v628 := v626 + v627
 	v629 := (v628) & 0xffffffff
 	v631 := v628 > 0xffffffff // ovf_hi_631
 	v633 := v629
@@ -876,8 +840,11 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v646 {
 		v646u = 1
 	}
-	v647 := (v42 - v19) & 0xffffff           // h4_dts
-	v648 := uint64(compactrom648[(v41)&0x7]) // h4_speed_ok
+	v42 := (uint64(in.Hops[4].Ts)) & 0xffffff   // in_hop4_ts
+	v19 := (uint64(st.Hops[4].Ts)) & 0xffffff   // st_hop4_ts
+	v647 := (v42 - v19) & 0xffffff              // h4_dts
+	v41 := (uint64(in.Hops[4].SpeedCode)) & 0x7 // in_hop4_speed
+	v648 := uint64(compactrom648[(v41)&0x7])    // h4_speed_ok
 	v650 := v647 != 0x0
 	var v650u uint64
 	if v650 {
@@ -957,13 +924,9 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v694 := v693
 	v697 := v694
 	v698 := v697
-	v699 := (0x8000000 - v698) & 0x1fffffff
-	v700 := (v699) & 0xfffffff
-	v702 := (int64(v699<<35) >> 35) < int64(0) // ovf_lo_702
+	v699 := 0x8000000 - v698
+	v700 := v699
 	v704 := v700
-	if v702 {
-		v704 = 0x0
-	}
 	v705 := v690 * v704
 	v706 := v705 >> 20
 	v707 := v706
@@ -972,7 +935,7 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v710 := (v708) & 0x1 // rnd_inc_710
 	v713 := v709
 	v714 := v710
-	v715 := (v713 + v714) & 0xffffffffffff
+	v715 := v713 + v714
 	v716 := (v715) & 0x3fffffffffff
 	v718 := v715 > 0x3fffffffffff // ovf_hi_718
 	v720 := v716
@@ -984,19 +947,23 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v723 {
 		v724 = 0x3fffffffffff
 	}
+	v43 := (uint64(in.Hops[4].TxBytes)) & 0xfffff // in_hop4_tx_bytes
+	v20 := (uint64(st.Hops[4].TxBytes)) & 0xfffff // st_hop4_tx_bytes
 	v725 := (v43 - v20) & 0xfffff
 	v726h, v726l := bits.Mul64(v725, v724)
-	v727 := (v726l>>13 | v726h<<51) & 0x1fffffffffffff
+	v727 := v726l>>13 | v726h<<51
 	v728 := (v726l >> 12) & 0x1 // rnd_inc_728
 	v734 := v727
 	v735 := v728
-	v736 := (v734 + v735) & 0x3fffffffffffff
+	v736 := v734 + v735
 	v737 := (v736) & 0xfffffffffffff
 	v739 := v736 > 0xfffffffffffff // ovf_hi_739
 	v741 := v737
 	if v739 {
 		v741 = 0xfffffffffffff
 	}
+	v44 := (uint64(in.Hops[4].Qlen)) & 0x1ffff // in_hop4_qlen
+	v21 := (uint64(st.Hops[4].Qlen)) & 0x1ffff // st_hop4_qlen
 	v742 := v44 < v21
 	v743 := v21
 	if v742 {
@@ -1008,15 +975,15 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v747 := (v745 >> 14) & 0x1 // rnd_inc_747
 	v753 := v746
 	v754 := v747
-	v755 := (v753 + v754) & 0x7ffffffff
+	v755 := v753 + v754
 	v756 := v755
 	v757 := uint64(compactrom757[(v41)&0x7]) // kr_757
 	v758h, v758l := bits.Mul64(v741, v757)
-	v759 := (v758l>>34 | v758h<<30) & 0x3ffffffffffff
+	v759 := v758l>>34 | v758h<<30
 	v760 := (v758l >> 33) & 0x1 // rnd_inc_760
 	v766 := v759
 	v767 := v760
-	v768 := (v766 + v767) & 0x7ffffffffffff
+	v768 := v766 + v767
 	v769 := (v768) & 0xffffffffff
 	v771 := v768 > 0xffffffffff // ovf_hi_771
 	v773 := v769
@@ -1025,7 +992,7 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v774 := v756
 	v775 := v773
-	v776 := (v774 + v775) & 0x1ffffffffff
+	v776 := v774 + v775
 	v777 := (v776) & 0xffffffff
 	v779 := v776 > 0xffffffff // ovf_hi_779
 	v781 := v777
@@ -1072,17 +1039,18 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v805 := v804
 	v806 := (0x1388 - v805) & 0x3ffff
 	v807 := (v806) & 0x1ffff
+	v4 := (uint64(st.U)) & 0xffffffff // st_u
 	v808 := v807 * v4
 	v809 := v801 * v788
 	v810 := v808
 	v811 := v809
-	v812 := (v810 + v811) & 0x3ffffffffffff
+	v812 := v810 + v811
 	v814h, v814l := bits.Mul64(v812, 0xd1b71759)
-	v815 := (v814l>>44 | v814h<<20) & 0x3fffffffff
+	v815 := v814l>>44 | v814h<<20
 	v816 := (v814l >> 43) & 0x1 // rnd_inc_816
 	v822 := v815
 	v823 := v816
-	v824 := (v822 + v823) & 0x7fffffffff
+	v824 := v822 + v823
 	v825 := (v824) & 0xffffffff
 	v827 := v824 > 0xffffffff // ovf_hi_827
 	v829 := v825              // u_ewma
@@ -1093,6 +1061,8 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v792 != 0 {
 		v830 = v829
 	}
+	v22 := (uint64(in.Seq)) & 0xffffffff       // in_seq
+	v6 := (uint64(st.LastUpdate)) & 0xffffffff // st_last_update
 	v831 := (v22 - v6) & 0xffffffff
 	v833 := v831 != 0x0
 	var v833u uint64
@@ -1107,6 +1077,7 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v840 {
 		v840u = 1
 	}
+	v5 := (uint64(st.IncStage)) & 0x7 // st_inc_stage
 	v842 := v5 >= 0x5
 	var v842u uint64
 	if v842 {
@@ -1178,22 +1149,18 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v881 := v880
 	v884 := v881
 	v885 := v884
-	v886 := (0x8000000 - v885) & 0x1fffffff
-	v887 := (v886) & 0xfffffff
-	v889 := (int64(v886<<35) >> 35) < int64(0) // ovf_lo_889
+	v886 := 0x8000000 - v885
+	v887 := v886
 	v891 := v887
-	if v889 {
-		v891 = 0x0
-	}
 	v892 := v877 * v891
 	v893 := v892 >> 20
 	v894 := v893
-	v895 := (v894 << v873) & 0x7ffffffffffffff
+	v895 := v894 << v873
 	v896 := v895 >> 1
 	v897 := (v895) & 0x1 // rnd_inc_897
 	v900 := v896
 	v901 := v897
-	v902 := (v900 + v901) & 0x7ffffffffffffff
+	v902 := v900 + v901
 	v903 := (v902) & 0xffffffffffffff
 	v905 := v902 > 0xffffffffffffff // ovf_hi_905
 	v907 := v903
@@ -1206,17 +1173,13 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v911 = 0xffffffffffffff
 	}
 	v912h, v912l := bits.Mul64(v911, 0xf33333)
-	v913 := (v912l>>24 | v912h<<40) & 0xffffffffffffff
+	v913 := v912l>>24 | v912h<<40
 	v914 := (v912l >> 23) & 0x1 // rnd_inc_914
 	v920 := v913
 	v921 := v914
-	v922 := (v920 + v921) & 0x1ffffffffffffff
-	v923 := (v922) & 0xffffffffffffff
-	v925 := v922 > 0xffffffffffffff // ovf_hi_925
+	v922 := v920 + v921
+	v923 := v922
 	v927 := v923
-	if v925 {
-		v927 = 0xffffffffffffff
-	}
 	v929 := 0x100000000 < v927
 	v930 := v927
 	if v929 {
@@ -1226,12 +1189,13 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v840 {
 		v931 = v930
 	}
+	v3 := (uint64(st.Wc)) & 0xffffffff // st_wc
 	v932h, v932l := bits.Mul64(v3, v931)
-	v933 := (v932l>>32 | v932h<<32) & 0xffffffffffffff
+	v933 := v932l>>32 | v932h<<32
 	v934 := (v932l >> 31) & 0x1 // rnd_inc_934
 	v940 := v933
 	v941 := v934
-	v942 := (v940 + v941) & 0x1ffffffffffffff
+	v942 := v940 + v941
 	v943 := (v942) & 0xffffffff
 	v945 := v942 > 0xffffffff // ovf_hi_945
 	v947 := v943
@@ -1239,7 +1203,7 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v947 = 0xffffffff
 	}
 	v948 := v947
-	v950 := (v948 + 0x3e80) & 0x1ffffffff
+	v950 := v948 + 0x3e80
 	v951 := (v950) & 0xffffffff
 	v953 := v950 > 0xffffffff // ovf_hi_953
 	v955 := v951
@@ -1247,7 +1211,7 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v955 = 0xffffffff
 	}
 	v956 := v3
-	v958 := (v956 + 0x3e80) & 0x1ffffffff
+	v958 := v956 + 0x3e80
 	v959 := (v958) & 0xffffffff
 	v961 := v958 > 0xffffffff // ovf_hi_961
 	v963 := v959
@@ -1268,7 +1232,8 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v969 {
 		v970 = 0xf42400
 	}
-	v971 := (^v0) & 0x1 // first
+	v0 := (uint64(b2u(st.Valid))) & 0x1 // st_valid
+	v971 := (^v0) & 0x1                 // first
 	v976 := (v5 + 0x1) & 0x7
 	v977 := v976
 	if v843 != 0 {
@@ -1299,6 +1264,7 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v984 = 0x0
 	}
 	v985 := v971 | v836
+	v23 := (uint64(in.SndNxt)) & 0xffffffff // in_snd_nxt
 	v986 := v6
 	if v985 != 0 {
 		v986 = v23
@@ -1308,7 +1274,7 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v990 := (v988 >> 27) & 0x1 // rnd_inc_990
 	v996 := v989
 	v997 := v990
-	v998 := (v996 + v997) & 0x1fffffffff
+	v998 := v996 + v997
 	v999 := (v998) & 0xffffffff
 	v1001 := v998 > 0xffffffff // ovf_hi_1001
 	v1003 := v999

@@ -73,75 +73,8 @@ import (
 // the event from *in, bit for bit as hpcc.Datapath.Step of the same
 // configuration. Every input is read before any output is written.
 func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
-	v0 := (uint64(b2u(st.Valid))) & 0x1                  // st_valid
-	v1 := (uint64(st.NHops)) & 0x7                       // st_nhops
-	v3 := (uint64(st.Wc)) & 0xffffffff                   // st_wc
-	v4 := (uint64(st.U)) & 0xffffffff                    // st_u
-	v5 := (uint64(st.IncStage)) & 0x7                    // st_inc_stage
-	v6 := (uint64(st.LastUpdate)) & 0xffffffff           // st_last_update
-	v7 := (uint64(st.Hops[0].Ts)) & 0x3ffffffffffff      // st_hop0_ts
-	v8 := (uint64(st.Hops[0].TxBytes)) & 0xffffffff      // st_hop0_tx_bytes
-	v9 := (uint64(st.Hops[0].Qlen)) & 0xffffff           // st_hop0_qlen
-	v10 := (uint64(st.Hops[0].ID)) & 0xfffffffff         // st_hop0_id
-	v11 := (uint64(st.Hops[1].Ts)) & 0x3ffffffffffff     // st_hop1_ts
-	v12 := (uint64(st.Hops[1].TxBytes)) & 0xffffffff     // st_hop1_tx_bytes
-	v13 := (uint64(st.Hops[1].Qlen)) & 0xffffff          // st_hop1_qlen
-	v14 := (uint64(st.Hops[1].ID)) & 0xfffffffff         // st_hop1_id
-	v15 := (uint64(st.Hops[2].Ts)) & 0x3ffffffffffff     // st_hop2_ts
-	v16 := (uint64(st.Hops[2].TxBytes)) & 0xffffffff     // st_hop2_tx_bytes
-	v17 := (uint64(st.Hops[2].Qlen)) & 0xffffff          // st_hop2_qlen
-	v18 := (uint64(st.Hops[2].ID)) & 0xfffffffff         // st_hop2_id
-	v19 := (uint64(st.Hops[3].Ts)) & 0x3ffffffffffff     // st_hop3_ts
-	v20 := (uint64(st.Hops[3].TxBytes)) & 0xffffffff     // st_hop3_tx_bytes
-	v21 := (uint64(st.Hops[3].Qlen)) & 0xffffff          // st_hop3_qlen
-	v22 := (uint64(st.Hops[3].ID)) & 0xfffffffff         // st_hop3_id
-	v23 := (uint64(st.Hops[4].Ts)) & 0x3ffffffffffff     // st_hop4_ts
-	v24 := (uint64(st.Hops[4].TxBytes)) & 0xffffffff     // st_hop4_tx_bytes
-	v25 := (uint64(st.Hops[4].Qlen)) & 0xffffff          // st_hop4_qlen
-	v26 := (uint64(st.Hops[4].ID)) & 0xfffffffff         // st_hop4_id
-	v27 := (uint64(in.Seq)) & 0xffffffff                 // in_seq
-	v28 := (uint64(in.SndNxt)) & 0xffffffff              // in_snd_nxt
-	v29 := (uint64(in.NHops)) & 0x7                      // in_nhops
-	v30 := (uint64(in.Hops[0].SpeedCode)) & 0xf          // in_hop0_speed
-	v31 := (uint64(in.Hops[0].RxSec)) & 0xfffff          // in_hop0_rx_sec
-	v32 := (uint64(in.Hops[0].RxNs)) & 0xffffffff        // in_hop0_rx_ns
-	v33 := (uint64(in.Hops[0].ResidenceNs)) & 0xffffffff // in_hop0_residence
-	v34 := (uint64(in.Hops[0].TxBytes)) & 0xffffffff     // in_hop0_tx_bytes
-	v35 := (uint64(in.Hops[0].Qlen)) & 0xffffff          // in_hop0_qlen
-	v36 := (uint64(in.Hops[0].DeviceID)) & 0xfffff       // in_hop0_device_id
-	v37 := (uint64(in.Hops[0].EgressPort)) & 0xffff      // in_hop0_egress_port
-	v38 := (uint64(in.Hops[1].SpeedCode)) & 0xf          // in_hop1_speed
-	v39 := (uint64(in.Hops[1].RxSec)) & 0xfffff          // in_hop1_rx_sec
-	v40 := (uint64(in.Hops[1].RxNs)) & 0xffffffff        // in_hop1_rx_ns
-	v41 := (uint64(in.Hops[1].ResidenceNs)) & 0xffffffff // in_hop1_residence
-	v42 := (uint64(in.Hops[1].TxBytes)) & 0xffffffff     // in_hop1_tx_bytes
-	v43 := (uint64(in.Hops[1].Qlen)) & 0xffffff          // in_hop1_qlen
-	v44 := (uint64(in.Hops[1].DeviceID)) & 0xfffff       // in_hop1_device_id
-	v45 := (uint64(in.Hops[1].EgressPort)) & 0xffff      // in_hop1_egress_port
-	v46 := (uint64(in.Hops[2].SpeedCode)) & 0xf          // in_hop2_speed
-	v47 := (uint64(in.Hops[2].RxSec)) & 0xfffff          // in_hop2_rx_sec
-	v48 := (uint64(in.Hops[2].RxNs)) & 0xffffffff        // in_hop2_rx_ns
-	v49 := (uint64(in.Hops[2].ResidenceNs)) & 0xffffffff // in_hop2_residence
-	v50 := (uint64(in.Hops[2].TxBytes)) & 0xffffffff     // in_hop2_tx_bytes
-	v51 := (uint64(in.Hops[2].Qlen)) & 0xffffff          // in_hop2_qlen
-	v52 := (uint64(in.Hops[2].DeviceID)) & 0xfffff       // in_hop2_device_id
-	v53 := (uint64(in.Hops[2].EgressPort)) & 0xffff      // in_hop2_egress_port
-	v54 := (uint64(in.Hops[3].SpeedCode)) & 0xf          // in_hop3_speed
-	v55 := (uint64(in.Hops[3].RxSec)) & 0xfffff          // in_hop3_rx_sec
-	v56 := (uint64(in.Hops[3].RxNs)) & 0xffffffff        // in_hop3_rx_ns
-	v57 := (uint64(in.Hops[3].ResidenceNs)) & 0xffffffff // in_hop3_residence
-	v58 := (uint64(in.Hops[3].TxBytes)) & 0xffffffff     // in_hop3_tx_bytes
-	v59 := (uint64(in.Hops[3].Qlen)) & 0xffffff          // in_hop3_qlen
-	v60 := (uint64(in.Hops[3].DeviceID)) & 0xfffff       // in_hop3_device_id
-	v61 := (uint64(in.Hops[3].EgressPort)) & 0xffff      // in_hop3_egress_port
-	v62 := (uint64(in.Hops[4].SpeedCode)) & 0xf          // in_hop4_speed
-	v63 := (uint64(in.Hops[4].RxSec)) & 0xfffff          // in_hop4_rx_sec
-	v64 := (uint64(in.Hops[4].RxNs)) & 0xffffffff        // in_hop4_rx_ns
-	v65 := (uint64(in.Hops[4].ResidenceNs)) & 0xffffffff // in_hop4_residence
-	v66 := (uint64(in.Hops[4].TxBytes)) & 0xffffffff     // in_hop4_tx_bytes
-	v67 := (uint64(in.Hops[4].Qlen)) & 0xffffff          // in_hop4_qlen
-	v68 := (uint64(in.Hops[4].DeviceID)) & 0xfffff       // in_hop4_device_id
-	v69 := (uint64(in.Hops[4].EgressPort)) & 0xffff      // in_hop4_egress_port
+	v29 := (uint64(in.NHops)) & 0x7 // in_nhops
+	v1 := (uint64(st.NHops)) & 0x7  // st_nhops
 	v70 := v29 == v1
 	var v70u uint64
 	if v70 {
@@ -152,72 +85,77 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v72 {
 		v72u = 1
 	}
-	v73 := v70u & v72u // path_ok
+	v73 := v70u & v72u                            // path_ok
+	v32 := (uint64(in.Hops[0].RxNs)) & 0xffffffff // in_hop0_rx_ns
 	v78 := v32
+	v33 := (uint64(in.Hops[0].ResidenceNs)) & 0xffffffff // in_hop0_residence
 	v79 := v33
-	v80 := (v78 + v79) & 0x1ffffffff // h0_eg_t
+	v80 := v78 + v79 // h0_eg_t
 	v83 := v80 >= 0x3b9aca00
 	var v83u uint64
 	if v83 {
 		v83u = 1
 	}
 	v84 := v83u
-	v85 := (0x0 + v84) & 0xf
+	v85 := 0x0 + v84
 	v87 := v80 >= 0x77359400
 	var v87u uint64
 	if v87 {
 		v87u = 1
 	}
 	v88 := v87u
-	v89 := (v85 + v88) & 0xf
+	v89 := v85 + v88
 	v91 := v80 >= 0xb2d05e00
 	var v91u uint64
 	if v91 {
 		v91u = 1
 	}
 	v92 := v91u
-	v93 := (v89 + v92) & 0xf
+	v93 := v89 + v92
 	v95 := v80 >= 0xee6b2800
 	var v95u uint64
 	if v95 {
 		v95u = 1
 	}
 	v96 := v95u
-	v97 := (v93 + v96) & 0xf
+	v97 := v93 + v96
 	v99 := v80 >= 0x12a05f200
 	var v99u uint64
 	if v99 {
 		v99u = 1
 	}
 	v100 := v99u
-	v101 := (v97 + v100) & 0xf
+	v101 := v97 + v100
 	v103 := v80 >= 0x165a0bc00
 	var v103u uint64
 	if v103 {
 		v103u = 1
 	}
 	v104 := v103u
-	v105 := (v101 + v104) & 0xf
+	v105 := v101 + v104
 	v107 := v80 >= 0x1a13b8600
 	var v107u uint64
 	if v107 {
 		v107u = 1
 	}
 	v108 := v107u
-	v109 := (v105 + v108) & 0xf
+	v109 := v105 + v108
 	v111 := v80 >= 0x1dcd65000
 	var v111u uint64
 	if v111 {
 		v111u = 1
 	}
 	v112 := v111u
-	v113 := (v109 + v112) & 0xf // h0_eg_carry
+	v113 := v109 + v112 // h0_eg_carry
 	v114 := uint64(defaultrom114[(v113)&0xf])
 	v115 := (v80 - v114) & 0x1ffffffff
 	v116 := (v115) & 0x3fffffff // h0_eg_ns
 	v117 := v113
-	v118 := (v31 + v117) & 0xfffff // h0_eg_sec
+	v31 := (uint64(in.Hops[0].RxSec)) & 0xfffff // in_hop0_rx_sec
+	v118 := (v31 + v117) & 0xfffff              // h0_eg_sec
 	v119 := v116 | v118<<30
+	v36 := (uint64(in.Hops[0].DeviceID)) & 0xfffff  // in_hop0_device_id
+	v37 := (uint64(in.Hops[0].EgressPort)) & 0xffff // in_hop0_egress_port
 	v120 := v37 | v36<<16
 	v122 := 0x0 < v29 // h0_in_path
 	var v122u uint64
@@ -226,6 +164,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v123 := v119 >> 30
 	v124 := (v119) & 0x3fffffff
+	v7 := (uint64(st.Hops[0].Ts)) & 0x3ffffffffffff // st_hop0_ts
 	v125 := v7 >> 30
 	v126 := (v7) & 0x3fffffff
 	v127 := v124 < v126
@@ -241,14 +180,15 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v127 {
 		v134 = 0x3b9aca00
 	}
-	v135 := (v131 + v134) & 0x7fffffff
+	v135 := v131 + v134
 	v136 := v126
 	v137 := (v135 - v136) & 0x7fffffff
 	v139 := v130 * 0x3b9aca00
 	v140 := v139
 	v141 := v137
-	v142 := (v140 + v141) & 0x7ffffffffffff  // h0_dts
-	v143 := uint64(defaultrom143[(v30)&0xf]) // h0_speed_ok
+	v142 := v140 + v141                         // h0_dts
+	v30 := (uint64(in.Hops[0].SpeedCode)) & 0xf // in_hop0_speed
+	v143 := uint64(defaultrom143[(v30)&0xf])    // h0_speed_ok
 	v145 := v142 != 0x0
 	var v145u uint64
 	if v145 {
@@ -259,6 +199,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v147 {
 		v147u = 1
 	}
+	v10 := (uint64(st.Hops[0].ID)) & 0xfffffffff // st_hop0_id
 	v148 := v120 == v10
 	var v148u uint64
 	if v148 {
@@ -334,13 +275,9 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v191 := v190
 	v194 := v191
 	v195 := v194
-	v196 := (0x8000000 - v195) & 0x1fffffff
-	v197 := (v196) & 0xfffffff
-	v199 := (int64(v196<<35) >> 35) < int64(0) // ovf_lo
+	v196 := 0x8000000 - v195
+	v197 := v196
 	v201 := v197
-	if v199 {
-		v201 = 0x0
-	}
 	v202 := v187 * v201
 	v203 := v202 >> 20
 	v204 := v203
@@ -349,7 +286,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v207 := (v205) & 0x1 // rnd_inc
 	v210 := v206
 	v211 := v207
-	v212 := (v210 + v211) & 0x1fffffffffffff
+	v212 := v210 + v211
 	v213 := (v212) & 0x7ffffffffffff
 	v215 := v212 > 0x7ffffffffffff // ovf_hi
 	v217 := v213
@@ -361,6 +298,8 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v220 {
 		v221 = 0x7ffffffffffff
 	}
+	v34 := (uint64(in.Hops[0].TxBytes)) & 0xffffffff // in_hop0_tx_bytes
+	v8 := (uint64(st.Hops[0].TxBytes)) & 0xffffffff  // st_hop0_tx_bytes
 	v222 := (v34 - v8) & 0xffffffff
 	v223h, v223l := bits.Mul64(v222, v221)
 	v224l := v223l>>18 | v223h<<46
@@ -368,16 +307,17 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v225 := (v223l >> 17) & 0x1 // rnd_inc_225
 	v231l := v224l
 	v231h := (v224h) & 0x3
-	v232l := v225
-	v232h := uint64(0)
-	v233l, v233c := bits.Add64(v231l, v232l, 0)
-	v233h := (v231h + v232h + v233c) & 0x3
+	v232 := v225
+	v233l, v233c := bits.Add64(v231l, v232, 0)
+	v233h := (v231h + 0 + v233c) & 0x3
 	v234 := (v233l) & 0xfffffffffffff
-	v236 := v233h > 0x0 || v233h == 0x0 && v233l > 0xfffffffffffff // ovf_hi_236
+	v236 := v233h > 0 || v233h == 0 && v233l > 0xfffffffffffff // ovf_hi_236
 	v238 := v234
 	if v236 {
 		v238 = 0xfffffffffffff
 	}
+	v35 := (uint64(in.Hops[0].Qlen)) & 0xffffff // in_hop0_qlen
+	v9 := (uint64(st.Hops[0].Qlen)) & 0xffffff  // st_hop0_qlen
 	v239 := v35 < v9
 	v240 := v9
 	if v239 {
@@ -389,15 +329,15 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v244 := (v242 >> 19) & 0x1 // rnd_inc_244
 	v250 := v243
 	v251 := v244
-	v252 := (v250 + v251) & 0x1fffffffff
+	v252 := v250 + v251
 	v253 := v252
 	v254 := uint64(defaultrom254[(v30)&0xf]) // kr
 	v255h, v255l := bits.Mul64(v238, v254)
-	v256 := (v255l>>40 | v255h<<24) & 0xfffffffffff
+	v256 := v255l>>40 | v255h<<24
 	v257 := (v255l >> 39) & 0x1 // rnd_inc_257
 	v263 := v256
 	v264 := v257
-	v265 := (v263 + v264) & 0x1fffffffffff
+	v265 := v263 + v264
 	v266 := (v265) & 0xffffffffff
 	v268 := v265 > 0xffffffffff // ovf_hi_268
 	v270 := v266
@@ -406,7 +346,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v271 := v253
 	v272 := v270
-	v273 := (v271 + v272) & 0x1ffffffffff
+	v273 := v271 + v272
 	v274 := (v273) & 0xffffffff
 	v276 := v273 > 0xffffffff // ovf_hi_276
 	v278 := v274
@@ -417,13 +357,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v153 != 0 {
 		v280 = v278
 	}
-	v282 := v280 > 0x0
-	var v282u uint64
-	if v282 {
-		v282u = 1
-	}
-	v283 := 0x1 | v282u
-	v284 := v153 & v283 // h0_take
+	v284 := v153 & 0x1 // h0_take
 	v285 := uint64(0x0)
 	if v284 != 0 {
 		v285 = v280
@@ -437,71 +371,76 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v288 = 0x0
 	}
 	v289 := 0x0 | v153
+	v40 := (uint64(in.Hops[1].RxNs)) & 0xffffffff // in_hop1_rx_ns
 	v290 := v40
+	v41 := (uint64(in.Hops[1].ResidenceNs)) & 0xffffffff // in_hop1_residence
 	v291 := v41
-	v292 := (v290 + v291) & 0x1ffffffff // h1_eg_t
+	v292 := v290 + v291 // h1_eg_t
 	v295 := v292 >= 0x3b9aca00
 	var v295u uint64
 	if v295 {
 		v295u = 1
 	}
 	v296 := v295u
-	v297 := (0x0 + v296) & 0xf
+	v297 := 0x0 + v296
 	v299 := v292 >= 0x77359400
 	var v299u uint64
 	if v299 {
 		v299u = 1
 	}
 	v300 := v299u
-	v301 := (v297 + v300) & 0xf
+	v301 := v297 + v300
 	v303 := v292 >= 0xb2d05e00
 	var v303u uint64
 	if v303 {
 		v303u = 1
 	}
 	v304 := v303u
-	v305 := (v301 + v304) & 0xf
+	v305 := v301 + v304
 	v307 := v292 >= 0xee6b2800
 	var v307u uint64
 	if v307 {
 		v307u = 1
 	}
 	v308 := v307u
-	v309 := (v305 + v308) & 0xf
+	v309 := v305 + v308
 	v311 := v292 >= 0x12a05f200
 	var v311u uint64
 	if v311 {
 		v311u = 1
 	}
 	v312 := v311u
-	v313 := (v309 + v312) & 0xf
+	v313 := v309 + v312
 	v315 := v292 >= 0x165a0bc00
 	var v315u uint64
 	if v315 {
 		v315u = 1
 	}
 	v316 := v315u
-	v317 := (v313 + v316) & 0xf
+	v317 := v313 + v316
 	v319 := v292 >= 0x1a13b8600
 	var v319u uint64
 	if v319 {
 		v319u = 1
 	}
 	v320 := v319u
-	v321 := (v317 + v320) & 0xf
+	v321 := v317 + v320
 	v323 := v292 >= 0x1dcd65000
 	var v323u uint64
 	if v323 {
 		v323u = 1
 	}
 	v324 := v323u
-	v325 := (v321 + v324) & 0xf // h1_eg_carry
+	v325 := v321 + v324 // h1_eg_carry
 	v326 := uint64(defaultrom326[(v325)&0xf])
 	v327 := (v292 - v326) & 0x1ffffffff
 	v328 := (v327) & 0x3fffffff // h1_eg_ns
 	v329 := v325
-	v330 := (v39 + v329) & 0xfffff // h1_eg_sec
+	v39 := (uint64(in.Hops[1].RxSec)) & 0xfffff // in_hop1_rx_sec
+	v330 := (v39 + v329) & 0xfffff              // h1_eg_sec
 	v331 := v328 | v330<<30
+	v44 := (uint64(in.Hops[1].DeviceID)) & 0xfffff  // in_hop1_device_id
+	v45 := (uint64(in.Hops[1].EgressPort)) & 0xffff // in_hop1_egress_port
 	v332 := v45 | v44<<16
 	v334 := 0x1 < v29 // h1_in_path
 	var v334u uint64
@@ -510,6 +449,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v335 := v331 >> 30
 	v336 := (v331) & 0x3fffffff
+	v11 := (uint64(st.Hops[1].Ts)) & 0x3ffffffffffff // st_hop1_ts
 	v337 := v11 >> 30
 	v338 := (v11) & 0x3fffffff
 	v339 := v336 < v338
@@ -525,14 +465,15 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v339 {
 		v346 = 0x3b9aca00
 	}
-	v347 := (v343 + v346) & 0x7fffffff
+	v347 := v343 + v346
 	v348 := v338
 	v349 := (v347 - v348) & 0x7fffffff
 	v351 := v342 * 0x3b9aca00
 	v352 := v351
 	v353 := v349
-	v354 := (v352 + v353) & 0x7ffffffffffff  // h1_dts
-	v355 := uint64(defaultrom355[(v38)&0xf]) // h1_speed_ok
+	v354 := v352 + v353                         // h1_dts
+	v38 := (uint64(in.Hops[1].SpeedCode)) & 0xf // in_hop1_speed
+	v355 := uint64(defaultrom355[(v38)&0xf])    // h1_speed_ok
 	v357 := v354 != 0x0
 	var v357u uint64
 	if v357 {
@@ -543,6 +484,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v359 {
 		v359u = 1
 	}
+	v14 := (uint64(st.Hops[1].ID)) & 0xfffffffff // st_hop1_id
 	v360 := v332 == v14
 	var v360u uint64
 	if v360 {
@@ -618,13 +560,9 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v403 := v402
 	v406 := v403
 	v407 := v406
-	v408 := (0x8000000 - v407) & 0x1fffffff
-	v409 := (v408) & 0xfffffff
-	v411 := (int64(v408<<35) >> 35) < int64(0) // ovf_lo_411
+	v408 := 0x8000000 - v407
+	v409 := v408
 	v413 := v409
-	if v411 {
-		v413 = 0x0
-	}
 	v414 := v399 * v413
 	v415 := v414 >> 20
 	v416 := v415
@@ -633,7 +571,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v419 := (v417) & 0x1 // rnd_inc_419
 	v422 := v418
 	v423 := v419
-	v424 := (v422 + v423) & 0x1fffffffffffff
+	v424 := v422 + v423
 	v425 := (v424) & 0x7ffffffffffff
 	v427 := v424 > 0x7ffffffffffff // ovf_hi_427
 	v429 := v425
@@ -645,6 +583,8 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v432 {
 		v433 = 0x7ffffffffffff
 	}
+	v42 := (uint64(in.Hops[1].TxBytes)) & 0xffffffff // in_hop1_tx_bytes
+	v12 := (uint64(st.Hops[1].TxBytes)) & 0xffffffff // st_hop1_tx_bytes
 	v434 := (v42 - v12) & 0xffffffff
 	v435h, v435l := bits.Mul64(v434, v433)
 	v436l := v435l>>18 | v435h<<46
@@ -652,16 +592,17 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v437 := (v435l >> 17) & 0x1 // rnd_inc_437
 	v443l := v436l
 	v443h := (v436h) & 0x3
-	v444l := v437
-	v444h := uint64(0)
-	v445l, v445c := bits.Add64(v443l, v444l, 0)
-	v445h := (v443h + v444h + v445c) & 0x3
+	v444 := v437
+	v445l, v445c := bits.Add64(v443l, v444, 0)
+	v445h := (v443h + 0 + v445c) & 0x3
 	v446 := (v445l) & 0xfffffffffffff
-	v448 := v445h > 0x0 || v445h == 0x0 && v445l > 0xfffffffffffff // ovf_hi_448
+	v448 := v445h > 0 || v445h == 0 && v445l > 0xfffffffffffff // ovf_hi_448
 	v450 := v446
 	if v448 {
 		v450 = 0xfffffffffffff
 	}
+	v43 := (uint64(in.Hops[1].Qlen)) & 0xffffff // in_hop1_qlen
+	v13 := (uint64(st.Hops[1].Qlen)) & 0xffffff // st_hop1_qlen
 	v451 := v43 < v13
 	v452 := v13
 	if v451 {
@@ -673,15 +614,15 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v456 := (v454 >> 19) & 0x1 // rnd_inc_456
 	v462 := v455
 	v463 := v456
-	v464 := (v462 + v463) & 0x1fffffffff
+	v464 := v462 + v463
 	v465 := v464
 	v466 := uint64(defaultrom466[(v38)&0xf]) // kr_466
 	v467h, v467l := bits.Mul64(v450, v466)
-	v468 := (v467l>>40 | v467h<<24) & 0xfffffffffff
+	v468 := v467l>>40 | v467h<<24
 	v469 := (v467l >> 39) & 0x1 // rnd_inc_469
 	v475 := v468
 	v476 := v469
-	v477 := (v475 + v476) & 0x1fffffffffff
+	v477 := v475 + v476
 	v478 := (v477) & 0xffffffffff
 	v480 := v477 > 0xffffffffff // ovf_hi_480
 	v482 := v478
@@ -690,7 +631,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v483 := v465
 	v484 := v482
-	v485 := (v483 + v484) & 0x1ffffffffff
+	v485 := v483 + v484
 	v486 := (v485) & 0xffffffff
 	v488 := v485 > 0xffffffff // ovf_hi_488
 	v490 := v486
@@ -722,71 +663,76 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v500 = 0x1
 	}
 	v501 := v289 | v365
+	v48 := (uint64(in.Hops[2].RxNs)) & 0xffffffff // in_hop2_rx_ns
 	v502 := v48
+	v49 := (uint64(in.Hops[2].ResidenceNs)) & 0xffffffff // in_hop2_residence
 	v503 := v49
-	v504 := (v502 + v503) & 0x1ffffffff // h2_eg_t
+	v504 := v502 + v503 // h2_eg_t
 	v507 := v504 >= 0x3b9aca00
 	var v507u uint64
 	if v507 {
 		v507u = 1
 	}
 	v508 := v507u
-	v509 := (0x0 + v508) & 0xf
+	v509 := 0x0 + v508
 	v511 := v504 >= 0x77359400
 	var v511u uint64
 	if v511 {
 		v511u = 1
 	}
 	v512 := v511u
-	v513 := (v509 + v512) & 0xf
+	v513 := v509 + v512
 	v515 := v504 >= 0xb2d05e00
 	var v515u uint64
 	if v515 {
 		v515u = 1
 	}
 	v516 := v515u
-	v517 := (v513 + v516) & 0xf
+	v517 := v513 + v516
 	v519 := v504 >= 0xee6b2800
 	var v519u uint64
 	if v519 {
 		v519u = 1
 	}
 	v520 := v519u
-	v521 := (v517 + v520) & 0xf
+	v521 := v517 + v520
 	v523 := v504 >= 0x12a05f200
 	var v523u uint64
 	if v523 {
 		v523u = 1
 	}
 	v524 := v523u
-	v525 := (v521 + v524) & 0xf
+	v525 := v521 + v524
 	v527 := v504 >= 0x165a0bc00
 	var v527u uint64
 	if v527 {
 		v527u = 1
 	}
 	v528 := v527u
-	v529 := (v525 + v528) & 0xf
+	v529 := v525 + v528
 	v531 := v504 >= 0x1a13b8600
 	var v531u uint64
 	if v531 {
 		v531u = 1
 	}
 	v532 := v531u
-	v533 := (v529 + v532) & 0xf
+	v533 := v529 + v532
 	v535 := v504 >= 0x1dcd65000
 	var v535u uint64
 	if v535 {
 		v535u = 1
 	}
 	v536 := v535u
-	v537 := (v533 + v536) & 0xf // h2_eg_carry
+	v537 := v533 + v536 // h2_eg_carry
 	v538 := uint64(defaultrom538[(v537)&0xf])
 	v539 := (v504 - v538) & 0x1ffffffff
 	v540 := (v539) & 0x3fffffff // h2_eg_ns
 	v541 := v537
-	v542 := (v47 + v541) & 0xfffff // h2_eg_sec
+	v47 := (uint64(in.Hops[2].RxSec)) & 0xfffff // in_hop2_rx_sec
+	v542 := (v47 + v541) & 0xfffff              // h2_eg_sec
 	v543 := v540 | v542<<30
+	v52 := (uint64(in.Hops[2].DeviceID)) & 0xfffff  // in_hop2_device_id
+	v53 := (uint64(in.Hops[2].EgressPort)) & 0xffff // in_hop2_egress_port
 	v544 := v53 | v52<<16
 	v546 := 0x2 < v29 // h2_in_path
 	var v546u uint64
@@ -795,6 +741,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v547 := v543 >> 30
 	v548 := (v543) & 0x3fffffff
+	v15 := (uint64(st.Hops[2].Ts)) & 0x3ffffffffffff // st_hop2_ts
 	v549 := v15 >> 30
 	v550 := (v15) & 0x3fffffff
 	v551 := v548 < v550
@@ -810,14 +757,15 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v551 {
 		v558 = 0x3b9aca00
 	}
-	v559 := (v555 + v558) & 0x7fffffff
+	v559 := v555 + v558
 	v560 := v550
 	v561 := (v559 - v560) & 0x7fffffff
 	v563 := v554 * 0x3b9aca00
 	v564 := v563
 	v565 := v561
-	v566 := (v564 + v565) & 0x7ffffffffffff  // h2_dts
-	v567 := uint64(defaultrom567[(v46)&0xf]) // h2_speed_ok
+	v566 := v564 + v565                         // h2_dts
+	v46 := (uint64(in.Hops[2].SpeedCode)) & 0xf // in_hop2_speed
+	v567 := uint64(defaultrom567[(v46)&0xf])    // h2_speed_ok
 	v569 := v566 != 0x0
 	var v569u uint64
 	if v569 {
@@ -828,6 +776,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v571 {
 		v571u = 1
 	}
+	v18 := (uint64(st.Hops[2].ID)) & 0xfffffffff // st_hop2_id
 	v572 := v544 == v18
 	var v572u uint64
 	if v572 {
@@ -903,13 +852,9 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v615 := v614
 	v618 := v615
 	v619 := v618
-	v620 := (0x8000000 - v619) & 0x1fffffff
-	v621 := (v620) & 0xfffffff
-	v623 := (int64(v620<<35) >> 35) < int64(0) // ovf_lo_623
+	v620 := 0x8000000 - v619
+	v621 := v620
 	v625 := v621
-	if v623 {
-		v625 = 0x0
-	}
 	v626 := v611 * v625
 	v627 := v626 >> 20
 	v628 := v627
@@ -918,7 +863,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v631 := (v629) & 0x1 // rnd_inc_631
 	v634 := v630
 	v635 := v631
-	v636 := (v634 + v635) & 0x1fffffffffffff
+	v636 := v634 + v635
 	v637 := (v636) & 0x7ffffffffffff
 	v639 := v636 > 0x7ffffffffffff // ovf_hi_639
 	v641 := v637
@@ -930,6 +875,8 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v644 {
 		v645 = 0x7ffffffffffff
 	}
+	v50 := (uint64(in.Hops[2].TxBytes)) & 0xffffffff // in_hop2_tx_bytes
+	v16 := (uint64(st.Hops[2].TxBytes)) & 0xffffffff // st_hop2_tx_bytes
 	v646 := (v50 - v16) & 0xffffffff
 	v647h, v647l := bits.Mul64(v646, v645)
 	v648l := v647l>>18 | v647h<<46
@@ -937,16 +884,17 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v649 := (v647l >> 17) & 0x1 // rnd_inc_649
 	v655l := v648l
 	v655h := (v648h) & 0x3
-	v656l := v649
-	v656h := uint64(0)
-	v657l, v657c := bits.Add64(v655l, v656l, 0)
-	v657h := (v655h + v656h + v657c) & 0x3
+	v656 := v649
+	v657l, v657c := bits.Add64(v655l, v656, 0)
+	v657h := (v655h + 0 + v657c) & 0x3
 	v658 := (v657l) & 0xfffffffffffff
-	v660 := v657h > 0x0 || v657h == 0x0 && v657l > 0xfffffffffffff // ovf_hi_660
+	v660 := v657h > 0 || v657h == 0 && v657l > 0xfffffffffffff // ovf_hi_660
 	v662 := v658
 	if v660 {
 		v662 = 0xfffffffffffff
 	}
+	v51 := (uint64(in.Hops[2].Qlen)) & 0xffffff // in_hop2_qlen
+	v17 := (uint64(st.Hops[2].Qlen)) & 0xffffff // st_hop2_qlen
 	v663 := v51 < v17
 	v664 := v17
 	if v663 {
@@ -958,15 +906,15 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v668 := (v666 >> 19) & 0x1 // rnd_inc_668
 	v674 := v667
 	v675 := v668
-	v676 := (v674 + v675) & 0x1fffffffff
+	v676 := v674 + v675
 	v677 := v676
 	v678 := uint64(defaultrom678[(v46)&0xf]) // kr_678
 	v679h, v679l := bits.Mul64(v662, v678)
-	v680 := (v679l>>40 | v679h<<24) & 0xfffffffffff
+	v680 := v679l>>40 | v679h<<24
 	v681 := (v679l >> 39) & 0x1 // rnd_inc_681
 	v687 := v680
 	v688 := v681
-	v689 := (v687 + v688) & 0x1fffffffffff
+	v689 := v687 + v688
 	v690 := (v689) & 0xffffffffff
 	v692 := v689 > 0xffffffffff // ovf_hi_692
 	v694 := v690
@@ -975,7 +923,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v695 := v677
 	v696 := v694
-	v697 := (v695 + v696) & 0x1ffffffffff
+	v697 := v695 + v696
 	v698 := (v697) & 0xffffffff
 	v700 := v697 > 0xffffffff // ovf_hi_700
 	v702 := v698
@@ -1007,71 +955,76 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v712 = 0x2
 	}
 	v713 := v501 | v577
+	v56 := (uint64(in.Hops[3].RxNs)) & 0xffffffff // in_hop3_rx_ns
 	v714 := v56
+	v57 := (uint64(in.Hops[3].ResidenceNs)) & 0xffffffff // in_hop3_residence
 	v715 := v57
-	v716 := (v714 + v715) & 0x1ffffffff // h3_eg_t
+	v716 := v714 + v715 // h3_eg_t
 	v719 := v716 >= 0x3b9aca00
 	var v719u uint64
 	if v719 {
 		v719u = 1
 	}
 	v720 := v719u
-	v721 := (0x0 + v720) & 0xf
+	v721 := 0x0 + v720
 	v723 := v716 >= 0x77359400
 	var v723u uint64
 	if v723 {
 		v723u = 1
 	}
 	v724 := v723u
-	v725 := (v721 + v724) & 0xf
+	v725 := v721 + v724
 	v727 := v716 >= 0xb2d05e00
 	var v727u uint64
 	if v727 {
 		v727u = 1
 	}
 	v728 := v727u
-	v729 := (v725 + v728) & 0xf
+	v729 := v725 + v728
 	v731 := v716 >= 0xee6b2800
 	var v731u uint64
 	if v731 {
 		v731u = 1
 	}
 	v732 := v731u
-	v733 := (v729 + v732) & 0xf
+	v733 := v729 + v732
 	v735 := v716 >= 0x12a05f200
 	var v735u uint64
 	if v735 {
 		v735u = 1
 	}
 	v736 := v735u
-	v737 := (v733 + v736) & 0xf
+	v737 := v733 + v736
 	v739 := v716 >= 0x165a0bc00
 	var v739u uint64
 	if v739 {
 		v739u = 1
 	}
 	v740 := v739u
-	v741 := (v737 + v740) & 0xf
+	v741 := v737 + v740
 	v743 := v716 >= 0x1a13b8600
 	var v743u uint64
 	if v743 {
 		v743u = 1
 	}
 	v744 := v743u
-	v745 := (v741 + v744) & 0xf
+	v745 := v741 + v744
 	v747 := v716 >= 0x1dcd65000
 	var v747u uint64
 	if v747 {
 		v747u = 1
 	}
 	v748 := v747u
-	v749 := (v745 + v748) & 0xf // h3_eg_carry
+	v749 := v745 + v748 // h3_eg_carry
 	v750 := uint64(defaultrom750[(v749)&0xf])
 	v751 := (v716 - v750) & 0x1ffffffff
 	v752 := (v751) & 0x3fffffff // h3_eg_ns
 	v753 := v749
-	v754 := (v55 + v753) & 0xfffff // h3_eg_sec
+	v55 := (uint64(in.Hops[3].RxSec)) & 0xfffff // in_hop3_rx_sec
+	v754 := (v55 + v753) & 0xfffff              // h3_eg_sec
 	v755 := v752 | v754<<30
+	v60 := (uint64(in.Hops[3].DeviceID)) & 0xfffff  // in_hop3_device_id
+	v61 := (uint64(in.Hops[3].EgressPort)) & 0xffff // in_hop3_egress_port
 	v756 := v61 | v60<<16
 	v758 := 0x3 < v29 // h3_in_path
 	var v758u uint64
@@ -1080,6 +1033,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v759 := v755 >> 30
 	v760 := (v755) & 0x3fffffff
+	v19 := (uint64(st.Hops[3].Ts)) & 0x3ffffffffffff // st_hop3_ts
 	v761 := v19 >> 30
 	v762 := (v19) & 0x3fffffff
 	v763 := v760 < v762
@@ -1095,14 +1049,15 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v763 {
 		v770 = 0x3b9aca00
 	}
-	v771 := (v767 + v770) & 0x7fffffff
+	v771 := v767 + v770
 	v772 := v762
 	v773 := (v771 - v772) & 0x7fffffff
 	v775 := v766 * 0x3b9aca00
 	v776 := v775
 	v777 := v773
-	v778 := (v776 + v777) & 0x7ffffffffffff  // h3_dts
-	v779 := uint64(defaultrom779[(v54)&0xf]) // h3_speed_ok
+	v778 := v776 + v777                         // h3_dts
+	v54 := (uint64(in.Hops[3].SpeedCode)) & 0xf // in_hop3_speed
+	v779 := uint64(defaultrom779[(v54)&0xf])    // h3_speed_ok
 	v781 := v778 != 0x0
 	var v781u uint64
 	if v781 {
@@ -1113,6 +1068,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v783 {
 		v783u = 1
 	}
+	v22 := (uint64(st.Hops[3].ID)) & 0xfffffffff // st_hop3_id
 	v784 := v756 == v22
 	var v784u uint64
 	if v784 {
@@ -1188,13 +1144,9 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v827 := v826
 	v830 := v827
 	v831 := v830
-	v832 := (0x8000000 - v831) & 0x1fffffff
-	v833 := (v832) & 0xfffffff
-	v835 := (int64(v832<<35) >> 35) < int64(0) // ovf_lo_835
+	v832 := 0x8000000 - v831
+	v833 := v832
 	v837 := v833
-	if v835 {
-		v837 = 0x0
-	}
 	v838 := v823 * v837
 	v839 := v838 >> 20
 	v840 := v839
@@ -1203,7 +1155,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v843 := (v841) & 0x1 // rnd_inc_843
 	v846 := v842
 	v847 := v843
-	v848 := (v846 + v847) & 0x1fffffffffffff
+	v848 := v846 + v847
 	v849 := (v848) & 0x7ffffffffffff
 	v851 := v848 > 0x7ffffffffffff // ovf_hi_851
 	v853 := v849
@@ -1215,6 +1167,8 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v856 {
 		v857 = 0x7ffffffffffff
 	}
+	v58 := (uint64(in.Hops[3].TxBytes)) & 0xffffffff // in_hop3_tx_bytes
+	v20 := (uint64(st.Hops[3].TxBytes)) & 0xffffffff // st_hop3_tx_bytes
 	v858 := (v58 - v20) & 0xffffffff
 	v859h, v859l := bits.Mul64(v858, v857)
 	v860l := v859l>>18 | v859h<<46
@@ -1222,16 +1176,17 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v861 := (v859l >> 17) & 0x1 // rnd_inc_861
 	v867l := v860l
 	v867h := (v860h) & 0x3
-	v868l := v861
-	v868h := uint64(0)
-	v869l, v869c := bits.Add64(v867l, v868l, 0)
-	v869h := (v867h + v868h + v869c) & 0x3
+	v868 := v861
+	v869l, v869c := bits.Add64(v867l, v868, 0)
+	v869h := (v867h + 0 + v869c) & 0x3
 	v870 := (v869l) & 0xfffffffffffff
-	v872 := v869h > 0x0 || v869h == 0x0 && v869l > 0xfffffffffffff // ovf_hi_872
+	v872 := v869h > 0 || v869h == 0 && v869l > 0xfffffffffffff // ovf_hi_872
 	v874 := v870
 	if v872 {
 		v874 = 0xfffffffffffff
 	}
+	v59 := (uint64(in.Hops[3].Qlen)) & 0xffffff // in_hop3_qlen
+	v21 := (uint64(st.Hops[3].Qlen)) & 0xffffff // st_hop3_qlen
 	v875 := v59 < v21
 	v876 := v21
 	if v875 {
@@ -1243,15 +1198,15 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v880 := (v878 >> 19) & 0x1 // rnd_inc_880
 	v886 := v879
 	v887 := v880
-	v888 := (v886 + v887) & 0x1fffffffff
+	v888 := v886 + v887
 	v889 := v888
 	v890 := uint64(defaultrom890[(v54)&0xf]) // kr_890
 	v891h, v891l := bits.Mul64(v874, v890)
-	v892 := (v891l>>40 | v891h<<24) & 0xfffffffffff
+	v892 := v891l>>40 | v891h<<24
 	v893 := (v891l >> 39) & 0x1 // rnd_inc_893
 	v899 := v892
 	v900 := v893
-	v901 := (v899 + v900) & 0x1fffffffffff
+	v901 := v899 + v900
 	v902 := (v901) & 0xffffffffff
 	v904 := v901 > 0xffffffffff // ovf_hi_904
 	v906 := v902
@@ -1260,7 +1215,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v907 := v889
 	v908 := v906
-	v909 := (v907 + v908) & 0x1ffffffffff
+	v909 := v907 + v908
 	v910 := (v909) & 0xffffffff
 	v912 := v909 > 0xffffffff // ovf_hi_912
 	v914 := v910
@@ -1292,71 +1247,76 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v924 = 0x3
 	}
 	v925 := v713 | v789
+	v64 := (uint64(in.Hops[4].RxNs)) & 0xffffffff // in_hop4_rx_ns
 	v926 := v64
+	v65 := (uint64(in.Hops[4].ResidenceNs)) & 0xffffffff // in_hop4_residence
 	v927 := v65
-	v928 := (v926 + v927) & 0x1ffffffff // h4_eg_t
+	v928 := v926 + v927 // h4_eg_t
 	v931 := v928 >= 0x3b9aca00
 	var v931u uint64
 	if v931 {
 		v931u = 1
 	}
 	v932 := v931u
-	v933 := (0x0 + v932) & 0xf
+	v933 := 0x0 + v932
 	v935 := v928 >= 0x77359400
 	var v935u uint64
 	if v935 {
 		v935u = 1
 	}
 	v936 := v935u
-	v937 := (v933 + v936) & 0xf
+	v937 := v933 + v936
 	v939 := v928 >= 0xb2d05e00
 	var v939u uint64
 	if v939 {
 		v939u = 1
 	}
 	v940 := v939u
-	v941 := (v937 + v940) & 0xf
+	v941 := v937 + v940
 	v943 := v928 >= 0xee6b2800
 	var v943u uint64
 	if v943 {
 		v943u = 1
 	}
 	v944 := v943u
-	v945 := (v941 + v944) & 0xf
+	v945 := v941 + v944
 	v947 := v928 >= 0x12a05f200
 	var v947u uint64
 	if v947 {
 		v947u = 1
 	}
 	v948 := v947u
-	v949 := (v945 + v948) & 0xf
+	v949 := v945 + v948
 	v951 := v928 >= 0x165a0bc00
 	var v951u uint64
 	if v951 {
 		v951u = 1
 	}
 	v952 := v951u
-	v953 := (v949 + v952) & 0xf
+	v953 := v949 + v952
 	v955 := v928 >= 0x1a13b8600
 	var v955u uint64
 	if v955 {
 		v955u = 1
 	}
 	v956 := v955u
-	v957 := (v953 + v956) & 0xf
+	v957 := v953 + v956
 	v959 := v928 >= 0x1dcd65000
 	var v959u uint64
 	if v959 {
 		v959u = 1
 	}
 	v960 := v959u
-	v961 := (v957 + v960) & 0xf // h4_eg_carry
+	v961 := v957 + v960 // h4_eg_carry
 	v962 := uint64(defaultrom962[(v961)&0xf])
 	v963 := (v928 - v962) & 0x1ffffffff
 	v964 := (v963) & 0x3fffffff // h4_eg_ns
 	v965 := v961
-	v966 := (v63 + v965) & 0xfffff // h4_eg_sec
+	v63 := (uint64(in.Hops[4].RxSec)) & 0xfffff // in_hop4_rx_sec
+	v966 := (v63 + v965) & 0xfffff              // h4_eg_sec
 	v967 := v964 | v966<<30
+	v68 := (uint64(in.Hops[4].DeviceID)) & 0xfffff  // in_hop4_device_id
+	v69 := (uint64(in.Hops[4].EgressPort)) & 0xffff // in_hop4_egress_port
 	v968 := v69 | v68<<16
 	v970 := 0x4 < v29 // h4_in_path
 	var v970u uint64
@@ -1365,6 +1325,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v971 := v967 >> 30
 	v972 := (v967) & 0x3fffffff
+	v23 := (uint64(st.Hops[4].Ts)) & 0x3ffffffffffff // st_hop4_ts
 	v973 := v23 >> 30
 	v974 := (v23) & 0x3fffffff
 	v975 := v972 < v974
@@ -1380,14 +1341,15 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v975 {
 		v982 = 0x3b9aca00
 	}
-	v983 := (v979 + v982) & 0x7fffffff
+	v983 := v979 + v982
 	v984 := v974
 	v985 := (v983 - v984) & 0x7fffffff
 	v987 := v978 * 0x3b9aca00
 	v988 := v987
 	v989 := v985
-	v990 := (v988 + v989) & 0x7ffffffffffff  // h4_dts
-	v991 := uint64(defaultrom991[(v62)&0xf]) // h4_speed_ok
+	v990 := v988 + v989                         // h4_dts
+	v62 := (uint64(in.Hops[4].SpeedCode)) & 0xf // in_hop4_speed
+	v991 := uint64(defaultrom991[(v62)&0xf])    // h4_speed_ok
 	v993 := v990 != 0x0
 	var v993u uint64
 	if v993 {
@@ -1398,6 +1360,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v995 {
 		v995u = 1
 	}
+	v26 := (uint64(st.Hops[4].ID)) & 0xfffffffff // st_hop4_id
 	v996 := v968 == v26
 	var v996u uint64
 	if v996 {
@@ -1473,13 +1436,9 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1039 := v1038
 	v1042 := v1039
 	v1043 := v1042
-	v1044 := (0x8000000 - v1043) & 0x1fffffff
-	v1045 := (v1044) & 0xfffffff
-	v1047 := (int64(v1044<<35) >> 35) < int64(0) // ovf_lo_1047
+	v1044 := 0x8000000 - v1043
+	v1045 := v1044
 	v1049 := v1045
-	if v1047 {
-		v1049 = 0x0
-	}
 	v1050 := v1035 * v1049
 	v1051 := v1050 >> 20
 	v1052 := v1051
@@ -1488,7 +1447,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1055 := (v1053) & 0x1 // rnd_inc_1055
 	v1058 := v1054
 	v1059 := v1055
-	v1060 := (v1058 + v1059) & 0x1fffffffffffff
+	v1060 := v1058 + v1059
 	v1061 := (v1060) & 0x7ffffffffffff
 	v1063 := v1060 > 0x7ffffffffffff // ovf_hi_1063
 	v1065 := v1061
@@ -1500,6 +1459,8 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1068 {
 		v1069 = 0x7ffffffffffff
 	}
+	v66 := (uint64(in.Hops[4].TxBytes)) & 0xffffffff // in_hop4_tx_bytes
+	v24 := (uint64(st.Hops[4].TxBytes)) & 0xffffffff // st_hop4_tx_bytes
 	v1070 := (v66 - v24) & 0xffffffff
 	v1071h, v1071l := bits.Mul64(v1070, v1069)
 	v1072l := v1071l>>18 | v1071h<<46
@@ -1507,16 +1468,17 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1073 := (v1071l >> 17) & 0x1 // rnd_inc_1073
 	v1079l := v1072l
 	v1079h := (v1072h) & 0x3
-	v1080l := v1073
-	v1080h := uint64(0)
-	v1081l, v1081c := bits.Add64(v1079l, v1080l, 0)
-	v1081h := (v1079h + v1080h + v1081c) & 0x3
+	v1080 := v1073
+	v1081l, v1081c := bits.Add64(v1079l, v1080, 0)
+	v1081h := (v1079h + 0 + v1081c) & 0x3
 	v1082 := (v1081l) & 0xfffffffffffff
-	v1084 := v1081h > 0x0 || v1081h == 0x0 && v1081l > 0xfffffffffffff // ovf_hi_1084
+	v1084 := v1081h > 0 || v1081h == 0 && v1081l > 0xfffffffffffff // ovf_hi_1084
 	v1086 := v1082
 	if v1084 {
 		v1086 = 0xfffffffffffff
 	}
+	v67 := (uint64(in.Hops[4].Qlen)) & 0xffffff // in_hop4_qlen
+	v25 := (uint64(st.Hops[4].Qlen)) & 0xffffff // st_hop4_qlen
 	v1087 := v67 < v25
 	v1088 := v25
 	if v1087 {
@@ -1528,15 +1490,15 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1092 := (v1090 >> 19) & 0x1 // rnd_inc_1092
 	v1098 := v1091
 	v1099 := v1092
-	v1100 := (v1098 + v1099) & 0x1fffffffff
+	v1100 := v1098 + v1099
 	v1101 := v1100
 	v1102 := uint64(defaultrom1102[(v62)&0xf]) // kr_1102
 	v1103h, v1103l := bits.Mul64(v1086, v1102)
-	v1104 := (v1103l>>40 | v1103h<<24) & 0xfffffffffff
+	v1104 := v1103l>>40 | v1103h<<24
 	v1105 := (v1103l >> 39) & 0x1 // rnd_inc_1105
 	v1111 := v1104
 	v1112 := v1105
-	v1113 := (v1111 + v1112) & 0x1fffffffffff
+	v1113 := v1111 + v1112
 	v1114 := (v1113) & 0xffffffffff
 	v1116 := v1113 > 0xffffffffff // ovf_hi_1116
 	v1118 := v1114
@@ -1545,7 +1507,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v1119 := v1101
 	v1120 := v1118
-	v1121 := (v1119 + v1120) & 0x1ffffffffff
+	v1121 := v1119 + v1120
 	v1122 := (v1121) & 0xffffffff
 	v1124 := v1121 > 0xffffffff // ovf_hi_1124
 	v1126 := v1122
@@ -1592,17 +1554,18 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1150 := v1149
 	v1151 := (0x1388 - v1150) & 0x3ffff
 	v1152 := (v1151) & 0x1ffff
+	v4 := (uint64(st.U)) & 0xffffffff // st_u
 	v1153 := v1152 * v4
 	v1154 := v1146 * v1133
 	v1155 := v1153
 	v1156 := v1154
-	v1157 := (v1155 + v1156) & 0x3ffffffffffff
+	v1157 := v1155 + v1156
 	v1159h, v1159l := bits.Mul64(v1157, 0xd1b71759)
-	v1160 := (v1159l>>44 | v1159h<<20) & 0x3fffffffff
+	v1160 := v1159l>>44 | v1159h<<20
 	v1161 := (v1159l >> 43) & 0x1 // rnd_inc_1161
 	v1167 := v1160
 	v1168 := v1161
-	v1169 := (v1167 + v1168) & 0x7fffffffff
+	v1169 := v1167 + v1168
 	v1170 := (v1169) & 0xffffffff
 	v1172 := v1169 > 0xffffffff // ovf_hi_1172
 	v1174 := v1170              // u_ewma
@@ -1613,6 +1576,8 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1137 != 0 {
 		v1175 = v1174
 	}
+	v27 := (uint64(in.Seq)) & 0xffffffff       // in_seq
+	v6 := (uint64(st.LastUpdate)) & 0xffffffff // st_last_update
 	v1176 := (v27 - v6) & 0xffffffff
 	v1178 := v1176 != 0x0
 	var v1178u uint64
@@ -1627,6 +1592,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1185 {
 		v1185u = 1
 	}
+	v5 := (uint64(st.IncStage)) & 0x7 // st_inc_stage
 	v1187 := v5 >= 0x5
 	var v1187u uint64
 	if v1187 {
@@ -1698,22 +1664,18 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1226 := v1225
 	v1229 := v1226
 	v1230 := v1229
-	v1231 := (0x8000000 - v1230) & 0x1fffffff
-	v1232 := (v1231) & 0xfffffff
-	v1234 := (int64(v1231<<35) >> 35) < int64(0) // ovf_lo_1234
+	v1231 := 0x8000000 - v1230
+	v1232 := v1231
 	v1236 := v1232
-	if v1234 {
-		v1236 = 0x0
-	}
 	v1237 := v1222 * v1236
 	v1238 := v1237 >> 20
 	v1239 := v1238
-	v1240 := (v1239 << v1218) & 0x7ffffffffffffff
+	v1240 := v1239 << v1218
 	v1241 := v1240 >> 1
 	v1242 := (v1240) & 0x1 // rnd_inc_1242
 	v1245 := v1241
 	v1246 := v1242
-	v1247 := (v1245 + v1246) & 0x7ffffffffffffff
+	v1247 := v1245 + v1246
 	v1248 := (v1247) & 0xffffffffffffff
 	v1250 := v1247 > 0xffffffffffffff // ovf_hi_1250
 	v1252 := v1248
@@ -1726,17 +1688,13 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1256 = 0xffffffffffffff
 	}
 	v1257h, v1257l := bits.Mul64(v1256, 0xf33333)
-	v1258 := (v1257l>>24 | v1257h<<40) & 0xffffffffffffff
+	v1258 := v1257l>>24 | v1257h<<40
 	v1259 := (v1257l >> 23) & 0x1 // rnd_inc_1259
 	v1265 := v1258
 	v1266 := v1259
-	v1267 := (v1265 + v1266) & 0x1ffffffffffffff
-	v1268 := (v1267) & 0xffffffffffffff
-	v1270 := v1267 > 0xffffffffffffff // ovf_hi_1270
+	v1267 := v1265 + v1266
+	v1268 := v1267
 	v1272 := v1268
-	if v1270 {
-		v1272 = 0xffffffffffffff
-	}
 	v1274 := 0x100000000 < v1272
 	v1275 := v1272
 	if v1274 {
@@ -1746,12 +1704,13 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1185 {
 		v1276 = v1275
 	}
+	v3 := (uint64(st.Wc)) & 0xffffffff // st_wc
 	v1277h, v1277l := bits.Mul64(v3, v1276)
-	v1278 := (v1277l>>32 | v1277h<<32) & 0xffffffffffffff
+	v1278 := v1277l>>32 | v1277h<<32
 	v1279 := (v1277l >> 31) & 0x1 // rnd_inc_1279
 	v1285 := v1278
 	v1286 := v1279
-	v1287 := (v1285 + v1286) & 0x1ffffffffffffff
+	v1287 := v1285 + v1286
 	v1288 := (v1287) & 0xffffffff
 	v1290 := v1287 > 0xffffffff // ovf_hi_1290
 	v1292 := v1288
@@ -1759,7 +1718,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1292 = 0xffffffff
 	}
 	v1293 := v1292
-	v1295 := (v1293 + 0x3e80) & 0x1ffffffff
+	v1295 := v1293 + 0x3e80
 	v1296 := (v1295) & 0xffffffff
 	v1298 := v1295 > 0xffffffff // ovf_hi_1298
 	v1300 := v1296
@@ -1767,7 +1726,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1300 = 0xffffffff
 	}
 	v1301 := v3
-	v1303 := (v1301 + 0x3e80) & 0x1ffffffff
+	v1303 := v1301 + 0x3e80
 	v1304 := (v1303) & 0xffffffff
 	v1306 := v1303 > 0xffffffff // ovf_hi_1306
 	v1308 := v1304
@@ -1788,7 +1747,8 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1314 {
 		v1315 = 0xf42400
 	}
-	v1316 := (^v0) & 0x1 // first
+	v0 := (uint64(b2u(st.Valid))) & 0x1 // st_valid
+	v1316 := (^v0) & 0x1                // first
 	v1321 := (v5 + 0x1) & 0x7
 	v1322 := v1321
 	if v1188 != 0 {
@@ -1819,6 +1779,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1329 = 0x0
 	}
 	v1330 := v1316 | v1181
+	v28 := (uint64(in.SndNxt)) & 0xffffffff // in_snd_nxt
 	v1331 := v6
 	if v1330 != 0 {
 		v1331 = v28
@@ -1828,7 +1789,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1335 := (v1333 >> 27) & 0x1 // rnd_inc_1335
 	v1341 := v1334
 	v1342 := v1335
-	v1343 := (v1341 + v1342) & 0x1fffffffff
+	v1343 := v1341 + v1342
 	v1344 := (v1343) & 0xffffffff
 	v1346 := v1343 > 0xffffffff // ovf_hi_1346
 	v1348 := v1344

@@ -73,75 +73,8 @@ import (
 // the event from *in, bit for bit as hpcc.Datapath.Step of the same
 // configuration. Every input is read before any output is written.
 func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
-	v0 := (uint64(b2u(st.Valid))) & 0x1                  // st_valid
-	v1 := (uint64(st.NHops)) & 0x7                       // st_nhops
-	v3 := (uint64(st.Wc)) & 0xffffffff                   // st_wc
-	v4 := (uint64(st.U)) & 0xffffffff                    // st_u
-	v5 := (uint64(st.IncStage)) & 0x7                    // st_inc_stage
-	v6 := (uint64(st.LastUpdate)) & 0xffffffff           // st_last_update
-	v7 := (uint64(st.Hops[0].Ts)) & 0x3ffffffffffff      // st_hop0_ts
-	v8 := (uint64(st.Hops[0].TxBytes)) & 0xffffffff      // st_hop0_tx_bytes
-	v9 := (uint64(st.Hops[0].Qlen)) & 0xffffff           // st_hop0_qlen
-	v10 := (uint64(st.Hops[0].ID)) & 0xfffffffff         // st_hop0_id
-	v11 := (uint64(st.Hops[1].Ts)) & 0x3ffffffffffff     // st_hop1_ts
-	v12 := (uint64(st.Hops[1].TxBytes)) & 0xffffffff     // st_hop1_tx_bytes
-	v13 := (uint64(st.Hops[1].Qlen)) & 0xffffff          // st_hop1_qlen
-	v14 := (uint64(st.Hops[1].ID)) & 0xfffffffff         // st_hop1_id
-	v15 := (uint64(st.Hops[2].Ts)) & 0x3ffffffffffff     // st_hop2_ts
-	v16 := (uint64(st.Hops[2].TxBytes)) & 0xffffffff     // st_hop2_tx_bytes
-	v17 := (uint64(st.Hops[2].Qlen)) & 0xffffff          // st_hop2_qlen
-	v18 := (uint64(st.Hops[2].ID)) & 0xfffffffff         // st_hop2_id
-	v19 := (uint64(st.Hops[3].Ts)) & 0x3ffffffffffff     // st_hop3_ts
-	v20 := (uint64(st.Hops[3].TxBytes)) & 0xffffffff     // st_hop3_tx_bytes
-	v21 := (uint64(st.Hops[3].Qlen)) & 0xffffff          // st_hop3_qlen
-	v22 := (uint64(st.Hops[3].ID)) & 0xfffffffff         // st_hop3_id
-	v23 := (uint64(st.Hops[4].Ts)) & 0x3ffffffffffff     // st_hop4_ts
-	v24 := (uint64(st.Hops[4].TxBytes)) & 0xffffffff     // st_hop4_tx_bytes
-	v25 := (uint64(st.Hops[4].Qlen)) & 0xffffff          // st_hop4_qlen
-	v26 := (uint64(st.Hops[4].ID)) & 0xfffffffff         // st_hop4_id
-	v27 := (uint64(in.Seq)) & 0xffffffff                 // in_seq
-	v28 := (uint64(in.SndNxt)) & 0xffffffff              // in_snd_nxt
-	v29 := (uint64(in.NHops)) & 0x7                      // in_nhops
-	v30 := (uint64(in.Hops[0].SpeedCode)) & 0xf          // in_hop0_speed
-	v31 := (uint64(in.Hops[0].RxSec)) & 0xfffff          // in_hop0_rx_sec
-	v32 := (uint64(in.Hops[0].RxNs)) & 0xffffffff        // in_hop0_rx_ns
-	v33 := (uint64(in.Hops[0].ResidenceNs)) & 0xffffffff // in_hop0_residence
-	v34 := (uint64(in.Hops[0].TxBytes)) & 0xffffffff     // in_hop0_tx_bytes
-	v35 := (uint64(in.Hops[0].Qlen)) & 0xffffff          // in_hop0_qlen
-	v36 := (uint64(in.Hops[0].DeviceID)) & 0xfffff       // in_hop0_device_id
-	v37 := (uint64(in.Hops[0].EgressPort)) & 0xffff      // in_hop0_egress_port
-	v38 := (uint64(in.Hops[1].SpeedCode)) & 0xf          // in_hop1_speed
-	v39 := (uint64(in.Hops[1].RxSec)) & 0xfffff          // in_hop1_rx_sec
-	v40 := (uint64(in.Hops[1].RxNs)) & 0xffffffff        // in_hop1_rx_ns
-	v41 := (uint64(in.Hops[1].ResidenceNs)) & 0xffffffff // in_hop1_residence
-	v42 := (uint64(in.Hops[1].TxBytes)) & 0xffffffff     // in_hop1_tx_bytes
-	v43 := (uint64(in.Hops[1].Qlen)) & 0xffffff          // in_hop1_qlen
-	v44 := (uint64(in.Hops[1].DeviceID)) & 0xfffff       // in_hop1_device_id
-	v45 := (uint64(in.Hops[1].EgressPort)) & 0xffff      // in_hop1_egress_port
-	v46 := (uint64(in.Hops[2].SpeedCode)) & 0xf          // in_hop2_speed
-	v47 := (uint64(in.Hops[2].RxSec)) & 0xfffff          // in_hop2_rx_sec
-	v48 := (uint64(in.Hops[2].RxNs)) & 0xffffffff        // in_hop2_rx_ns
-	v49 := (uint64(in.Hops[2].ResidenceNs)) & 0xffffffff // in_hop2_residence
-	v50 := (uint64(in.Hops[2].TxBytes)) & 0xffffffff     // in_hop2_tx_bytes
-	v51 := (uint64(in.Hops[2].Qlen)) & 0xffffff          // in_hop2_qlen
-	v52 := (uint64(in.Hops[2].DeviceID)) & 0xfffff       // in_hop2_device_id
-	v53 := (uint64(in.Hops[2].EgressPort)) & 0xffff      // in_hop2_egress_port
-	v54 := (uint64(in.Hops[3].SpeedCode)) & 0xf          // in_hop3_speed
-	v55 := (uint64(in.Hops[3].RxSec)) & 0xfffff          // in_hop3_rx_sec
-	v56 := (uint64(in.Hops[3].RxNs)) & 0xffffffff        // in_hop3_rx_ns
-	v57 := (uint64(in.Hops[3].ResidenceNs)) & 0xffffffff // in_hop3_residence
-	v58 := (uint64(in.Hops[3].TxBytes)) & 0xffffffff     // in_hop3_tx_bytes
-	v59 := (uint64(in.Hops[3].Qlen)) & 0xffffff          // in_hop3_qlen
-	v60 := (uint64(in.Hops[3].DeviceID)) & 0xfffff       // in_hop3_device_id
-	v61 := (uint64(in.Hops[3].EgressPort)) & 0xffff      // in_hop3_egress_port
-	v62 := (uint64(in.Hops[4].SpeedCode)) & 0xf          // in_hop4_speed
-	v63 := (uint64(in.Hops[4].RxSec)) & 0xfffff          // in_hop4_rx_sec
-	v64 := (uint64(in.Hops[4].RxNs)) & 0xffffffff        // in_hop4_rx_ns
-	v65 := (uint64(in.Hops[4].ResidenceNs)) & 0xffffffff // in_hop4_residence
-	v66 := (uint64(in.Hops[4].TxBytes)) & 0xffffffff     // in_hop4_tx_bytes
-	v67 := (uint64(in.Hops[4].Qlen)) & 0xffffff          // in_hop4_qlen
-	v68 := (uint64(in.Hops[4].DeviceID)) & 0xfffff       // in_hop4_device_id
-	v69 := (uint64(in.Hops[4].EgressPort)) & 0xffff      // in_hop4_egress_port
+	v29 := (uint64(in.NHops)) & 0x7 // in_nhops
+	v1 := (uint64(st.NHops)) & 0x7  // st_nhops
 	v70 := v29 == v1
 	var v70u uint64
 	if v70 {
@@ -152,72 +85,77 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v72 {
 		v72u = 1
 	}
-	v73 := v70u & v72u // path_ok
+	v73 := v70u & v72u                            // path_ok
+	v32 := (uint64(in.Hops[0].RxNs)) & 0xffffffff // in_hop0_rx_ns
 	v78 := v32
+	v33 := (uint64(in.Hops[0].ResidenceNs)) & 0xffffffff // in_hop0_residence
 	v79 := v33
-	v80 := (v78 + v79) & 0x1ffffffff // h0_eg_t
+	v80 := v78 + v79 // h0_eg_t
 	v83 := v80 >= 0x3b9aca00
 	var v83u uint64
 	if v83 {
 		v83u = 1
 	}
 	v84 := v83u
-	v85 := (0x0 + v84) & 0xf
+	v85 := 0x0 + v84
 	v87 := v80 >= 0x77359400
 	var v87u uint64
 	if v87 {
 		v87u = 1
 	}
 	v88 := v87u
-	v89 := (v85 + v88) & 0xf
+	v89 := v85 + v88
 	v91 := v80 >= 0xb2d05e00
 	var v91u uint64
 	if v91 {
 		v91u = 1
 	}
 	v92 := v91u
-	v93 := (v89 + v92) & 0xf
+	v93 := v89 + v92
 	v95 := v80 >= 0xee6b2800
 	var v95u uint64
 	if v95 {
 		v95u = 1
 	}
 	v96 := v95u
-	v97 := (v93 + v96) & 0xf
+	v97 := v93 + v96
 	v99 := v80 >= 0x12a05f200
 	var v99u uint64
 	if v99 {
 		v99u = 1
 	}
 	v100 := v99u
-	v101 := (v97 + v100) & 0xf
+	v101 := v97 + v100
 	v103 := v80 >= 0x165a0bc00
 	var v103u uint64
 	if v103 {
 		v103u = 1
 	}
 	v104 := v103u
-	v105 := (v101 + v104) & 0xf
+	v105 := v101 + v104
 	v107 := v80 >= 0x1a13b8600
 	var v107u uint64
 	if v107 {
 		v107u = 1
 	}
 	v108 := v107u
-	v109 := (v105 + v108) & 0xf
+	v109 := v105 + v108
 	v111 := v80 >= 0x1dcd65000
 	var v111u uint64
 	if v111 {
 		v111u = 1
 	}
 	v112 := v111u
-	v113 := (v109 + v112) & 0xf // h0_eg_carry
+	v113 := v109 + v112 // h0_eg_carry
 	v114 := uint64(multiQrom114[(v113)&0xf])
 	v115 := (v80 - v114) & 0x1ffffffff
 	v116 := (v115) & 0x3fffffff // h0_eg_ns
 	v117 := v113
-	v118 := (v31 + v117) & 0xfffff // h0_eg_sec
+	v31 := (uint64(in.Hops[0].RxSec)) & 0xfffff // in_hop0_rx_sec
+	v118 := (v31 + v117) & 0xfffff              // h0_eg_sec
 	v119 := v116 | v118<<30
+	v36 := (uint64(in.Hops[0].DeviceID)) & 0xfffff  // in_hop0_device_id
+	v37 := (uint64(in.Hops[0].EgressPort)) & 0xffff // in_hop0_egress_port
 	v120 := v37 | v36<<16
 	v122 := 0x0 < v29 // h0_in_path
 	var v122u uint64
@@ -226,6 +164,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v123 := v119 >> 30
 	v124 := (v119) & 0x3fffffff
+	v7 := (uint64(st.Hops[0].Ts)) & 0x3ffffffffffff // st_hop0_ts
 	v125 := v7 >> 30
 	v126 := (v7) & 0x3fffffff
 	v127 := v124 < v126
@@ -241,14 +180,15 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v127 {
 		v134 = 0x3b9aca00
 	}
-	v135 := (v131 + v134) & 0x7fffffff
+	v135 := v131 + v134
 	v136 := v126
 	v137 := (v135 - v136) & 0x7fffffff
 	v139 := v130 * 0x3b9aca00
 	v140 := v139
 	v141 := v137
-	v142 := (v140 + v141) & 0x7ffffffffffff // h0_dts
-	v143 := uint64(multiQrom143[(v30)&0xf]) // h0_speed_ok
+	v142 := v140 + v141                         // h0_dts
+	v30 := (uint64(in.Hops[0].SpeedCode)) & 0xf // in_hop0_speed
+	v143 := uint64(multiQrom143[(v30)&0xf])     // h0_speed_ok
 	v145 := v142 != 0x0
 	var v145u uint64
 	if v145 {
@@ -259,6 +199,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v147 {
 		v147u = 1
 	}
+	v10 := (uint64(st.Hops[0].ID)) & 0xfffffffff // st_hop0_id
 	v148 := v120 == v10
 	var v148u uint64
 	if v148 {
@@ -334,13 +275,9 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v191 := v190
 	v194 := v191
 	v195 := v194
-	v196 := (0x8000000 - v195) & 0x1fffffff
-	v197 := (v196) & 0xfffffff
-	v199 := (int64(v196<<35) >> 35) < int64(0) // ovf_lo
+	v196 := 0x8000000 - v195
+	v197 := v196
 	v201 := v197
-	if v199 {
-		v201 = 0x0
-	}
 	v202 := v187 * v201
 	v203 := v202 >> 20
 	v204 := v203
@@ -349,7 +286,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v207 := (v205) & 0x1 // rnd_inc
 	v210 := v206
 	v211 := v207
-	v212 := (v210 + v211) & 0x1fffffffffffff
+	v212 := v210 + v211
 	v213 := (v212) & 0x7ffffffffffff
 	v215 := v212 > 0x7ffffffffffff // ovf_hi
 	v217 := v213
@@ -361,6 +298,8 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v220 {
 		v221 = 0x7ffffffffffff
 	}
+	v34 := (uint64(in.Hops[0].TxBytes)) & 0xffffffff // in_hop0_tx_bytes
+	v8 := (uint64(st.Hops[0].TxBytes)) & 0xffffffff  // st_hop0_tx_bytes
 	v222 := (v34 - v8) & 0xffffffff
 	v223h, v223l := bits.Mul64(v222, v221)
 	v224l := v223l>>18 | v223h<<46
@@ -368,16 +307,17 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v225 := (v223l >> 17) & 0x1 // rnd_inc_225
 	v231l := v224l
 	v231h := (v224h) & 0x3
-	v232l := v225
-	v232h := uint64(0)
-	v233l, v233c := bits.Add64(v231l, v232l, 0)
-	v233h := (v231h + v232h + v233c) & 0x3
+	v232 := v225
+	v233l, v233c := bits.Add64(v231l, v232, 0)
+	v233h := (v231h + 0 + v233c) & 0x3
 	v234 := (v233l) & 0xfffffffffffff
-	v236 := v233h > 0x0 || v233h == 0x0 && v233l > 0xfffffffffffff // ovf_hi_236
+	v236 := v233h > 0 || v233h == 0 && v233l > 0xfffffffffffff // ovf_hi_236
 	v238 := v234
 	if v236 {
 		v238 = 0xfffffffffffff
 	}
+	v35 := (uint64(in.Hops[0].Qlen)) & 0xffffff // in_hop0_qlen
+	v9 := (uint64(st.Hops[0].Qlen)) & 0xffffff  // st_hop0_qlen
 	v239 := v35 < v9
 	v240 := v9
 	if v239 {
@@ -389,15 +329,15 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v244 := (v242 >> 18) & 0x1 // rnd_inc_244
 	v250 := v243
 	v251 := v244
-	v252 := (v250 + v251) & 0x3fffffffff
+	v252 := v250 + v251
 	v253 := v252
 	v254 := uint64(multiQrom254[(v30)&0xf]) // kr
 	v255h, v255l := bits.Mul64(v238, v254)
-	v256 := (v255l>>38 | v255h<<26) & 0x3fffffffffff
+	v256 := v255l>>38 | v255h<<26
 	v257 := (v255l >> 37) & 0x1 // rnd_inc_257
 	v263 := v256
 	v264 := v257
-	v265 := (v263 + v264) & 0x7fffffffffff
+	v265 := v263 + v264
 	v266 := (v265) & 0xffffffffff
 	v268 := v265 > 0xffffffffff // ovf_hi_268
 	v270 := v266
@@ -406,7 +346,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v271 := v253
 	v272 := v270
-	v273 := (v271 + v272) & 0x1ffffffffff
+	v273 := v271 + v272
 	v274 := (v273) & 0xffffffff
 	v276 := v273 > 0xffffffff // ovf_hi_276
 	v278 := v274
@@ -419,9 +359,9 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v283 := v240 > 0x5dc                    // h0_mq_is_backlog
 	v284 := v238
 	v285 := v280
-	v286 := (v284 + v285) & 0x1fffffffffffff // h0_mq_s
+	v286 := v284 + v285 // h0_mq_s
 	v287 := v238
-	v288 := (v287 << 1) & 0x1fffffffffffff
+	v288 := v287 << 1
 	v289 := v286 // h0_mq_y
 	if v283 {
 		v289 = v288
@@ -493,30 +433,25 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v324 := (v322 >> 42) & 0x3ff
 	v325 := uint64(multiQrom325[(v324)&0x3ff]) // recip_rom_325
 	v327h, v327l := bits.Mul64(v322, v325)
-	v328 := (v327l>>46 | v327h<<18) & 0x7ffffff
+	v328 := v327l>>46 | v327h<<18
 	v329 := v328
 	v332 := v329
 	v333 := v332
-	v334 := (0x8000000 - v333) & 0x1fffffff
-	v335 := (v334) & 0xfffffff
-	v337 := (int64(v334<<35) >> 35) < int64(0) // ovf_lo_337
+	v334 := 0x8000000 - v333
+	v335 := v334
 	v339 := v335
-	if v337 {
-		v339 = 0x0
-	}
 	v340 := v325 * v339
 	v341 := v340 >> 20
-	v342l := v341
-	v342h := uint64(0)
+	v342 := v341
 	v343s := v321
-	v343l := v342l << v343s
-	v343h := (v342h<<v343s | v342l>>(64-v343s) | v342l<<(v343s-64)) & 0xffff
+	v343l := v342 << v343s
+	v343h := (uint64(0)<<v343s | v342>>(64-v343s) | v342<<(v343s-64)) & 0xffff
 	v344l := v343l
 	v344h := (v343h) & 0x7fffff
 	v345l := v344l << 7
 	v345h := (v344h<<7 | v344l>>57) & 0x7fffff
 	v346 := (v345l) & 0x3fffffffffffff
-	v348 := v345h > 0x0 || v345h == 0x0 && v345l > 0x3fffffffffffff // ovf_hi_348
+	v348 := v345h > 0 || v345h == 0 && v345l > 0x3fffffffffffff // ovf_hi_348
 	v350 := v346
 	if v348 {
 		v350 = 0x3fffffffffffff
@@ -527,11 +462,11 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v354 = 0x3fffffffffffff
 	}
 	v355h, v355l := bits.Mul64(v279, v354)
-	v356 := (v355l>>44 | v355h<<20) & 0x3fffffffffffffff
+	v356 := v355l>>44 | v355h<<20
 	v357 := (v355l >> 43) & 0x1 // rnd_inc_357
 	v363 := v356
 	v364 := v357
-	v365 := (v363 + v364) & 0x7fffffffffffffff
+	v365 := v363 + v364
 	v366 := (v365) & 0x1ffffffffff
 	v368 := v365 > 0x1ffffffffff // ovf_hi_368
 	v370 := v366                 // h0_mq_rho
@@ -539,19 +474,15 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v370 = 0x1ffffffffff
 	}
 	v371h, v371l := bits.Mul64(v253, v370)
-	v372 := (v371l>>40 | v371h<<24) & 0x1ffffffffff
+	v372 := v371l>>40 | v371h<<24
 	v373 := (v371l >> 39) & 0x1 // rnd_inc_373
 	v379 := v372
 	v380 := v373
-	v381 := (v379 + v380) & 0x3ffffffffff
-	v382 := (v381) & 0xffffffffff
-	v384 := v381 > 0xffffffffff // ovf_hi_384
-	v386 := v382                // h0_q_term_bl
-	if v384 {
-		v386 = 0xffffffffff
-	}
+	v381 := v379 + v380
+	v382 := v381
+	v386 := v382 // h0_q_term_bl
 	v388 := v386
-	v390 := (v388 + 0x1000000) & 0x1ffffffffff
+	v390 := v388 + 0x1000000
 	v391 := (v390) & 0xffffffff
 	v393 := v390 > 0xffffffff // ovf_hi_393
 	v395 := v391              // h0_u_bl
@@ -559,11 +490,11 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v395 = 0xffffffff
 	}
 	v396h, v396l := bits.Mul64(v238, v354)
-	v397 := (v396l>>60 | v396h<<4) & 0x3fffffffffff
+	v397 := v396l>>60 | v396h<<4
 	v398 := (v396l >> 59) & 0x1 // rnd_inc_398
 	v404 := v397
 	v405 := v398
-	v406 := (v404 + v405) & 0x7fffffffffff
+	v406 := v404 + v405
 	v407 := (v406) & 0xffffffff
 	v409 := v406 > 0xffffffff // ovf_hi_409
 	v411 := v407              // h0_u_nbl
@@ -582,13 +513,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v153 != 0 {
 		v415 = v413
 	}
-	v417 := v415 > 0x0
-	var v417u uint64
-	if v417 {
-		v417u = 1
-	}
-	v418 := 0x1 | v417u
-	v419 := v153 & v418 // h0_take
+	v419 := v153 & 0x1 // h0_take
 	v420 := uint64(0x0)
 	if v419 != 0 {
 		v420 = v415
@@ -602,71 +527,76 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v423 = 0x0
 	}
 	v424 := 0x0 | v153
+	v40 := (uint64(in.Hops[1].RxNs)) & 0xffffffff // in_hop1_rx_ns
 	v425 := v40
+	v41 := (uint64(in.Hops[1].ResidenceNs)) & 0xffffffff // in_hop1_residence
 	v426 := v41
-	v427 := (v425 + v426) & 0x1ffffffff // h1_eg_t
+	v427 := v425 + v426 // h1_eg_t
 	v430 := v427 >= 0x3b9aca00
 	var v430u uint64
 	if v430 {
 		v430u = 1
 	}
 	v431 := v430u
-	v432 := (0x0 + v431) & 0xf
+	v432 := 0x0 + v431
 	v434 := v427 >= 0x77359400
 	var v434u uint64
 	if v434 {
 		v434u = 1
 	}
 	v435 := v434u
-	v436 := (v432 + v435) & 0xf
+	v436 := v432 + v435
 	v438 := v427 >= 0xb2d05e00
 	var v438u uint64
 	if v438 {
 		v438u = 1
 	}
 	v439 := v438u
-	v440 := (v436 + v439) & 0xf
+	v440 := v436 + v439
 	v442 := v427 >= 0xee6b2800
 	var v442u uint64
 	if v442 {
 		v442u = 1
 	}
 	v443 := v442u
-	v444 := (v440 + v443) & 0xf
+	v444 := v440 + v443
 	v446 := v427 >= 0x12a05f200
 	var v446u uint64
 	if v446 {
 		v446u = 1
 	}
 	v447 := v446u
-	v448 := (v444 + v447) & 0xf
+	v448 := v444 + v447
 	v450 := v427 >= 0x165a0bc00
 	var v450u uint64
 	if v450 {
 		v450u = 1
 	}
 	v451 := v450u
-	v452 := (v448 + v451) & 0xf
+	v452 := v448 + v451
 	v454 := v427 >= 0x1a13b8600
 	var v454u uint64
 	if v454 {
 		v454u = 1
 	}
 	v455 := v454u
-	v456 := (v452 + v455) & 0xf
+	v456 := v452 + v455
 	v458 := v427 >= 0x1dcd65000
 	var v458u uint64
 	if v458 {
 		v458u = 1
 	}
 	v459 := v458u
-	v460 := (v456 + v459) & 0xf // h1_eg_carry
+	v460 := v456 + v459 // h1_eg_carry
 	v461 := uint64(multiQrom461[(v460)&0xf])
 	v462 := (v427 - v461) & 0x1ffffffff
 	v463 := (v462) & 0x3fffffff // h1_eg_ns
 	v464 := v460
-	v465 := (v39 + v464) & 0xfffff // h1_eg_sec
+	v39 := (uint64(in.Hops[1].RxSec)) & 0xfffff // in_hop1_rx_sec
+	v465 := (v39 + v464) & 0xfffff              // h1_eg_sec
 	v466 := v463 | v465<<30
+	v44 := (uint64(in.Hops[1].DeviceID)) & 0xfffff  // in_hop1_device_id
+	v45 := (uint64(in.Hops[1].EgressPort)) & 0xffff // in_hop1_egress_port
 	v467 := v45 | v44<<16
 	v469 := 0x1 < v29 // h1_in_path
 	var v469u uint64
@@ -675,6 +605,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v470 := v466 >> 30
 	v471 := (v466) & 0x3fffffff
+	v11 := (uint64(st.Hops[1].Ts)) & 0x3ffffffffffff // st_hop1_ts
 	v472 := v11 >> 30
 	v473 := (v11) & 0x3fffffff
 	v474 := v471 < v473
@@ -690,14 +621,15 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v474 {
 		v481 = 0x3b9aca00
 	}
-	v482 := (v478 + v481) & 0x7fffffff
+	v482 := v478 + v481
 	v483 := v473
 	v484 := (v482 - v483) & 0x7fffffff
 	v486 := v477 * 0x3b9aca00
 	v487 := v486
 	v488 := v484
-	v489 := (v487 + v488) & 0x7ffffffffffff // h1_dts
-	v490 := uint64(multiQrom490[(v38)&0xf]) // h1_speed_ok
+	v489 := v487 + v488                         // h1_dts
+	v38 := (uint64(in.Hops[1].SpeedCode)) & 0xf // in_hop1_speed
+	v490 := uint64(multiQrom490[(v38)&0xf])     // h1_speed_ok
 	v492 := v489 != 0x0
 	var v492u uint64
 	if v492 {
@@ -708,6 +640,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v494 {
 		v494u = 1
 	}
+	v14 := (uint64(st.Hops[1].ID)) & 0xfffffffff // st_hop1_id
 	v495 := v467 == v14
 	var v495u uint64
 	if v495 {
@@ -783,13 +716,9 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v538 := v537
 	v541 := v538
 	v542 := v541
-	v543 := (0x8000000 - v542) & 0x1fffffff
-	v544 := (v543) & 0xfffffff
-	v546 := (int64(v543<<35) >> 35) < int64(0) // ovf_lo_546
+	v543 := 0x8000000 - v542
+	v544 := v543
 	v548 := v544
-	if v546 {
-		v548 = 0x0
-	}
 	v549 := v534 * v548
 	v550 := v549 >> 20
 	v551 := v550
@@ -798,7 +727,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v554 := (v552) & 0x1 // rnd_inc_554
 	v557 := v553
 	v558 := v554
-	v559 := (v557 + v558) & 0x1fffffffffffff
+	v559 := v557 + v558
 	v560 := (v559) & 0x7ffffffffffff
 	v562 := v559 > 0x7ffffffffffff // ovf_hi_562
 	v564 := v560
@@ -810,6 +739,8 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v567 {
 		v568 = 0x7ffffffffffff
 	}
+	v42 := (uint64(in.Hops[1].TxBytes)) & 0xffffffff // in_hop1_tx_bytes
+	v12 := (uint64(st.Hops[1].TxBytes)) & 0xffffffff // st_hop1_tx_bytes
 	v569 := (v42 - v12) & 0xffffffff
 	v570h, v570l := bits.Mul64(v569, v568)
 	v571l := v570l>>18 | v570h<<46
@@ -817,16 +748,17 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v572 := (v570l >> 17) & 0x1 // rnd_inc_572
 	v578l := v571l
 	v578h := (v571h) & 0x3
-	v579l := v572
-	v579h := uint64(0)
-	v580l, v580c := bits.Add64(v578l, v579l, 0)
-	v580h := (v578h + v579h + v580c) & 0x3
+	v579 := v572
+	v580l, v580c := bits.Add64(v578l, v579, 0)
+	v580h := (v578h + 0 + v580c) & 0x3
 	v581 := (v580l) & 0xfffffffffffff
-	v583 := v580h > 0x0 || v580h == 0x0 && v580l > 0xfffffffffffff // ovf_hi_583
+	v583 := v580h > 0 || v580h == 0 && v580l > 0xfffffffffffff // ovf_hi_583
 	v585 := v581
 	if v583 {
 		v585 = 0xfffffffffffff
 	}
+	v43 := (uint64(in.Hops[1].Qlen)) & 0xffffff // in_hop1_qlen
+	v13 := (uint64(st.Hops[1].Qlen)) & 0xffffff // st_hop1_qlen
 	v586 := v43 < v13
 	v587 := v13
 	if v586 {
@@ -838,15 +770,15 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v591 := (v589 >> 18) & 0x1 // rnd_inc_591
 	v597 := v590
 	v598 := v591
-	v599 := (v597 + v598) & 0x3fffffffff
+	v599 := v597 + v598
 	v600 := v599
 	v601 := uint64(multiQrom601[(v38)&0xf]) // kr_601
 	v602h, v602l := bits.Mul64(v585, v601)
-	v603 := (v602l>>38 | v602h<<26) & 0x3fffffffffff
+	v603 := v602l>>38 | v602h<<26
 	v604 := (v602l >> 37) & 0x1 // rnd_inc_604
 	v610 := v603
 	v611 := v604
-	v612 := (v610 + v611) & 0x7fffffffffff
+	v612 := v610 + v611
 	v613 := (v612) & 0xffffffffff
 	v615 := v612 > 0xffffffffff // ovf_hi_615
 	v617 := v613
@@ -855,7 +787,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v618 := v600
 	v619 := v617
-	v620 := (v618 + v619) & 0x1ffffffffff
+	v620 := v618 + v619
 	v621 := (v620) & 0xffffffff
 	v623 := v620 > 0xffffffff // ovf_hi_623
 	v625 := v621
@@ -868,9 +800,9 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v630 := v587 > 0x5dc                    // h1_mq_is_backlog
 	v631 := v585
 	v632 := v627
-	v633 := (v631 + v632) & 0x1fffffffffffff // h1_mq_s
+	v633 := v631 + v632 // h1_mq_s
 	v634 := v585
-	v635 := (v634 << 1) & 0x1fffffffffffff
+	v635 := v634 << 1
 	v636 := v633 // h1_mq_y
 	if v630 {
 		v636 = v635
@@ -942,30 +874,25 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v671 := (v669 >> 42) & 0x3ff
 	v672 := uint64(multiQrom672[(v671)&0x3ff]) // recip_rom_672
 	v674h, v674l := bits.Mul64(v669, v672)
-	v675 := (v674l>>46 | v674h<<18) & 0x7ffffff
+	v675 := v674l>>46 | v674h<<18
 	v676 := v675
 	v679 := v676
 	v680 := v679
-	v681 := (0x8000000 - v680) & 0x1fffffff
-	v682 := (v681) & 0xfffffff
-	v684 := (int64(v681<<35) >> 35) < int64(0) // ovf_lo_684
+	v681 := 0x8000000 - v680
+	v682 := v681
 	v686 := v682
-	if v684 {
-		v686 = 0x0
-	}
 	v687 := v672 * v686
 	v688 := v687 >> 20
-	v689l := v688
-	v689h := uint64(0)
+	v689 := v688
 	v690s := v668
-	v690l := v689l << v690s
-	v690h := (v689h<<v690s | v689l>>(64-v690s) | v689l<<(v690s-64)) & 0xffff
+	v690l := v689 << v690s
+	v690h := (uint64(0)<<v690s | v689>>(64-v690s) | v689<<(v690s-64)) & 0xffff
 	v691l := v690l
 	v691h := (v690h) & 0x7fffff
 	v692l := v691l << 7
 	v692h := (v691h<<7 | v691l>>57) & 0x7fffff
 	v693 := (v692l) & 0x3fffffffffffff
-	v695 := v692h > 0x0 || v692h == 0x0 && v692l > 0x3fffffffffffff // ovf_hi_695
+	v695 := v692h > 0 || v692h == 0 && v692l > 0x3fffffffffffff // ovf_hi_695
 	v697 := v693
 	if v695 {
 		v697 = 0x3fffffffffffff
@@ -976,11 +903,11 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v701 = 0x3fffffffffffff
 	}
 	v702h, v702l := bits.Mul64(v626, v701)
-	v703 := (v702l>>44 | v702h<<20) & 0x3fffffffffffffff
+	v703 := v702l>>44 | v702h<<20
 	v704 := (v702l >> 43) & 0x1 // rnd_inc_704
 	v710 := v703
 	v711 := v704
-	v712 := (v710 + v711) & 0x7fffffffffffffff
+	v712 := v710 + v711
 	v713 := (v712) & 0x1ffffffffff
 	v715 := v712 > 0x1ffffffffff // ovf_hi_715
 	v717 := v713                 // h1_mq_rho
@@ -988,19 +915,15 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v717 = 0x1ffffffffff
 	}
 	v718h, v718l := bits.Mul64(v600, v717)
-	v719 := (v718l>>40 | v718h<<24) & 0x1ffffffffff
+	v719 := v718l>>40 | v718h<<24
 	v720 := (v718l >> 39) & 0x1 // rnd_inc_720
 	v726 := v719
 	v727 := v720
-	v728 := (v726 + v727) & 0x3ffffffffff
-	v729 := (v728) & 0xffffffffff
-	v731 := v728 > 0xffffffffff // ovf_hi_731
-	v733 := v729                // h1_q_term_bl
-	if v731 {
-		v733 = 0xffffffffff
-	}
+	v728 := v726 + v727
+	v729 := v728
+	v733 := v729 // h1_q_term_bl
 	v735 := v733
-	v737 := (v735 + 0x1000000) & 0x1ffffffffff
+	v737 := v735 + 0x1000000
 	v738 := (v737) & 0xffffffff
 	v740 := v737 > 0xffffffff // ovf_hi_740
 	v742 := v738              // h1_u_bl
@@ -1008,11 +931,11 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v742 = 0xffffffff
 	}
 	v743h, v743l := bits.Mul64(v585, v701)
-	v744 := (v743l>>60 | v743h<<4) & 0x3fffffffffff
+	v744 := v743l>>60 | v743h<<4
 	v745 := (v743l >> 59) & 0x1 // rnd_inc_745
 	v751 := v744
 	v752 := v745
-	v753 := (v751 + v752) & 0x7fffffffffff
+	v753 := v751 + v752
 	v754 := (v753) & 0xffffffff
 	v756 := v753 > 0xffffffff // ovf_hi_756
 	v758 := v754              // h1_u_nbl
@@ -1052,71 +975,76 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v770 = 0x1
 	}
 	v771 := v424 | v500
+	v48 := (uint64(in.Hops[2].RxNs)) & 0xffffffff // in_hop2_rx_ns
 	v772 := v48
+	v49 := (uint64(in.Hops[2].ResidenceNs)) & 0xffffffff // in_hop2_residence
 	v773 := v49
-	v774 := (v772 + v773) & 0x1ffffffff // h2_eg_t
+	v774 := v772 + v773 // h2_eg_t
 	v777 := v774 >= 0x3b9aca00
 	var v777u uint64
 	if v777 {
 		v777u = 1
 	}
 	v778 := v777u
-	v779 := (0x0 + v778) & 0xf
+	v779 := 0x0 + v778
 	v781 := v774 >= 0x77359400
 	var v781u uint64
 	if v781 {
 		v781u = 1
 	}
 	v782 := v781u
-	v783 := (v779 + v782) & 0xf
+	v783 := v779 + v782
 	v785 := v774 >= 0xb2d05e00
 	var v785u uint64
 	if v785 {
 		v785u = 1
 	}
 	v786 := v785u
-	v787 := (v783 + v786) & 0xf
+	v787 := v783 + v786
 	v789 := v774 >= 0xee6b2800
 	var v789u uint64
 	if v789 {
 		v789u = 1
 	}
 	v790 := v789u
-	v791 := (v787 + v790) & 0xf
+	v791 := v787 + v790
 	v793 := v774 >= 0x12a05f200
 	var v793u uint64
 	if v793 {
 		v793u = 1
 	}
 	v794 := v793u
-	v795 := (v791 + v794) & 0xf
+	v795 := v791 + v794
 	v797 := v774 >= 0x165a0bc00
 	var v797u uint64
 	if v797 {
 		v797u = 1
 	}
 	v798 := v797u
-	v799 := (v795 + v798) & 0xf
+	v799 := v795 + v798
 	v801 := v774 >= 0x1a13b8600
 	var v801u uint64
 	if v801 {
 		v801u = 1
 	}
 	v802 := v801u
-	v803 := (v799 + v802) & 0xf
+	v803 := v799 + v802
 	v805 := v774 >= 0x1dcd65000
 	var v805u uint64
 	if v805 {
 		v805u = 1
 	}
 	v806 := v805u
-	v807 := (v803 + v806) & 0xf // h2_eg_carry
+	v807 := v803 + v806 // h2_eg_carry
 	v808 := uint64(multiQrom808[(v807)&0xf])
 	v809 := (v774 - v808) & 0x1ffffffff
 	v810 := (v809) & 0x3fffffff // h2_eg_ns
 	v811 := v807
-	v812 := (v47 + v811) & 0xfffff // h2_eg_sec
+	v47 := (uint64(in.Hops[2].RxSec)) & 0xfffff // in_hop2_rx_sec
+	v812 := (v47 + v811) & 0xfffff              // h2_eg_sec
 	v813 := v810 | v812<<30
+	v52 := (uint64(in.Hops[2].DeviceID)) & 0xfffff  // in_hop2_device_id
+	v53 := (uint64(in.Hops[2].EgressPort)) & 0xffff // in_hop2_egress_port
 	v814 := v53 | v52<<16
 	v816 := 0x2 < v29 // h2_in_path
 	var v816u uint64
@@ -1125,6 +1053,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v817 := v813 >> 30
 	v818 := (v813) & 0x3fffffff
+	v15 := (uint64(st.Hops[2].Ts)) & 0x3ffffffffffff // st_hop2_ts
 	v819 := v15 >> 30
 	v820 := (v15) & 0x3fffffff
 	v821 := v818 < v820
@@ -1140,14 +1069,15 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v821 {
 		v828 = 0x3b9aca00
 	}
-	v829 := (v825 + v828) & 0x7fffffff
+	v829 := v825 + v828
 	v830 := v820
 	v831 := (v829 - v830) & 0x7fffffff
 	v833 := v824 * 0x3b9aca00
 	v834 := v833
 	v835 := v831
-	v836 := (v834 + v835) & 0x7ffffffffffff // h2_dts
-	v837 := uint64(multiQrom837[(v46)&0xf]) // h2_speed_ok
+	v836 := v834 + v835                         // h2_dts
+	v46 := (uint64(in.Hops[2].SpeedCode)) & 0xf // in_hop2_speed
+	v837 := uint64(multiQrom837[(v46)&0xf])     // h2_speed_ok
 	v839 := v836 != 0x0
 	var v839u uint64
 	if v839 {
@@ -1158,6 +1088,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v841 {
 		v841u = 1
 	}
+	v18 := (uint64(st.Hops[2].ID)) & 0xfffffffff // st_hop2_id
 	v842 := v814 == v18
 	var v842u uint64
 	if v842 {
@@ -1233,13 +1164,9 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v885 := v884
 	v888 := v885
 	v889 := v888
-	v890 := (0x8000000 - v889) & 0x1fffffff
-	v891 := (v890) & 0xfffffff
-	v893 := (int64(v890<<35) >> 35) < int64(0) // ovf_lo_893
+	v890 := 0x8000000 - v889
+	v891 := v890
 	v895 := v891
-	if v893 {
-		v895 = 0x0
-	}
 	v896 := v881 * v895
 	v897 := v896 >> 20
 	v898 := v897
@@ -1248,7 +1175,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v901 := (v899) & 0x1 // rnd_inc_901
 	v904 := v900
 	v905 := v901
-	v906 := (v904 + v905) & 0x1fffffffffffff
+	v906 := v904 + v905
 	v907 := (v906) & 0x7ffffffffffff
 	v909 := v906 > 0x7ffffffffffff // ovf_hi_909
 	v911 := v907
@@ -1260,6 +1187,8 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v914 {
 		v915 = 0x7ffffffffffff
 	}
+	v50 := (uint64(in.Hops[2].TxBytes)) & 0xffffffff // in_hop2_tx_bytes
+	v16 := (uint64(st.Hops[2].TxBytes)) & 0xffffffff // st_hop2_tx_bytes
 	v916 := (v50 - v16) & 0xffffffff
 	v917h, v917l := bits.Mul64(v916, v915)
 	v918l := v917l>>18 | v917h<<46
@@ -1267,16 +1196,17 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v919 := (v917l >> 17) & 0x1 // rnd_inc_919
 	v925l := v918l
 	v925h := (v918h) & 0x3
-	v926l := v919
-	v926h := uint64(0)
-	v927l, v927c := bits.Add64(v925l, v926l, 0)
-	v927h := (v925h + v926h + v927c) & 0x3
+	v926 := v919
+	v927l, v927c := bits.Add64(v925l, v926, 0)
+	v927h := (v925h + 0 + v927c) & 0x3
 	v928 := (v927l) & 0xfffffffffffff
-	v930 := v927h > 0x0 || v927h == 0x0 && v927l > 0xfffffffffffff // ovf_hi_930
+	v930 := v927h > 0 || v927h == 0 && v927l > 0xfffffffffffff // ovf_hi_930
 	v932 := v928
 	if v930 {
 		v932 = 0xfffffffffffff
 	}
+	v51 := (uint64(in.Hops[2].Qlen)) & 0xffffff // in_hop2_qlen
+	v17 := (uint64(st.Hops[2].Qlen)) & 0xffffff // st_hop2_qlen
 	v933 := v51 < v17
 	v934 := v17
 	if v933 {
@@ -1288,15 +1218,15 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v938 := (v936 >> 18) & 0x1 // rnd_inc_938
 	v944 := v937
 	v945 := v938
-	v946 := (v944 + v945) & 0x3fffffffff
+	v946 := v944 + v945
 	v947 := v946
 	v948 := uint64(multiQrom948[(v46)&0xf]) // kr_948
 	v949h, v949l := bits.Mul64(v932, v948)
-	v950 := (v949l>>38 | v949h<<26) & 0x3fffffffffff
+	v950 := v949l>>38 | v949h<<26
 	v951 := (v949l >> 37) & 0x1 // rnd_inc_951
 	v957 := v950
 	v958 := v951
-	v959 := (v957 + v958) & 0x7fffffffffff
+	v959 := v957 + v958
 	v960 := (v959) & 0xffffffffff
 	v962 := v959 > 0xffffffffff // ovf_hi_962
 	v964 := v960
@@ -1305,7 +1235,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v965 := v947
 	v966 := v964
-	v967 := (v965 + v966) & 0x1ffffffffff
+	v967 := v965 + v966
 	v968 := (v967) & 0xffffffff
 	v970 := v967 > 0xffffffff // ovf_hi_970
 	v972 := v968
@@ -1318,9 +1248,9 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v977 := v934 > 0x5dc                    // h2_mq_is_backlog
 	v978 := v932
 	v979 := v974
-	v980 := (v978 + v979) & 0x1fffffffffffff // h2_mq_s
+	v980 := v978 + v979 // h2_mq_s
 	v981 := v932
-	v982 := (v981 << 1) & 0x1fffffffffffff
+	v982 := v981 << 1
 	v983 := v980 // h2_mq_y
 	if v977 {
 		v983 = v982
@@ -1392,30 +1322,25 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1018 := (v1016 >> 42) & 0x3ff
 	v1019 := uint64(multiQrom1019[(v1018)&0x3ff]) // recip_rom_1019
 	v1021h, v1021l := bits.Mul64(v1016, v1019)
-	v1022 := (v1021l>>46 | v1021h<<18) & 0x7ffffff
+	v1022 := v1021l>>46 | v1021h<<18
 	v1023 := v1022
 	v1026 := v1023
 	v1027 := v1026
-	v1028 := (0x8000000 - v1027) & 0x1fffffff
-	v1029 := (v1028) & 0xfffffff
-	v1031 := (int64(v1028<<35) >> 35) < int64(0) // ovf_lo_1031
+	v1028 := 0x8000000 - v1027
+	v1029 := v1028
 	v1033 := v1029
-	if v1031 {
-		v1033 = 0x0
-	}
 	v1034 := v1019 * v1033
 	v1035 := v1034 >> 20
-	v1036l := v1035
-	v1036h := uint64(0)
+	v1036 := v1035
 	v1037s := v1015
-	v1037l := v1036l << v1037s
-	v1037h := (v1036h<<v1037s | v1036l>>(64-v1037s) | v1036l<<(v1037s-64)) & 0xffff
+	v1037l := v1036 << v1037s
+	v1037h := (uint64(0)<<v1037s | v1036>>(64-v1037s) | v1036<<(v1037s-64)) & 0xffff
 	v1038l := v1037l
 	v1038h := (v1037h) & 0x7fffff
 	v1039l := v1038l << 7
 	v1039h := (v1038h<<7 | v1038l>>57) & 0x7fffff
 	v1040 := (v1039l) & 0x3fffffffffffff
-	v1042 := v1039h > 0x0 || v1039h == 0x0 && v1039l > 0x3fffffffffffff // ovf_hi_1042
+	v1042 := v1039h > 0 || v1039h == 0 && v1039l > 0x3fffffffffffff // ovf_hi_1042
 	v1044 := v1040
 	if v1042 {
 		v1044 = 0x3fffffffffffff
@@ -1426,11 +1351,11 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1048 = 0x3fffffffffffff
 	}
 	v1049h, v1049l := bits.Mul64(v973, v1048)
-	v1050 := (v1049l>>44 | v1049h<<20) & 0x3fffffffffffffff
+	v1050 := v1049l>>44 | v1049h<<20
 	v1051 := (v1049l >> 43) & 0x1 // rnd_inc_1051
 	v1057 := v1050
 	v1058 := v1051
-	v1059 := (v1057 + v1058) & 0x7fffffffffffffff
+	v1059 := v1057 + v1058
 	v1060 := (v1059) & 0x1ffffffffff
 	v1062 := v1059 > 0x1ffffffffff // ovf_hi_1062
 	v1064 := v1060                 // h2_mq_rho
@@ -1438,19 +1363,15 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1064 = 0x1ffffffffff
 	}
 	v1065h, v1065l := bits.Mul64(v947, v1064)
-	v1066 := (v1065l>>40 | v1065h<<24) & 0x1ffffffffff
+	v1066 := v1065l>>40 | v1065h<<24
 	v1067 := (v1065l >> 39) & 0x1 // rnd_inc_1067
 	v1073 := v1066
 	v1074 := v1067
-	v1075 := (v1073 + v1074) & 0x3ffffffffff
-	v1076 := (v1075) & 0xffffffffff
-	v1078 := v1075 > 0xffffffffff // ovf_hi_1078
-	v1080 := v1076                // h2_q_term_bl
-	if v1078 {
-		v1080 = 0xffffffffff
-	}
+	v1075 := v1073 + v1074
+	v1076 := v1075
+	v1080 := v1076 // h2_q_term_bl
 	v1082 := v1080
-	v1084 := (v1082 + 0x1000000) & 0x1ffffffffff
+	v1084 := v1082 + 0x1000000
 	v1085 := (v1084) & 0xffffffff
 	v1087 := v1084 > 0xffffffff // ovf_hi_1087
 	v1089 := v1085              // h2_u_bl
@@ -1458,11 +1379,11 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1089 = 0xffffffff
 	}
 	v1090h, v1090l := bits.Mul64(v932, v1048)
-	v1091 := (v1090l>>60 | v1090h<<4) & 0x3fffffffffff
+	v1091 := v1090l>>60 | v1090h<<4
 	v1092 := (v1090l >> 59) & 0x1 // rnd_inc_1092
 	v1098 := v1091
 	v1099 := v1092
-	v1100 := (v1098 + v1099) & 0x7fffffffffff
+	v1100 := v1098 + v1099
 	v1101 := (v1100) & 0xffffffff
 	v1103 := v1100 > 0xffffffff // ovf_hi_1103
 	v1105 := v1101              // h2_u_nbl
@@ -1502,71 +1423,76 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1117 = 0x2
 	}
 	v1118 := v771 | v847
+	v56 := (uint64(in.Hops[3].RxNs)) & 0xffffffff // in_hop3_rx_ns
 	v1119 := v56
+	v57 := (uint64(in.Hops[3].ResidenceNs)) & 0xffffffff // in_hop3_residence
 	v1120 := v57
-	v1121 := (v1119 + v1120) & 0x1ffffffff // h3_eg_t
+	v1121 := v1119 + v1120 // h3_eg_t
 	v1124 := v1121 >= 0x3b9aca00
 	var v1124u uint64
 	if v1124 {
 		v1124u = 1
 	}
 	v1125 := v1124u
-	v1126 := (0x0 + v1125) & 0xf
+	v1126 := 0x0 + v1125
 	v1128 := v1121 >= 0x77359400
 	var v1128u uint64
 	if v1128 {
 		v1128u = 1
 	}
 	v1129 := v1128u
-	v1130 := (v1126 + v1129) & 0xf
+	v1130 := v1126 + v1129
 	v1132 := v1121 >= 0xb2d05e00
 	var v1132u uint64
 	if v1132 {
 		v1132u = 1
 	}
 	v1133 := v1132u
-	v1134 := (v1130 + v1133) & 0xf
+	v1134 := v1130 + v1133
 	v1136 := v1121 >= 0xee6b2800
 	var v1136u uint64
 	if v1136 {
 		v1136u = 1
 	}
 	v1137 := v1136u
-	v1138 := (v1134 + v1137) & 0xf
+	v1138 := v1134 + v1137
 	v1140 := v1121 >= 0x12a05f200
 	var v1140u uint64
 	if v1140 {
 		v1140u = 1
 	}
 	v1141 := v1140u
-	v1142 := (v1138 + v1141) & 0xf
+	v1142 := v1138 + v1141
 	v1144 := v1121 >= 0x165a0bc00
 	var v1144u uint64
 	if v1144 {
 		v1144u = 1
 	}
 	v1145 := v1144u
-	v1146 := (v1142 + v1145) & 0xf
+	v1146 := v1142 + v1145
 	v1148 := v1121 >= 0x1a13b8600
 	var v1148u uint64
 	if v1148 {
 		v1148u = 1
 	}
 	v1149 := v1148u
-	v1150 := (v1146 + v1149) & 0xf
+	v1150 := v1146 + v1149
 	v1152 := v1121 >= 0x1dcd65000
 	var v1152u uint64
 	if v1152 {
 		v1152u = 1
 	}
 	v1153 := v1152u
-	v1154 := (v1150 + v1153) & 0xf // h3_eg_carry
+	v1154 := v1150 + v1153 // h3_eg_carry
 	v1155 := uint64(multiQrom1155[(v1154)&0xf])
 	v1156 := (v1121 - v1155) & 0x1ffffffff
 	v1157 := (v1156) & 0x3fffffff // h3_eg_ns
 	v1158 := v1154
-	v1159 := (v55 + v1158) & 0xfffff // h3_eg_sec
+	v55 := (uint64(in.Hops[3].RxSec)) & 0xfffff // in_hop3_rx_sec
+	v1159 := (v55 + v1158) & 0xfffff            // h3_eg_sec
 	v1160 := v1157 | v1159<<30
+	v60 := (uint64(in.Hops[3].DeviceID)) & 0xfffff  // in_hop3_device_id
+	v61 := (uint64(in.Hops[3].EgressPort)) & 0xffff // in_hop3_egress_port
 	v1161 := v61 | v60<<16
 	v1163 := 0x3 < v29 // h3_in_path
 	var v1163u uint64
@@ -1575,6 +1501,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v1164 := v1160 >> 30
 	v1165 := (v1160) & 0x3fffffff
+	v19 := (uint64(st.Hops[3].Ts)) & 0x3ffffffffffff // st_hop3_ts
 	v1166 := v19 >> 30
 	v1167 := (v19) & 0x3fffffff
 	v1168 := v1165 < v1167
@@ -1590,14 +1517,15 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1168 {
 		v1175 = 0x3b9aca00
 	}
-	v1176 := (v1172 + v1175) & 0x7fffffff
+	v1176 := v1172 + v1175
 	v1177 := v1167
 	v1178 := (v1176 - v1177) & 0x7fffffff
 	v1180 := v1171 * 0x3b9aca00
 	v1181 := v1180
 	v1182 := v1178
-	v1183 := (v1181 + v1182) & 0x7ffffffffffff // h3_dts
-	v1184 := uint64(multiQrom1184[(v54)&0xf])  // h3_speed_ok
+	v1183 := v1181 + v1182                      // h3_dts
+	v54 := (uint64(in.Hops[3].SpeedCode)) & 0xf // in_hop3_speed
+	v1184 := uint64(multiQrom1184[(v54)&0xf])   // h3_speed_ok
 	v1186 := v1183 != 0x0
 	var v1186u uint64
 	if v1186 {
@@ -1608,6 +1536,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1188 {
 		v1188u = 1
 	}
+	v22 := (uint64(st.Hops[3].ID)) & 0xfffffffff // st_hop3_id
 	v1189 := v1161 == v22
 	var v1189u uint64
 	if v1189 {
@@ -1683,13 +1612,9 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1232 := v1231
 	v1235 := v1232
 	v1236 := v1235
-	v1237 := (0x8000000 - v1236) & 0x1fffffff
-	v1238 := (v1237) & 0xfffffff
-	v1240 := (int64(v1237<<35) >> 35) < int64(0) // ovf_lo_1240
+	v1237 := 0x8000000 - v1236
+	v1238 := v1237
 	v1242 := v1238
-	if v1240 {
-		v1242 = 0x0
-	}
 	v1243 := v1228 * v1242
 	v1244 := v1243 >> 20
 	v1245 := v1244
@@ -1698,7 +1623,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1248 := (v1246) & 0x1 // rnd_inc_1248
 	v1251 := v1247
 	v1252 := v1248
-	v1253 := (v1251 + v1252) & 0x1fffffffffffff
+	v1253 := v1251 + v1252
 	v1254 := (v1253) & 0x7ffffffffffff
 	v1256 := v1253 > 0x7ffffffffffff // ovf_hi_1256
 	v1258 := v1254
@@ -1710,6 +1635,8 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1261 {
 		v1262 = 0x7ffffffffffff
 	}
+	v58 := (uint64(in.Hops[3].TxBytes)) & 0xffffffff // in_hop3_tx_bytes
+	v20 := (uint64(st.Hops[3].TxBytes)) & 0xffffffff // st_hop3_tx_bytes
 	v1263 := (v58 - v20) & 0xffffffff
 	v1264h, v1264l := bits.Mul64(v1263, v1262)
 	v1265l := v1264l>>18 | v1264h<<46
@@ -1717,16 +1644,17 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1266 := (v1264l >> 17) & 0x1 // rnd_inc_1266
 	v1272l := v1265l
 	v1272h := (v1265h) & 0x3
-	v1273l := v1266
-	v1273h := uint64(0)
-	v1274l, v1274c := bits.Add64(v1272l, v1273l, 0)
-	v1274h := (v1272h + v1273h + v1274c) & 0x3
+	v1273 := v1266
+	v1274l, v1274c := bits.Add64(v1272l, v1273, 0)
+	v1274h := (v1272h + 0 + v1274c) & 0x3
 	v1275 := (v1274l) & 0xfffffffffffff
-	v1277 := v1274h > 0x0 || v1274h == 0x0 && v1274l > 0xfffffffffffff // ovf_hi_1277
+	v1277 := v1274h > 0 || v1274h == 0 && v1274l > 0xfffffffffffff // ovf_hi_1277
 	v1279 := v1275
 	if v1277 {
 		v1279 = 0xfffffffffffff
 	}
+	v59 := (uint64(in.Hops[3].Qlen)) & 0xffffff // in_hop3_qlen
+	v21 := (uint64(st.Hops[3].Qlen)) & 0xffffff // st_hop3_qlen
 	v1280 := v59 < v21
 	v1281 := v21
 	if v1280 {
@@ -1738,15 +1666,15 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1285 := (v1283 >> 18) & 0x1 // rnd_inc_1285
 	v1291 := v1284
 	v1292 := v1285
-	v1293 := (v1291 + v1292) & 0x3fffffffff
+	v1293 := v1291 + v1292
 	v1294 := v1293
 	v1295 := uint64(multiQrom1295[(v54)&0xf]) // kr_1295
 	v1296h, v1296l := bits.Mul64(v1279, v1295)
-	v1297 := (v1296l>>38 | v1296h<<26) & 0x3fffffffffff
+	v1297 := v1296l>>38 | v1296h<<26
 	v1298 := (v1296l >> 37) & 0x1 // rnd_inc_1298
 	v1304 := v1297
 	v1305 := v1298
-	v1306 := (v1304 + v1305) & 0x7fffffffffff
+	v1306 := v1304 + v1305
 	v1307 := (v1306) & 0xffffffffff
 	v1309 := v1306 > 0xffffffffff // ovf_hi_1309
 	v1311 := v1307
@@ -1755,7 +1683,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v1312 := v1294
 	v1313 := v1311
-	v1314 := (v1312 + v1313) & 0x1ffffffffff
+	v1314 := v1312 + v1313
 	v1315 := (v1314) & 0xffffffff
 	v1317 := v1314 > 0xffffffff // ovf_hi_1317
 	v1319 := v1315
@@ -1768,9 +1696,9 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1324 := v1281 > 0x5dc                    // h3_mq_is_backlog
 	v1325 := v1279
 	v1326 := v1321
-	v1327 := (v1325 + v1326) & 0x1fffffffffffff // h3_mq_s
+	v1327 := v1325 + v1326 // h3_mq_s
 	v1328 := v1279
-	v1329 := (v1328 << 1) & 0x1fffffffffffff
+	v1329 := v1328 << 1
 	v1330 := v1327 // h3_mq_y
 	if v1324 {
 		v1330 = v1329
@@ -1842,30 +1770,25 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1365 := (v1363 >> 42) & 0x3ff
 	v1366 := uint64(multiQrom1366[(v1365)&0x3ff]) // recip_rom_1366
 	v1368h, v1368l := bits.Mul64(v1363, v1366)
-	v1369 := (v1368l>>46 | v1368h<<18) & 0x7ffffff
+	v1369 := v1368l>>46 | v1368h<<18
 	v1370 := v1369
 	v1373 := v1370
 	v1374 := v1373
-	v1375 := (0x8000000 - v1374) & 0x1fffffff
-	v1376 := (v1375) & 0xfffffff
-	v1378 := (int64(v1375<<35) >> 35) < int64(0) // ovf_lo_1378
+	v1375 := 0x8000000 - v1374
+	v1376 := v1375
 	v1380 := v1376
-	if v1378 {
-		v1380 = 0x0
-	}
 	v1381 := v1366 * v1380
 	v1382 := v1381 >> 20
-	v1383l := v1382
-	v1383h := uint64(0)
+	v1383 := v1382
 	v1384s := v1362
-	v1384l := v1383l << v1384s
-	v1384h := (v1383h<<v1384s | v1383l>>(64-v1384s) | v1383l<<(v1384s-64)) & 0xffff
+	v1384l := v1383 << v1384s
+	v1384h := (uint64(0)<<v1384s | v1383>>(64-v1384s) | v1383<<(v1384s-64)) & 0xffff
 	v1385l := v1384l
 	v1385h := (v1384h) & 0x7fffff
 	v1386l := v1385l << 7
 	v1386h := (v1385h<<7 | v1385l>>57) & 0x7fffff
 	v1387 := (v1386l) & 0x3fffffffffffff
-	v1389 := v1386h > 0x0 || v1386h == 0x0 && v1386l > 0x3fffffffffffff // ovf_hi_1389
+	v1389 := v1386h > 0 || v1386h == 0 && v1386l > 0x3fffffffffffff // ovf_hi_1389
 	v1391 := v1387
 	if v1389 {
 		v1391 = 0x3fffffffffffff
@@ -1876,11 +1799,11 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1395 = 0x3fffffffffffff
 	}
 	v1396h, v1396l := bits.Mul64(v1320, v1395)
-	v1397 := (v1396l>>44 | v1396h<<20) & 0x3fffffffffffffff
+	v1397 := v1396l>>44 | v1396h<<20
 	v1398 := (v1396l >> 43) & 0x1 // rnd_inc_1398
 	v1404 := v1397
 	v1405 := v1398
-	v1406 := (v1404 + v1405) & 0x7fffffffffffffff
+	v1406 := v1404 + v1405
 	v1407 := (v1406) & 0x1ffffffffff
 	v1409 := v1406 > 0x1ffffffffff // ovf_hi_1409
 	v1411 := v1407                 // h3_mq_rho
@@ -1888,19 +1811,15 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1411 = 0x1ffffffffff
 	}
 	v1412h, v1412l := bits.Mul64(v1294, v1411)
-	v1413 := (v1412l>>40 | v1412h<<24) & 0x1ffffffffff
+	v1413 := v1412l>>40 | v1412h<<24
 	v1414 := (v1412l >> 39) & 0x1 // rnd_inc_1414
 	v1420 := v1413
 	v1421 := v1414
-	v1422 := (v1420 + v1421) & 0x3ffffffffff
-	v1423 := (v1422) & 0xffffffffff
-	v1425 := v1422 > 0xffffffffff // ovf_hi_1425
-	v1427 := v1423                // h3_q_term_bl
-	if v1425 {
-		v1427 = 0xffffffffff
-	}
+	v1422 := v1420 + v1421
+	v1423 := v1422
+	v1427 := v1423 // h3_q_term_bl
 	v1429 := v1427
-	v1431 := (v1429 + 0x1000000) & 0x1ffffffffff
+	v1431 := v1429 + 0x1000000
 	v1432 := (v1431) & 0xffffffff
 	v1434 := v1431 > 0xffffffff // ovf_hi_1434
 	v1436 := v1432              // h3_u_bl
@@ -1908,11 +1827,11 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1436 = 0xffffffff
 	}
 	v1437h, v1437l := bits.Mul64(v1279, v1395)
-	v1438 := (v1437l>>60 | v1437h<<4) & 0x3fffffffffff
+	v1438 := v1437l>>60 | v1437h<<4
 	v1439 := (v1437l >> 59) & 0x1 // rnd_inc_1439
 	v1445 := v1438
 	v1446 := v1439
-	v1447 := (v1445 + v1446) & 0x7fffffffffff
+	v1447 := v1445 + v1446
 	v1448 := (v1447) & 0xffffffff
 	v1450 := v1447 > 0xffffffff // ovf_hi_1450
 	v1452 := v1448              // h3_u_nbl
@@ -1952,71 +1871,76 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1464 = 0x3
 	}
 	v1465 := v1118 | v1194
+	v64 := (uint64(in.Hops[4].RxNs)) & 0xffffffff // in_hop4_rx_ns
 	v1466 := v64
+	v65 := (uint64(in.Hops[4].ResidenceNs)) & 0xffffffff // in_hop4_residence
 	v1467 := v65
-	v1468 := (v1466 + v1467) & 0x1ffffffff // h4_eg_t
+	v1468 := v1466 + v1467 // h4_eg_t
 	v1471 := v1468 >= 0x3b9aca00
 	var v1471u uint64
 	if v1471 {
 		v1471u = 1
 	}
 	v1472 := v1471u
-	v1473 := (0x0 + v1472) & 0xf
+	v1473 := 0x0 + v1472
 	v1475 := v1468 >= 0x77359400
 	var v1475u uint64
 	if v1475 {
 		v1475u = 1
 	}
 	v1476 := v1475u
-	v1477 := (v1473 + v1476) & 0xf
+	v1477 := v1473 + v1476
 	v1479 := v1468 >= 0xb2d05e00
 	var v1479u uint64
 	if v1479 {
 		v1479u = 1
 	}
 	v1480 := v1479u
-	v1481 := (v1477 + v1480) & 0xf
+	v1481 := v1477 + v1480
 	v1483 := v1468 >= 0xee6b2800
 	var v1483u uint64
 	if v1483 {
 		v1483u = 1
 	}
 	v1484 := v1483u
-	v1485 := (v1481 + v1484) & 0xf
+	v1485 := v1481 + v1484
 	v1487 := v1468 >= 0x12a05f200
 	var v1487u uint64
 	if v1487 {
 		v1487u = 1
 	}
 	v1488 := v1487u
-	v1489 := (v1485 + v1488) & 0xf
+	v1489 := v1485 + v1488
 	v1491 := v1468 >= 0x165a0bc00
 	var v1491u uint64
 	if v1491 {
 		v1491u = 1
 	}
 	v1492 := v1491u
-	v1493 := (v1489 + v1492) & 0xf
+	v1493 := v1489 + v1492
 	v1495 := v1468 >= 0x1a13b8600
 	var v1495u uint64
 	if v1495 {
 		v1495u = 1
 	}
 	v1496 := v1495u
-	v1497 := (v1493 + v1496) & 0xf
+	v1497 := v1493 + v1496
 	v1499 := v1468 >= 0x1dcd65000
 	var v1499u uint64
 	if v1499 {
 		v1499u = 1
 	}
 	v1500 := v1499u
-	v1501 := (v1497 + v1500) & 0xf // h4_eg_carry
+	v1501 := v1497 + v1500 // h4_eg_carry
 	v1502 := uint64(multiQrom1502[(v1501)&0xf])
 	v1503 := (v1468 - v1502) & 0x1ffffffff
 	v1504 := (v1503) & 0x3fffffff // h4_eg_ns
 	v1505 := v1501
-	v1506 := (v63 + v1505) & 0xfffff // h4_eg_sec
+	v63 := (uint64(in.Hops[4].RxSec)) & 0xfffff // in_hop4_rx_sec
+	v1506 := (v63 + v1505) & 0xfffff            // h4_eg_sec
 	v1507 := v1504 | v1506<<30
+	v68 := (uint64(in.Hops[4].DeviceID)) & 0xfffff  // in_hop4_device_id
+	v69 := (uint64(in.Hops[4].EgressPort)) & 0xffff // in_hop4_egress_port
 	v1508 := v69 | v68<<16
 	v1510 := 0x4 < v29 // h4_in_path
 	var v1510u uint64
@@ -2025,6 +1949,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v1511 := v1507 >> 30
 	v1512 := (v1507) & 0x3fffffff
+	v23 := (uint64(st.Hops[4].Ts)) & 0x3ffffffffffff // st_hop4_ts
 	v1513 := v23 >> 30
 	v1514 := (v23) & 0x3fffffff
 	v1515 := v1512 < v1514
@@ -2040,14 +1965,15 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1515 {
 		v1522 = 0x3b9aca00
 	}
-	v1523 := (v1519 + v1522) & 0x7fffffff
+	v1523 := v1519 + v1522
 	v1524 := v1514
 	v1525 := (v1523 - v1524) & 0x7fffffff
 	v1527 := v1518 * 0x3b9aca00
 	v1528 := v1527
 	v1529 := v1525
-	v1530 := (v1528 + v1529) & 0x7ffffffffffff // h4_dts
-	v1531 := uint64(multiQrom1531[(v62)&0xf])  // h4_speed_ok
+	v1530 := v1528 + v1529                      // h4_dts
+	v62 := (uint64(in.Hops[4].SpeedCode)) & 0xf // in_hop4_speed
+	v1531 := uint64(multiQrom1531[(v62)&0xf])   // h4_speed_ok
 	v1533 := v1530 != 0x0
 	var v1533u uint64
 	if v1533 {
@@ -2058,6 +1984,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1535 {
 		v1535u = 1
 	}
+	v26 := (uint64(st.Hops[4].ID)) & 0xfffffffff // st_hop4_id
 	v1536 := v1508 == v26
 	var v1536u uint64
 	if v1536 {
@@ -2133,13 +2060,9 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1579 := v1578
 	v1582 := v1579
 	v1583 := v1582
-	v1584 := (0x8000000 - v1583) & 0x1fffffff
-	v1585 := (v1584) & 0xfffffff
-	v1587 := (int64(v1584<<35) >> 35) < int64(0) // ovf_lo_1587
+	v1584 := 0x8000000 - v1583
+	v1585 := v1584
 	v1589 := v1585
-	if v1587 {
-		v1589 = 0x0
-	}
 	v1590 := v1575 * v1589
 	v1591 := v1590 >> 20
 	v1592 := v1591
@@ -2148,7 +2071,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1595 := (v1593) & 0x1 // rnd_inc_1595
 	v1598 := v1594
 	v1599 := v1595
-	v1600 := (v1598 + v1599) & 0x1fffffffffffff
+	v1600 := v1598 + v1599
 	v1601 := (v1600) & 0x7ffffffffffff
 	v1603 := v1600 > 0x7ffffffffffff // ovf_hi_1603
 	v1605 := v1601
@@ -2160,6 +2083,8 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1608 {
 		v1609 = 0x7ffffffffffff
 	}
+	v66 := (uint64(in.Hops[4].TxBytes)) & 0xffffffff // in_hop4_tx_bytes
+	v24 := (uint64(st.Hops[4].TxBytes)) & 0xffffffff // st_hop4_tx_bytes
 	v1610 := (v66 - v24) & 0xffffffff
 	v1611h, v1611l := bits.Mul64(v1610, v1609)
 	v1612l := v1611l>>18 | v1611h<<46
@@ -2167,16 +2092,17 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1613 := (v1611l >> 17) & 0x1 // rnd_inc_1613
 	v1619l := v1612l
 	v1619h := (v1612h) & 0x3
-	v1620l := v1613
-	v1620h := uint64(0)
-	v1621l, v1621c := bits.Add64(v1619l, v1620l, 0)
-	v1621h := (v1619h + v1620h + v1621c) & 0x3
+	v1620 := v1613
+	v1621l, v1621c := bits.Add64(v1619l, v1620, 0)
+	v1621h := (v1619h + 0 + v1621c) & 0x3
 	v1622 := (v1621l) & 0xfffffffffffff
-	v1624 := v1621h > 0x0 || v1621h == 0x0 && v1621l > 0xfffffffffffff // ovf_hi_1624
+	v1624 := v1621h > 0 || v1621h == 0 && v1621l > 0xfffffffffffff // ovf_hi_1624
 	v1626 := v1622
 	if v1624 {
 		v1626 = 0xfffffffffffff
 	}
+	v67 := (uint64(in.Hops[4].Qlen)) & 0xffffff // in_hop4_qlen
+	v25 := (uint64(st.Hops[4].Qlen)) & 0xffffff // st_hop4_qlen
 	v1627 := v67 < v25
 	v1628 := v25
 	if v1627 {
@@ -2188,15 +2114,15 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1632 := (v1630 >> 18) & 0x1 // rnd_inc_1632
 	v1638 := v1631
 	v1639 := v1632
-	v1640 := (v1638 + v1639) & 0x3fffffffff
+	v1640 := v1638 + v1639
 	v1641 := v1640
 	v1642 := uint64(multiQrom1642[(v62)&0xf]) // kr_1642
 	v1643h, v1643l := bits.Mul64(v1626, v1642)
-	v1644 := (v1643l>>38 | v1643h<<26) & 0x3fffffffffff
+	v1644 := v1643l>>38 | v1643h<<26
 	v1645 := (v1643l >> 37) & 0x1 // rnd_inc_1645
 	v1651 := v1644
 	v1652 := v1645
-	v1653 := (v1651 + v1652) & 0x7fffffffffff
+	v1653 := v1651 + v1652
 	v1654 := (v1653) & 0xffffffffff
 	v1656 := v1653 > 0xffffffffff // ovf_hi_1656
 	v1658 := v1654
@@ -2205,7 +2131,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v1659 := v1641
 	v1660 := v1658
-	v1661 := (v1659 + v1660) & 0x1ffffffffff
+	v1661 := v1659 + v1660
 	v1662 := (v1661) & 0xffffffff
 	v1664 := v1661 > 0xffffffff // ovf_hi_1664
 	v1666 := v1662
@@ -2218,9 +2144,9 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1671 := v1628 > 0x5dc                    // h4_mq_is_backlog
 	v1672 := v1626
 	v1673 := v1668
-	v1674 := (v1672 + v1673) & 0x1fffffffffffff // h4_mq_s
+	v1674 := v1672 + v1673 // h4_mq_s
 	v1675 := v1626
-	v1676 := (v1675 << 1) & 0x1fffffffffffff
+	v1676 := v1675 << 1
 	v1677 := v1674 // h4_mq_y
 	if v1671 {
 		v1677 = v1676
@@ -2292,30 +2218,25 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1712 := (v1710 >> 42) & 0x3ff
 	v1713 := uint64(multiQrom1713[(v1712)&0x3ff]) // recip_rom_1713
 	v1715h, v1715l := bits.Mul64(v1710, v1713)
-	v1716 := (v1715l>>46 | v1715h<<18) & 0x7ffffff
+	v1716 := v1715l>>46 | v1715h<<18
 	v1717 := v1716
 	v1720 := v1717
 	v1721 := v1720
-	v1722 := (0x8000000 - v1721) & 0x1fffffff
-	v1723 := (v1722) & 0xfffffff
-	v1725 := (int64(v1722<<35) >> 35) < int64(0) // ovf_lo_1725
+	v1722 := 0x8000000 - v1721
+	v1723 := v1722
 	v1727 := v1723
-	if v1725 {
-		v1727 = 0x0
-	}
 	v1728 := v1713 * v1727
 	v1729 := v1728 >> 20
-	v1730l := v1729
-	v1730h := uint64(0)
+	v1730 := v1729
 	v1731s := v1709
-	v1731l := v1730l << v1731s
-	v1731h := (v1730h<<v1731s | v1730l>>(64-v1731s) | v1730l<<(v1731s-64)) & 0xffff
+	v1731l := v1730 << v1731s
+	v1731h := (uint64(0)<<v1731s | v1730>>(64-v1731s) | v1730<<(v1731s-64)) & 0xffff
 	v1732l := v1731l
 	v1732h := (v1731h) & 0x7fffff
 	v1733l := v1732l << 7
 	v1733h := (v1732h<<7 | v1732l>>57) & 0x7fffff
 	v1734 := (v1733l) & 0x3fffffffffffff
-	v1736 := v1733h > 0x0 || v1733h == 0x0 && v1733l > 0x3fffffffffffff // ovf_hi_1736
+	v1736 := v1733h > 0 || v1733h == 0 && v1733l > 0x3fffffffffffff // ovf_hi_1736
 	v1738 := v1734
 	if v1736 {
 		v1738 = 0x3fffffffffffff
@@ -2326,11 +2247,11 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1742 = 0x3fffffffffffff
 	}
 	v1743h, v1743l := bits.Mul64(v1667, v1742)
-	v1744 := (v1743l>>44 | v1743h<<20) & 0x3fffffffffffffff
+	v1744 := v1743l>>44 | v1743h<<20
 	v1745 := (v1743l >> 43) & 0x1 // rnd_inc_1745
 	v1751 := v1744
 	v1752 := v1745
-	v1753 := (v1751 + v1752) & 0x7fffffffffffffff
+	v1753 := v1751 + v1752
 	v1754 := (v1753) & 0x1ffffffffff
 	v1756 := v1753 > 0x1ffffffffff // ovf_hi_1756
 	v1758 := v1754                 // h4_mq_rho
@@ -2338,19 +2259,15 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1758 = 0x1ffffffffff
 	}
 	v1759h, v1759l := bits.Mul64(v1641, v1758)
-	v1760 := (v1759l>>40 | v1759h<<24) & 0x1ffffffffff
+	v1760 := v1759l>>40 | v1759h<<24
 	v1761 := (v1759l >> 39) & 0x1 // rnd_inc_1761
 	v1767 := v1760
 	v1768 := v1761
-	v1769 := (v1767 + v1768) & 0x3ffffffffff
-	v1770 := (v1769) & 0xffffffffff
-	v1772 := v1769 > 0xffffffffff // ovf_hi_1772
-	v1774 := v1770                // h4_q_term_bl
-	if v1772 {
-		v1774 = 0xffffffffff
-	}
+	v1769 := v1767 + v1768
+	v1770 := v1769
+	v1774 := v1770 // h4_q_term_bl
 	v1776 := v1774
-	v1778 := (v1776 + 0x1000000) & 0x1ffffffffff
+	v1778 := v1776 + 0x1000000
 	v1779 := (v1778) & 0xffffffff
 	v1781 := v1778 > 0xffffffff // ovf_hi_1781
 	v1783 := v1779              // h4_u_bl
@@ -2358,11 +2275,11 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1783 = 0xffffffff
 	}
 	v1784h, v1784l := bits.Mul64(v1626, v1742)
-	v1785 := (v1784l>>60 | v1784h<<4) & 0x3fffffffffff
+	v1785 := v1784l>>60 | v1784h<<4
 	v1786 := (v1784l >> 59) & 0x1 // rnd_inc_1786
 	v1792 := v1785
 	v1793 := v1786
-	v1794 := (v1792 + v1793) & 0x7fffffffffff
+	v1794 := v1792 + v1793
 	v1795 := (v1794) & 0xffffffff
 	v1797 := v1794 > 0xffffffff // ovf_hi_1797
 	v1799 := v1795              // h4_u_nbl
@@ -2417,17 +2334,18 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1825 := v1824
 	v1826 := (0x1388 - v1825) & 0x3ffff
 	v1827 := (v1826) & 0x1ffff
+	v4 := (uint64(st.U)) & 0xffffffff // st_u
 	v1828 := v1827 * v4
 	v1829 := v1821 * v1808
 	v1830 := v1828
 	v1831 := v1829
-	v1832 := (v1830 + v1831) & 0x3ffffffffffff
+	v1832 := v1830 + v1831
 	v1834h, v1834l := bits.Mul64(v1832, 0xd1b71759)
-	v1835 := (v1834l>>44 | v1834h<<20) & 0x3fffffffff
+	v1835 := v1834l>>44 | v1834h<<20
 	v1836 := (v1834l >> 43) & 0x1 // rnd_inc_1836
 	v1842 := v1835
 	v1843 := v1836
-	v1844 := (v1842 + v1843) & 0x7fffffffff
+	v1844 := v1842 + v1843
 	v1845 := (v1844) & 0xffffffff
 	v1847 := v1844 > 0xffffffff // ovf_hi_1847
 	v1849 := v1845              // u_ewma
@@ -2438,6 +2356,8 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1812 != 0 {
 		v1850 = v1849
 	}
+	v27 := (uint64(in.Seq)) & 0xffffffff       // in_seq
+	v6 := (uint64(st.LastUpdate)) & 0xffffffff // st_last_update
 	v1851 := (v27 - v6) & 0xffffffff
 	v1853 := v1851 != 0x0
 	var v1853u uint64
@@ -2452,6 +2372,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1860 {
 		v1860u = 1
 	}
+	v5 := (uint64(st.IncStage)) & 0x7 // st_inc_stage
 	v1862 := v5 >= 0x5
 	var v1862u uint64
 	if v1862 {
@@ -2523,22 +2444,18 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1901 := v1900
 	v1904 := v1901
 	v1905 := v1904
-	v1906 := (0x8000000 - v1905) & 0x1fffffff
-	v1907 := (v1906) & 0xfffffff
-	v1909 := (int64(v1906<<35) >> 35) < int64(0) // ovf_lo_1909
+	v1906 := 0x8000000 - v1905
+	v1907 := v1906
 	v1911 := v1907
-	if v1909 {
-		v1911 = 0x0
-	}
 	v1912 := v1897 * v1911
 	v1913 := v1912 >> 20
 	v1914 := v1913
-	v1915 := (v1914 << v1893) & 0x7ffffffffffffff
+	v1915 := v1914 << v1893
 	v1916 := v1915 >> 1
 	v1917 := (v1915) & 0x1 // rnd_inc_1917
 	v1920 := v1916
 	v1921 := v1917
-	v1922 := (v1920 + v1921) & 0x7ffffffffffffff
+	v1922 := v1920 + v1921
 	v1923 := (v1922) & 0xffffffffffffff
 	v1925 := v1922 > 0xffffffffffffff // ovf_hi_1925
 	v1927 := v1923
@@ -2551,17 +2468,13 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1931 = 0xffffffffffffff
 	}
 	v1932h, v1932l := bits.Mul64(v1931, 0xf33333)
-	v1933 := (v1932l>>24 | v1932h<<40) & 0xffffffffffffff
+	v1933 := v1932l>>24 | v1932h<<40
 	v1934 := (v1932l >> 23) & 0x1 // rnd_inc_1934
 	v1940 := v1933
 	v1941 := v1934
-	v1942 := (v1940 + v1941) & 0x1ffffffffffffff
-	v1943 := (v1942) & 0xffffffffffffff
-	v1945 := v1942 > 0xffffffffffffff // ovf_hi_1945
+	v1942 := v1940 + v1941
+	v1943 := v1942
 	v1947 := v1943
-	if v1945 {
-		v1947 = 0xffffffffffffff
-	}
 	v1949 := 0x100000000 < v1947
 	v1950 := v1947
 	if v1949 {
@@ -2571,12 +2484,13 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1860 {
 		v1951 = v1950
 	}
+	v3 := (uint64(st.Wc)) & 0xffffffff // st_wc
 	v1952h, v1952l := bits.Mul64(v3, v1951)
-	v1953 := (v1952l>>32 | v1952h<<32) & 0xffffffffffffff
+	v1953 := v1952l>>32 | v1952h<<32
 	v1954 := (v1952l >> 31) & 0x1 // rnd_inc_1954
 	v1960 := v1953
 	v1961 := v1954
-	v1962 := (v1960 + v1961) & 0x1ffffffffffffff
+	v1962 := v1960 + v1961
 	v1963 := (v1962) & 0xffffffff
 	v1965 := v1962 > 0xffffffff // ovf_hi_1965
 	v1967 := v1963
@@ -2584,7 +2498,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1967 = 0xffffffff
 	}
 	v1968 := v1967
-	v1970 := (v1968 + 0x3e80) & 0x1ffffffff
+	v1970 := v1968 + 0x3e80
 	v1971 := (v1970) & 0xffffffff
 	v1973 := v1970 > 0xffffffff // ovf_hi_1973
 	v1975 := v1971
@@ -2592,7 +2506,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1975 = 0xffffffff
 	}
 	v1976 := v3
-	v1978 := (v1976 + 0x3e80) & 0x1ffffffff
+	v1978 := v1976 + 0x3e80
 	v1979 := (v1978) & 0xffffffff
 	v1981 := v1978 > 0xffffffff // ovf_hi_1981
 	v1983 := v1979
@@ -2613,7 +2527,8 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1989 {
 		v1990 = 0xf42400
 	}
-	v1991 := (^v0) & 0x1 // first
+	v0 := (uint64(b2u(st.Valid))) & 0x1 // st_valid
+	v1991 := (^v0) & 0x1                // first
 	v1996 := (v5 + 0x1) & 0x7
 	v1997 := v1996
 	if v1863 != 0 {
@@ -2644,6 +2559,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v2004 = 0x0
 	}
 	v2005 := v1991 | v1856
+	v28 := (uint64(in.SndNxt)) & 0xffffffff // in_snd_nxt
 	v2006 := v6
 	if v2005 != 0 {
 		v2006 = v28
@@ -2653,7 +2569,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v2010 := (v2008 >> 27) & 0x1 // rnd_inc_2010
 	v2016 := v2009
 	v2017 := v2010
-	v2018 := (v2016 + v2017) & 0x1fffffffff
+	v2018 := v2016 + v2017
 	v2019 := (v2018) & 0xffffffff
 	v2021 := v2018 > 0xffffffff // ovf_hi_2021
 	v2023 := v2019

@@ -73,74 +73,8 @@ import (
 // the event from *in, bit for bit as hpcc.Datapath.Step of the same
 // configuration. Every input is read before any output is written.
 func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
-	v0 := (uint64(b2u(st.Valid))) & 0x1                  // st_valid
-	v1 := (uint64(st.NHops)) & 0x7                       // st_nhops
-	v3 := (uint64(st.Wc)) & 0xffffffff                   // st_wc
-	v4 := (uint64(st.U)) & 0xffffffff                    // st_u
-	v5 := (uint64(st.IncStage)) & 0x7                    // st_inc_stage
-	v6 := (uint64(st.LastUpdate)) & 0xffffffff           // st_last_update
-	v7 := (uint64(st.Hops[0].Ts)) & 0x3ffffffffffff      // st_hop0_ts
-	v8 := (uint64(st.Hops[0].TxBytes)) & 0xffffffff      // st_hop0_tx_bytes
-	v9 := (uint64(st.Hops[0].Qlen)) & 0xffffff           // st_hop0_qlen
-	v10 := (uint64(st.Hops[0].ID)) & 0xfffffffff         // st_hop0_id
-	v11 := (uint64(st.Hops[1].Ts)) & 0x3ffffffffffff     // st_hop1_ts
-	v12 := (uint64(st.Hops[1].TxBytes)) & 0xffffffff     // st_hop1_tx_bytes
-	v13 := (uint64(st.Hops[1].Qlen)) & 0xffffff          // st_hop1_qlen
-	v14 := (uint64(st.Hops[1].ID)) & 0xfffffffff         // st_hop1_id
-	v15 := (uint64(st.Hops[2].Ts)) & 0x3ffffffffffff     // st_hop2_ts
-	v16 := (uint64(st.Hops[2].TxBytes)) & 0xffffffff     // st_hop2_tx_bytes
-	v17 := (uint64(st.Hops[2].Qlen)) & 0xffffff          // st_hop2_qlen
-	v18 := (uint64(st.Hops[2].ID)) & 0xfffffffff         // st_hop2_id
-	v19 := (uint64(st.Hops[3].Ts)) & 0x3ffffffffffff     // st_hop3_ts
-	v20 := (uint64(st.Hops[3].TxBytes)) & 0xffffffff     // st_hop3_tx_bytes
-	v21 := (uint64(st.Hops[3].Qlen)) & 0xffffff          // st_hop3_qlen
-	v22 := (uint64(st.Hops[3].ID)) & 0xfffffffff         // st_hop3_id
-	v23 := (uint64(st.Hops[4].Ts)) & 0x3ffffffffffff     // st_hop4_ts
-	v24 := (uint64(st.Hops[4].TxBytes)) & 0xffffffff     // st_hop4_tx_bytes
-	v25 := (uint64(st.Hops[4].Qlen)) & 0xffffff          // st_hop4_qlen
-	v26 := (uint64(st.Hops[4].ID)) & 0xfffffffff         // st_hop4_id
-	v27 := (uint64(in.NowNs)) & 0xffffffff               // in_now
-	v28 := (uint64(in.NHops)) & 0x7                      // in_nhops
-	v29 := (uint64(in.Hops[0].SpeedCode)) & 0xf          // in_hop0_speed
-	v30 := (uint64(in.Hops[0].RxSec)) & 0xfffff          // in_hop0_rx_sec
-	v31 := (uint64(in.Hops[0].RxNs)) & 0xffffffff        // in_hop0_rx_ns
-	v32 := (uint64(in.Hops[0].ResidenceNs)) & 0xffffffff // in_hop0_residence
-	v33 := (uint64(in.Hops[0].TxBytes)) & 0xffffffff     // in_hop0_tx_bytes
-	v34 := (uint64(in.Hops[0].Qlen)) & 0xffffff          // in_hop0_qlen
-	v35 := (uint64(in.Hops[0].DeviceID)) & 0xfffff       // in_hop0_device_id
-	v36 := (uint64(in.Hops[0].EgressPort)) & 0xffff      // in_hop0_egress_port
-	v37 := (uint64(in.Hops[1].SpeedCode)) & 0xf          // in_hop1_speed
-	v38 := (uint64(in.Hops[1].RxSec)) & 0xfffff          // in_hop1_rx_sec
-	v39 := (uint64(in.Hops[1].RxNs)) & 0xffffffff        // in_hop1_rx_ns
-	v40 := (uint64(in.Hops[1].ResidenceNs)) & 0xffffffff // in_hop1_residence
-	v41 := (uint64(in.Hops[1].TxBytes)) & 0xffffffff     // in_hop1_tx_bytes
-	v42 := (uint64(in.Hops[1].Qlen)) & 0xffffff          // in_hop1_qlen
-	v43 := (uint64(in.Hops[1].DeviceID)) & 0xfffff       // in_hop1_device_id
-	v44 := (uint64(in.Hops[1].EgressPort)) & 0xffff      // in_hop1_egress_port
-	v45 := (uint64(in.Hops[2].SpeedCode)) & 0xf          // in_hop2_speed
-	v46 := (uint64(in.Hops[2].RxSec)) & 0xfffff          // in_hop2_rx_sec
-	v47 := (uint64(in.Hops[2].RxNs)) & 0xffffffff        // in_hop2_rx_ns
-	v48 := (uint64(in.Hops[2].ResidenceNs)) & 0xffffffff // in_hop2_residence
-	v49 := (uint64(in.Hops[2].TxBytes)) & 0xffffffff     // in_hop2_tx_bytes
-	v50 := (uint64(in.Hops[2].Qlen)) & 0xffffff          // in_hop2_qlen
-	v51 := (uint64(in.Hops[2].DeviceID)) & 0xfffff       // in_hop2_device_id
-	v52 := (uint64(in.Hops[2].EgressPort)) & 0xffff      // in_hop2_egress_port
-	v53 := (uint64(in.Hops[3].SpeedCode)) & 0xf          // in_hop3_speed
-	v54 := (uint64(in.Hops[3].RxSec)) & 0xfffff          // in_hop3_rx_sec
-	v55 := (uint64(in.Hops[3].RxNs)) & 0xffffffff        // in_hop3_rx_ns
-	v56 := (uint64(in.Hops[3].ResidenceNs)) & 0xffffffff // in_hop3_residence
-	v57 := (uint64(in.Hops[3].TxBytes)) & 0xffffffff     // in_hop3_tx_bytes
-	v58 := (uint64(in.Hops[3].Qlen)) & 0xffffff          // in_hop3_qlen
-	v59 := (uint64(in.Hops[3].DeviceID)) & 0xfffff       // in_hop3_device_id
-	v60 := (uint64(in.Hops[3].EgressPort)) & 0xffff      // in_hop3_egress_port
-	v61 := (uint64(in.Hops[4].SpeedCode)) & 0xf          // in_hop4_speed
-	v62 := (uint64(in.Hops[4].RxSec)) & 0xfffff          // in_hop4_rx_sec
-	v63 := (uint64(in.Hops[4].RxNs)) & 0xffffffff        // in_hop4_rx_ns
-	v64 := (uint64(in.Hops[4].ResidenceNs)) & 0xffffffff // in_hop4_residence
-	v65 := (uint64(in.Hops[4].TxBytes)) & 0xffffffff     // in_hop4_tx_bytes
-	v66 := (uint64(in.Hops[4].Qlen)) & 0xffffff          // in_hop4_qlen
-	v67 := (uint64(in.Hops[4].DeviceID)) & 0xfffff       // in_hop4_device_id
-	v68 := (uint64(in.Hops[4].EgressPort)) & 0xffff      // in_hop4_egress_port
+	v28 := (uint64(in.NHops)) & 0x7 // in_nhops
+	v1 := (uint64(st.NHops)) & 0x7  // st_nhops
 	v69 := v28 == v1
 	var v69u uint64
 	if v69 {
@@ -151,72 +85,77 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v71 {
 		v71u = 1
 	}
-	v72 := v69u & v71u // path_ok
+	v72 := v69u & v71u                            // path_ok
+	v31 := (uint64(in.Hops[0].RxNs)) & 0xffffffff // in_hop0_rx_ns
 	v77 := v31
+	v32 := (uint64(in.Hops[0].ResidenceNs)) & 0xffffffff // in_hop0_residence
 	v78 := v32
-	v79 := (v77 + v78) & 0x1ffffffff // h0_eg_t
+	v79 := v77 + v78 // h0_eg_t
 	v82 := v79 >= 0x3b9aca00
 	var v82u uint64
 	if v82 {
 		v82u = 1
 	}
 	v83 := v82u
-	v84 := (0x0 + v83) & 0xf
+	v84 := 0x0 + v83
 	v86 := v79 >= 0x77359400
 	var v86u uint64
 	if v86 {
 		v86u = 1
 	}
 	v87 := v86u
-	v88 := (v84 + v87) & 0xf
+	v88 := v84 + v87
 	v90 := v79 >= 0xb2d05e00
 	var v90u uint64
 	if v90 {
 		v90u = 1
 	}
 	v91 := v90u
-	v92 := (v88 + v91) & 0xf
+	v92 := v88 + v91
 	v94 := v79 >= 0xee6b2800
 	var v94u uint64
 	if v94 {
 		v94u = 1
 	}
 	v95 := v94u
-	v96 := (v92 + v95) & 0xf
+	v96 := v92 + v95
 	v98 := v79 >= 0x12a05f200
 	var v98u uint64
 	if v98 {
 		v98u = 1
 	}
 	v99 := v98u
-	v100 := (v96 + v99) & 0xf
+	v100 := v96 + v99
 	v102 := v79 >= 0x165a0bc00
 	var v102u uint64
 	if v102 {
 		v102u = 1
 	}
 	v103 := v102u
-	v104 := (v100 + v103) & 0xf
+	v104 := v100 + v103
 	v106 := v79 >= 0x1a13b8600
 	var v106u uint64
 	if v106 {
 		v106u = 1
 	}
 	v107 := v106u
-	v108 := (v104 + v107) & 0xf
+	v108 := v104 + v107
 	v110 := v79 >= 0x1dcd65000
 	var v110u uint64
 	if v110 {
 		v110u = 1
 	}
 	v111 := v110u
-	v112 := (v108 + v111) & 0xf // h0_eg_carry
+	v112 := v108 + v111 // h0_eg_carry
 	v113 := uint64(receiverrom113[(v112)&0xf])
 	v114 := (v79 - v113) & 0x1ffffffff
 	v115 := (v114) & 0x3fffffff // h0_eg_ns
 	v116 := v112
-	v117 := (v30 + v116) & 0xfffff // h0_eg_sec
+	v30 := (uint64(in.Hops[0].RxSec)) & 0xfffff // in_hop0_rx_sec
+	v117 := (v30 + v116) & 0xfffff              // h0_eg_sec
 	v118 := v115 | v117<<30
+	v35 := (uint64(in.Hops[0].DeviceID)) & 0xfffff  // in_hop0_device_id
+	v36 := (uint64(in.Hops[0].EgressPort)) & 0xffff // in_hop0_egress_port
 	v119 := v36 | v35<<16
 	v121 := 0x0 < v28 // h0_in_path
 	var v121u uint64
@@ -225,6 +164,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v122 := v118 >> 30
 	v123 := (v118) & 0x3fffffff
+	v7 := (uint64(st.Hops[0].Ts)) & 0x3ffffffffffff // st_hop0_ts
 	v124 := v7 >> 30
 	v125 := (v7) & 0x3fffffff
 	v126 := v123 < v125
@@ -240,14 +180,15 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v126 {
 		v133 = 0x3b9aca00
 	}
-	v134 := (v130 + v133) & 0x7fffffff
+	v134 := v130 + v133
 	v135 := v125
 	v136 := (v134 - v135) & 0x7fffffff
 	v138 := v129 * 0x3b9aca00
 	v139 := v138
 	v140 := v136
-	v141 := (v139 + v140) & 0x7ffffffffffff   // h0_dts
-	v142 := uint64(receiverrom142[(v29)&0xf]) // h0_speed_ok
+	v141 := v139 + v140                         // h0_dts
+	v29 := (uint64(in.Hops[0].SpeedCode)) & 0xf // in_hop0_speed
+	v142 := uint64(receiverrom142[(v29)&0xf])   // h0_speed_ok
 	v144 := v141 != 0x0
 	var v144u uint64
 	if v144 {
@@ -258,6 +199,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v146 {
 		v146u = 1
 	}
+	v10 := (uint64(st.Hops[0].ID)) & 0xfffffffff // st_hop0_id
 	v147 := v119 == v10
 	var v147u uint64
 	if v147 {
@@ -333,13 +275,9 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v190 := v189
 	v193 := v190
 	v194 := v193
-	v195 := (0x8000000 - v194) & 0x1fffffff
-	v196 := (v195) & 0xfffffff
-	v198 := (int64(v195<<35) >> 35) < int64(0) // ovf_lo
+	v195 := 0x8000000 - v194
+	v196 := v195
 	v200 := v196
-	if v198 {
-		v200 = 0x0
-	}
 	v201 := v186 * v200
 	v202 := v201 >> 20
 	v203 := v202
@@ -348,7 +286,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v206 := (v204) & 0x1 // rnd_inc
 	v209 := v205
 	v210 := v206
-	v211 := (v209 + v210) & 0x1fffffffffffff
+	v211 := v209 + v210
 	v212 := (v211) & 0x7ffffffffffff
 	v214 := v211 > 0x7ffffffffffff // ovf_hi
 	v216 := v212
@@ -360,6 +298,8 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v219 {
 		v220 = 0x7ffffffffffff
 	}
+	v33 := (uint64(in.Hops[0].TxBytes)) & 0xffffffff // in_hop0_tx_bytes
+	v8 := (uint64(st.Hops[0].TxBytes)) & 0xffffffff  // st_hop0_tx_bytes
 	v221 := (v33 - v8) & 0xffffffff
 	v222h, v222l := bits.Mul64(v221, v220)
 	v223l := v222l>>18 | v222h<<46
@@ -367,16 +307,17 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v224 := (v222l >> 17) & 0x1 // rnd_inc_224
 	v230l := v223l
 	v230h := (v223h) & 0x3
-	v231l := v224
-	v231h := uint64(0)
-	v232l, v232c := bits.Add64(v230l, v231l, 0)
-	v232h := (v230h + v231h + v232c) & 0x3
+	v231 := v224
+	v232l, v232c := bits.Add64(v230l, v231, 0)
+	v232h := (v230h + 0 + v232c) & 0x3
 	v233 := (v232l) & 0xfffffffffffff
-	v235 := v232h > 0x0 || v232h == 0x0 && v232l > 0xfffffffffffff // ovf_hi_235
+	v235 := v232h > 0 || v232h == 0 && v232l > 0xfffffffffffff // ovf_hi_235
 	v237 := v233
 	if v235 {
 		v237 = 0xfffffffffffff
 	}
+	v34 := (uint64(in.Hops[0].Qlen)) & 0xffffff // in_hop0_qlen
+	v9 := (uint64(st.Hops[0].Qlen)) & 0xffffff  // st_hop0_qlen
 	v238 := v34 < v9
 	v239 := v9
 	if v238 {
@@ -388,15 +329,15 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v243 := (v241 >> 19) & 0x1 // rnd_inc_243
 	v249 := v242
 	v250 := v243
-	v251 := (v249 + v250) & 0x1fffffffff
+	v251 := v249 + v250
 	v252 := v251
 	v253 := uint64(receiverrom253[(v29)&0xf]) // kr
 	v254h, v254l := bits.Mul64(v237, v253)
-	v255 := (v254l>>40 | v254h<<24) & 0xfffffffffff
+	v255 := v254l>>40 | v254h<<24
 	v256 := (v254l >> 39) & 0x1 // rnd_inc_256
 	v262 := v255
 	v263 := v256
-	v264 := (v262 + v263) & 0x1fffffffffff
+	v264 := v262 + v263
 	v265 := (v264) & 0xffffffffff
 	v267 := v264 > 0xffffffffff // ovf_hi_267
 	v269 := v265
@@ -405,7 +346,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v270 := v252
 	v271 := v269
-	v272 := (v270 + v271) & 0x1ffffffffff
+	v272 := v270 + v271
 	v273 := (v272) & 0xffffffff
 	v275 := v272 > 0xffffffff // ovf_hi_275
 	v277 := v273
@@ -416,13 +357,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v152 != 0 {
 		v279 = v277
 	}
-	v281 := v279 > 0x0
-	var v281u uint64
-	if v281 {
-		v281u = 1
-	}
-	v282 := 0x1 | v281u
-	v283 := v152 & v282 // h0_take
+	v283 := v152 & 0x1 // h0_take
 	v284 := uint64(0x0)
 	if v283 != 0 {
 		v284 = v279
@@ -436,71 +371,76 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v287 = 0x0
 	}
 	v288 := 0x0 | v152
+	v39 := (uint64(in.Hops[1].RxNs)) & 0xffffffff // in_hop1_rx_ns
 	v289 := v39
+	v40 := (uint64(in.Hops[1].ResidenceNs)) & 0xffffffff // in_hop1_residence
 	v290 := v40
-	v291 := (v289 + v290) & 0x1ffffffff // h1_eg_t
+	v291 := v289 + v290 // h1_eg_t
 	v294 := v291 >= 0x3b9aca00
 	var v294u uint64
 	if v294 {
 		v294u = 1
 	}
 	v295 := v294u
-	v296 := (0x0 + v295) & 0xf
+	v296 := 0x0 + v295
 	v298 := v291 >= 0x77359400
 	var v298u uint64
 	if v298 {
 		v298u = 1
 	}
 	v299 := v298u
-	v300 := (v296 + v299) & 0xf
+	v300 := v296 + v299
 	v302 := v291 >= 0xb2d05e00
 	var v302u uint64
 	if v302 {
 		v302u = 1
 	}
 	v303 := v302u
-	v304 := (v300 + v303) & 0xf
+	v304 := v300 + v303
 	v306 := v291 >= 0xee6b2800
 	var v306u uint64
 	if v306 {
 		v306u = 1
 	}
 	v307 := v306u
-	v308 := (v304 + v307) & 0xf
+	v308 := v304 + v307
 	v310 := v291 >= 0x12a05f200
 	var v310u uint64
 	if v310 {
 		v310u = 1
 	}
 	v311 := v310u
-	v312 := (v308 + v311) & 0xf
+	v312 := v308 + v311
 	v314 := v291 >= 0x165a0bc00
 	var v314u uint64
 	if v314 {
 		v314u = 1
 	}
 	v315 := v314u
-	v316 := (v312 + v315) & 0xf
+	v316 := v312 + v315
 	v318 := v291 >= 0x1a13b8600
 	var v318u uint64
 	if v318 {
 		v318u = 1
 	}
 	v319 := v318u
-	v320 := (v316 + v319) & 0xf
+	v320 := v316 + v319
 	v322 := v291 >= 0x1dcd65000
 	var v322u uint64
 	if v322 {
 		v322u = 1
 	}
 	v323 := v322u
-	v324 := (v320 + v323) & 0xf // h1_eg_carry
+	v324 := v320 + v323 // h1_eg_carry
 	v325 := uint64(receiverrom325[(v324)&0xf])
 	v326 := (v291 - v325) & 0x1ffffffff
 	v327 := (v326) & 0x3fffffff // h1_eg_ns
 	v328 := v324
-	v329 := (v38 + v328) & 0xfffff // h1_eg_sec
+	v38 := (uint64(in.Hops[1].RxSec)) & 0xfffff // in_hop1_rx_sec
+	v329 := (v38 + v328) & 0xfffff              // h1_eg_sec
 	v330 := v327 | v329<<30
+	v43 := (uint64(in.Hops[1].DeviceID)) & 0xfffff  // in_hop1_device_id
+	v44 := (uint64(in.Hops[1].EgressPort)) & 0xffff // in_hop1_egress_port
 	v331 := v44 | v43<<16
 	v333 := 0x1 < v28 // h1_in_path
 	var v333u uint64
@@ -509,6 +449,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v334 := v330 >> 30
 	v335 := (v330) & 0x3fffffff
+	v11 := (uint64(st.Hops[1].Ts)) & 0x3ffffffffffff // st_hop1_ts
 	v336 := v11 >> 30
 	v337 := (v11) & 0x3fffffff
 	v338 := v335 < v337
@@ -524,14 +465,15 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v338 {
 		v345 = 0x3b9aca00
 	}
-	v346 := (v342 + v345) & 0x7fffffff
+	v346 := v342 + v345
 	v347 := v337
 	v348 := (v346 - v347) & 0x7fffffff
 	v350 := v341 * 0x3b9aca00
 	v351 := v350
 	v352 := v348
-	v353 := (v351 + v352) & 0x7ffffffffffff   // h1_dts
-	v354 := uint64(receiverrom354[(v37)&0xf]) // h1_speed_ok
+	v353 := v351 + v352                         // h1_dts
+	v37 := (uint64(in.Hops[1].SpeedCode)) & 0xf // in_hop1_speed
+	v354 := uint64(receiverrom354[(v37)&0xf])   // h1_speed_ok
 	v356 := v353 != 0x0
 	var v356u uint64
 	if v356 {
@@ -542,6 +484,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v358 {
 		v358u = 1
 	}
+	v14 := (uint64(st.Hops[1].ID)) & 0xfffffffff // st_hop1_id
 	v359 := v331 == v14
 	var v359u uint64
 	if v359 {
@@ -617,13 +560,9 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v402 := v401
 	v405 := v402
 	v406 := v405
-	v407 := (0x8000000 - v406) & 0x1fffffff
-	v408 := (v407) & 0xfffffff
-	v410 := (int64(v407<<35) >> 35) < int64(0) // ovf_lo_410
+	v407 := 0x8000000 - v406
+	v408 := v407
 	v412 := v408
-	if v410 {
-		v412 = 0x0
-	}
 	v413 := v398 * v412
 	v414 := v413 >> 20
 	v415 := v414
@@ -632,7 +571,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v418 := (v416) & 0x1 // rnd_inc_418
 	v421 := v417
 	v422 := v418
-	v423 := (v421 + v422) & 0x1fffffffffffff
+	v423 := v421 + v422
 	v424 := (v423) & 0x7ffffffffffff
 	v426 := v423 > 0x7ffffffffffff // ovf_hi_426
 	v428 := v424
@@ -644,6 +583,8 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v431 {
 		v432 = 0x7ffffffffffff
 	}
+	v41 := (uint64(in.Hops[1].TxBytes)) & 0xffffffff // in_hop1_tx_bytes
+	v12 := (uint64(st.Hops[1].TxBytes)) & 0xffffffff // st_hop1_tx_bytes
 	v433 := (v41 - v12) & 0xffffffff
 	v434h, v434l := bits.Mul64(v433, v432)
 	v435l := v434l>>18 | v434h<<46
@@ -651,16 +592,17 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v436 := (v434l >> 17) & 0x1 // rnd_inc_436
 	v442l := v435l
 	v442h := (v435h) & 0x3
-	v443l := v436
-	v443h := uint64(0)
-	v444l, v444c := bits.Add64(v442l, v443l, 0)
-	v444h := (v442h + v443h + v444c) & 0x3
+	v443 := v436
+	v444l, v444c := bits.Add64(v442l, v443, 0)
+	v444h := (v442h + 0 + v444c) & 0x3
 	v445 := (v444l) & 0xfffffffffffff
-	v447 := v444h > 0x0 || v444h == 0x0 && v444l > 0xfffffffffffff // ovf_hi_447
+	v447 := v444h > 0 || v444h == 0 && v444l > 0xfffffffffffff // ovf_hi_447
 	v449 := v445
 	if v447 {
 		v449 = 0xfffffffffffff
 	}
+	v42 := (uint64(in.Hops[1].Qlen)) & 0xffffff // in_hop1_qlen
+	v13 := (uint64(st.Hops[1].Qlen)) & 0xffffff // st_hop1_qlen
 	v450 := v42 < v13
 	v451 := v13
 	if v450 {
@@ -672,15 +614,15 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v455 := (v453 >> 19) & 0x1 // rnd_inc_455
 	v461 := v454
 	v462 := v455
-	v463 := (v461 + v462) & 0x1fffffffff
+	v463 := v461 + v462
 	v464 := v463
 	v465 := uint64(receiverrom465[(v37)&0xf]) // kr_465
 	v466h, v466l := bits.Mul64(v449, v465)
-	v467 := (v466l>>40 | v466h<<24) & 0xfffffffffff
+	v467 := v466l>>40 | v466h<<24
 	v468 := (v466l >> 39) & 0x1 // rnd_inc_468
 	v474 := v467
 	v475 := v468
-	v476 := (v474 + v475) & 0x1fffffffffff
+	v476 := v474 + v475
 	v477 := (v476) & 0xffffffffff
 	v479 := v476 > 0xffffffffff // ovf_hi_479
 	v481 := v477
@@ -689,7 +631,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v482 := v464
 	v483 := v481
-	v484 := (v482 + v483) & 0x1ffffffffff
+	v484 := v482 + v483
 	v485 := (v484) & 0xffffffff
 	v487 := v484 > 0xffffffff // ovf_hi_487
 	v489 := v485
@@ -721,71 +663,76 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v499 = 0x1
 	}
 	v500 := v288 | v364
+	v47 := (uint64(in.Hops[2].RxNs)) & 0xffffffff // in_hop2_rx_ns
 	v501 := v47
+	v48 := (uint64(in.Hops[2].ResidenceNs)) & 0xffffffff // in_hop2_residence
 	v502 := v48
-	v503 := (v501 + v502) & 0x1ffffffff // h2_eg_t
+	v503 := v501 + v502 // h2_eg_t
 	v506 := v503 >= 0x3b9aca00
 	var v506u uint64
 	if v506 {
 		v506u = 1
 	}
 	v507 := v506u
-	v508 := (0x0 + v507) & 0xf
+	v508 := 0x0 + v507
 	v510 := v503 >= 0x77359400
 	var v510u uint64
 	if v510 {
 		v510u = 1
 	}
 	v511 := v510u
-	v512 := (v508 + v511) & 0xf
+	v512 := v508 + v511
 	v514 := v503 >= 0xb2d05e00
 	var v514u uint64
 	if v514 {
 		v514u = 1
 	}
 	v515 := v514u
-	v516 := (v512 + v515) & 0xf
+	v516 := v512 + v515
 	v518 := v503 >= 0xee6b2800
 	var v518u uint64
 	if v518 {
 		v518u = 1
 	}
 	v519 := v518u
-	v520 := (v516 + v519) & 0xf
+	v520 := v516 + v519
 	v522 := v503 >= 0x12a05f200
 	var v522u uint64
 	if v522 {
 		v522u = 1
 	}
 	v523 := v522u
-	v524 := (v520 + v523) & 0xf
+	v524 := v520 + v523
 	v526 := v503 >= 0x165a0bc00
 	var v526u uint64
 	if v526 {
 		v526u = 1
 	}
 	v527 := v526u
-	v528 := (v524 + v527) & 0xf
+	v528 := v524 + v527
 	v530 := v503 >= 0x1a13b8600
 	var v530u uint64
 	if v530 {
 		v530u = 1
 	}
 	v531 := v530u
-	v532 := (v528 + v531) & 0xf
+	v532 := v528 + v531
 	v534 := v503 >= 0x1dcd65000
 	var v534u uint64
 	if v534 {
 		v534u = 1
 	}
 	v535 := v534u
-	v536 := (v532 + v535) & 0xf // h2_eg_carry
+	v536 := v532 + v535 // h2_eg_carry
 	v537 := uint64(receiverrom537[(v536)&0xf])
 	v538 := (v503 - v537) & 0x1ffffffff
 	v539 := (v538) & 0x3fffffff // h2_eg_ns
 	v540 := v536
-	v541 := (v46 + v540) & 0xfffff // h2_eg_sec
+	v46 := (uint64(in.Hops[2].RxSec)) & 0xfffff // in_hop2_rx_sec
+	v541 := (v46 + v540) & 0xfffff              // h2_eg_sec
 	v542 := v539 | v541<<30
+	v51 := (uint64(in.Hops[2].DeviceID)) & 0xfffff  // in_hop2_device_id
+	v52 := (uint64(in.Hops[2].EgressPort)) & 0xffff // in_hop2_egress_port
 	v543 := v52 | v51<<16
 	v545 := 0x2 < v28 // h2_in_path
 	var v545u uint64
@@ -794,6 +741,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v546 := v542 >> 30
 	v547 := (v542) & 0x3fffffff
+	v15 := (uint64(st.Hops[2].Ts)) & 0x3ffffffffffff // st_hop2_ts
 	v548 := v15 >> 30
 	v549 := (v15) & 0x3fffffff
 	v550 := v547 < v549
@@ -809,14 +757,15 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v550 {
 		v557 = 0x3b9aca00
 	}
-	v558 := (v554 + v557) & 0x7fffffff
+	v558 := v554 + v557
 	v559 := v549
 	v560 := (v558 - v559) & 0x7fffffff
 	v562 := v553 * 0x3b9aca00
 	v563 := v562
 	v564 := v560
-	v565 := (v563 + v564) & 0x7ffffffffffff   // h2_dts
-	v566 := uint64(receiverrom566[(v45)&0xf]) // h2_speed_ok
+	v565 := v563 + v564                         // h2_dts
+	v45 := (uint64(in.Hops[2].SpeedCode)) & 0xf // in_hop2_speed
+	v566 := uint64(receiverrom566[(v45)&0xf])   // h2_speed_ok
 	v568 := v565 != 0x0
 	var v568u uint64
 	if v568 {
@@ -827,6 +776,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v570 {
 		v570u = 1
 	}
+	v18 := (uint64(st.Hops[2].ID)) & 0xfffffffff // st_hop2_id
 	v571 := v543 == v18
 	var v571u uint64
 	if v571 {
@@ -902,13 +852,9 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v614 := v613
 	v617 := v614
 	v618 := v617
-	v619 := (0x8000000 - v618) & 0x1fffffff
-	v620 := (v619) & 0xfffffff
-	v622 := (int64(v619<<35) >> 35) < int64(0) // ovf_lo_622
+	v619 := 0x8000000 - v618
+	v620 := v619
 	v624 := v620
-	if v622 {
-		v624 = 0x0
-	}
 	v625 := v610 * v624
 	v626 := v625 >> 20
 	v627 := v626
@@ -917,7 +863,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v630 := (v628) & 0x1 // rnd_inc_630
 	v633 := v629
 	v634 := v630
-	v635 := (v633 + v634) & 0x1fffffffffffff
+	v635 := v633 + v634
 	v636 := (v635) & 0x7ffffffffffff
 	v638 := v635 > 0x7ffffffffffff // ovf_hi_638
 	v640 := v636
@@ -929,6 +875,8 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v643 {
 		v644 = 0x7ffffffffffff
 	}
+	v49 := (uint64(in.Hops[2].TxBytes)) & 0xffffffff // in_hop2_tx_bytes
+	v16 := (uint64(st.Hops[2].TxBytes)) & 0xffffffff // st_hop2_tx_bytes
 	v645 := (v49 - v16) & 0xffffffff
 	v646h, v646l := bits.Mul64(v645, v644)
 	v647l := v646l>>18 | v646h<<46
@@ -936,16 +884,17 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v648 := (v646l >> 17) & 0x1 // rnd_inc_648
 	v654l := v647l
 	v654h := (v647h) & 0x3
-	v655l := v648
-	v655h := uint64(0)
-	v656l, v656c := bits.Add64(v654l, v655l, 0)
-	v656h := (v654h + v655h + v656c) & 0x3
+	v655 := v648
+	v656l, v656c := bits.Add64(v654l, v655, 0)
+	v656h := (v654h + 0 + v656c) & 0x3
 	v657 := (v656l) & 0xfffffffffffff
-	v659 := v656h > 0x0 || v656h == 0x0 && v656l > 0xfffffffffffff // ovf_hi_659
+	v659 := v656h > 0 || v656h == 0 && v656l > 0xfffffffffffff // ovf_hi_659
 	v661 := v657
 	if v659 {
 		v661 = 0xfffffffffffff
 	}
+	v50 := (uint64(in.Hops[2].Qlen)) & 0xffffff // in_hop2_qlen
+	v17 := (uint64(st.Hops[2].Qlen)) & 0xffffff // st_hop2_qlen
 	v662 := v50 < v17
 	v663 := v17
 	if v662 {
@@ -957,15 +906,15 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v667 := (v665 >> 19) & 0x1 // rnd_inc_667
 	v673 := v666
 	v674 := v667
-	v675 := (v673 + v674) & 0x1fffffffff
+	v675 := v673 + v674
 	v676 := v675
 	v677 := uint64(receiverrom677[(v45)&0xf]) // kr_677
 	v678h, v678l := bits.Mul64(v661, v677)
-	v679 := (v678l>>40 | v678h<<24) & 0xfffffffffff
+	v679 := v678l>>40 | v678h<<24
 	v680 := (v678l >> 39) & 0x1 // rnd_inc_680
 	v686 := v679
 	v687 := v680
-	v688 := (v686 + v687) & 0x1fffffffffff
+	v688 := v686 + v687
 	v689 := (v688) & 0xffffffffff
 	v691 := v688 > 0xffffffffff // ovf_hi_691
 	v693 := v689
@@ -974,7 +923,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v694 := v676
 	v695 := v693
-	v696 := (v694 + v695) & 0x1ffffffffff
+	v696 := v694 + v695
 	v697 := (v696) & 0xffffffff
 	v699 := v696 > 0xffffffff // ovf_hi_699
 	v701 := v697
@@ -1006,71 +955,76 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v711 = 0x2
 	}
 	v712 := v500 | v576
+	v55 := (uint64(in.Hops[3].RxNs)) & 0xffffffff // in_hop3_rx_ns
 	v713 := v55
+	v56 := (uint64(in.Hops[3].ResidenceNs)) & 0xffffffff // in_hop3_residence
 	v714 := v56
-	v715 := (v713 + v714) & 0x1ffffffff // h3_eg_t
+	v715 := v713 + v714 // h3_eg_t
 	v718 := v715 >= 0x3b9aca00
 	var v718u uint64
 	if v718 {
 		v718u = 1
 	}
 	v719 := v718u
-	v720 := (0x0 + v719) & 0xf
+	v720 := 0x0 + v719
 	v722 := v715 >= 0x77359400
 	var v722u uint64
 	if v722 {
 		v722u = 1
 	}
 	v723 := v722u
-	v724 := (v720 + v723) & 0xf
+	v724 := v720 + v723
 	v726 := v715 >= 0xb2d05e00
 	var v726u uint64
 	if v726 {
 		v726u = 1
 	}
 	v727 := v726u
-	v728 := (v724 + v727) & 0xf
+	v728 := v724 + v727
 	v730 := v715 >= 0xee6b2800
 	var v730u uint64
 	if v730 {
 		v730u = 1
 	}
 	v731 := v730u
-	v732 := (v728 + v731) & 0xf
+	v732 := v728 + v731
 	v734 := v715 >= 0x12a05f200
 	var v734u uint64
 	if v734 {
 		v734u = 1
 	}
 	v735 := v734u
-	v736 := (v732 + v735) & 0xf
+	v736 := v732 + v735
 	v738 := v715 >= 0x165a0bc00
 	var v738u uint64
 	if v738 {
 		v738u = 1
 	}
 	v739 := v738u
-	v740 := (v736 + v739) & 0xf
+	v740 := v736 + v739
 	v742 := v715 >= 0x1a13b8600
 	var v742u uint64
 	if v742 {
 		v742u = 1
 	}
 	v743 := v742u
-	v744 := (v740 + v743) & 0xf
+	v744 := v740 + v743
 	v746 := v715 >= 0x1dcd65000
 	var v746u uint64
 	if v746 {
 		v746u = 1
 	}
 	v747 := v746u
-	v748 := (v744 + v747) & 0xf // h3_eg_carry
+	v748 := v744 + v747 // h3_eg_carry
 	v749 := uint64(receiverrom749[(v748)&0xf])
 	v750 := (v715 - v749) & 0x1ffffffff
 	v751 := (v750) & 0x3fffffff // h3_eg_ns
 	v752 := v748
-	v753 := (v54 + v752) & 0xfffff // h3_eg_sec
+	v54 := (uint64(in.Hops[3].RxSec)) & 0xfffff // in_hop3_rx_sec
+	v753 := (v54 + v752) & 0xfffff              // h3_eg_sec
 	v754 := v751 | v753<<30
+	v59 := (uint64(in.Hops[3].DeviceID)) & 0xfffff  // in_hop3_device_id
+	v60 := (uint64(in.Hops[3].EgressPort)) & 0xffff // in_hop3_egress_port
 	v755 := v60 | v59<<16
 	v757 := 0x3 < v28 // h3_in_path
 	var v757u uint64
@@ -1079,6 +1033,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v758 := v754 >> 30
 	v759 := (v754) & 0x3fffffff
+	v19 := (uint64(st.Hops[3].Ts)) & 0x3ffffffffffff // st_hop3_ts
 	v760 := v19 >> 30
 	v761 := (v19) & 0x3fffffff
 	v762 := v759 < v761
@@ -1094,14 +1049,15 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v762 {
 		v769 = 0x3b9aca00
 	}
-	v770 := (v766 + v769) & 0x7fffffff
+	v770 := v766 + v769
 	v771 := v761
 	v772 := (v770 - v771) & 0x7fffffff
 	v774 := v765 * 0x3b9aca00
 	v775 := v774
 	v776 := v772
-	v777 := (v775 + v776) & 0x7ffffffffffff   // h3_dts
-	v778 := uint64(receiverrom778[(v53)&0xf]) // h3_speed_ok
+	v777 := v775 + v776                         // h3_dts
+	v53 := (uint64(in.Hops[3].SpeedCode)) & 0xf // in_hop3_speed
+	v778 := uint64(receiverrom778[(v53)&0xf])   // h3_speed_ok
 	v780 := v777 != 0x0
 	var v780u uint64
 	if v780 {
@@ -1112,6 +1068,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v782 {
 		v782u = 1
 	}
+	v22 := (uint64(st.Hops[3].ID)) & 0xfffffffff // st_hop3_id
 	v783 := v755 == v22
 	var v783u uint64
 	if v783 {
@@ -1187,13 +1144,9 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v826 := v825
 	v829 := v826
 	v830 := v829
-	v831 := (0x8000000 - v830) & 0x1fffffff
-	v832 := (v831) & 0xfffffff
-	v834 := (int64(v831<<35) >> 35) < int64(0) // ovf_lo_834
+	v831 := 0x8000000 - v830
+	v832 := v831
 	v836 := v832
-	if v834 {
-		v836 = 0x0
-	}
 	v837 := v822 * v836
 	v838 := v837 >> 20
 	v839 := v838
@@ -1202,7 +1155,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v842 := (v840) & 0x1 // rnd_inc_842
 	v845 := v841
 	v846 := v842
-	v847 := (v845 + v846) & 0x1fffffffffffff
+	v847 := v845 + v846
 	v848 := (v847) & 0x7ffffffffffff
 	v850 := v847 > 0x7ffffffffffff // ovf_hi_850
 	v852 := v848
@@ -1214,6 +1167,8 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v855 {
 		v856 = 0x7ffffffffffff
 	}
+	v57 := (uint64(in.Hops[3].TxBytes)) & 0xffffffff // in_hop3_tx_bytes
+	v20 := (uint64(st.Hops[3].TxBytes)) & 0xffffffff // st_hop3_tx_bytes
 	v857 := (v57 - v20) & 0xffffffff
 	v858h, v858l := bits.Mul64(v857, v856)
 	v859l := v858l>>18 | v858h<<46
@@ -1221,16 +1176,17 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v860 := (v858l >> 17) & 0x1 // rnd_inc_860
 	v866l := v859l
 	v866h := (v859h) & 0x3
-	v867l := v860
-	v867h := uint64(0)
-	v868l, v868c := bits.Add64(v866l, v867l, 0)
-	v868h := (v866h + v867h + v868c) & 0x3
+	v867 := v860
+	v868l, v868c := bits.Add64(v866l, v867, 0)
+	v868h := (v866h + 0 + v868c) & 0x3
 	v869 := (v868l) & 0xfffffffffffff
-	v871 := v868h > 0x0 || v868h == 0x0 && v868l > 0xfffffffffffff // ovf_hi_871
+	v871 := v868h > 0 || v868h == 0 && v868l > 0xfffffffffffff // ovf_hi_871
 	v873 := v869
 	if v871 {
 		v873 = 0xfffffffffffff
 	}
+	v58 := (uint64(in.Hops[3].Qlen)) & 0xffffff // in_hop3_qlen
+	v21 := (uint64(st.Hops[3].Qlen)) & 0xffffff // st_hop3_qlen
 	v874 := v58 < v21
 	v875 := v21
 	if v874 {
@@ -1242,15 +1198,15 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v879 := (v877 >> 19) & 0x1 // rnd_inc_879
 	v885 := v878
 	v886 := v879
-	v887 := (v885 + v886) & 0x1fffffffff
+	v887 := v885 + v886
 	v888 := v887
 	v889 := uint64(receiverrom889[(v53)&0xf]) // kr_889
 	v890h, v890l := bits.Mul64(v873, v889)
-	v891 := (v890l>>40 | v890h<<24) & 0xfffffffffff
+	v891 := v890l>>40 | v890h<<24
 	v892 := (v890l >> 39) & 0x1 // rnd_inc_892
 	v898 := v891
 	v899 := v892
-	v900 := (v898 + v899) & 0x1fffffffffff
+	v900 := v898 + v899
 	v901 := (v900) & 0xffffffffff
 	v903 := v900 > 0xffffffffff // ovf_hi_903
 	v905 := v901
@@ -1259,7 +1215,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v906 := v888
 	v907 := v905
-	v908 := (v906 + v907) & 0x1ffffffffff
+	v908 := v906 + v907
 	v909 := (v908) & 0xffffffff
 	v911 := v908 > 0xffffffff // ovf_hi_911
 	v913 := v909
@@ -1291,71 +1247,76 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v923 = 0x3
 	}
 	v924 := v712 | v788
+	v63 := (uint64(in.Hops[4].RxNs)) & 0xffffffff // in_hop4_rx_ns
 	v925 := v63
+	v64 := (uint64(in.Hops[4].ResidenceNs)) & 0xffffffff // in_hop4_residence
 	v926 := v64
-	v927 := (v925 + v926) & 0x1ffffffff // h4_eg_t
+	v927 := v925 + v926 // h4_eg_t
 	v930 := v927 >= 0x3b9aca00
 	var v930u uint64
 	if v930 {
 		v930u = 1
 	}
 	v931 := v930u
-	v932 := (0x0 + v931) & 0xf
+	v932 := 0x0 + v931
 	v934 := v927 >= 0x77359400
 	var v934u uint64
 	if v934 {
 		v934u = 1
 	}
 	v935 := v934u
-	v936 := (v932 + v935) & 0xf
+	v936 := v932 + v935
 	v938 := v927 >= 0xb2d05e00
 	var v938u uint64
 	if v938 {
 		v938u = 1
 	}
 	v939 := v938u
-	v940 := (v936 + v939) & 0xf
+	v940 := v936 + v939
 	v942 := v927 >= 0xee6b2800
 	var v942u uint64
 	if v942 {
 		v942u = 1
 	}
 	v943 := v942u
-	v944 := (v940 + v943) & 0xf
+	v944 := v940 + v943
 	v946 := v927 >= 0x12a05f200
 	var v946u uint64
 	if v946 {
 		v946u = 1
 	}
 	v947 := v946u
-	v948 := (v944 + v947) & 0xf
+	v948 := v944 + v947
 	v950 := v927 >= 0x165a0bc00
 	var v950u uint64
 	if v950 {
 		v950u = 1
 	}
 	v951 := v950u
-	v952 := (v948 + v951) & 0xf
+	v952 := v948 + v951
 	v954 := v927 >= 0x1a13b8600
 	var v954u uint64
 	if v954 {
 		v954u = 1
 	}
 	v955 := v954u
-	v956 := (v952 + v955) & 0xf
+	v956 := v952 + v955
 	v958 := v927 >= 0x1dcd65000
 	var v958u uint64
 	if v958 {
 		v958u = 1
 	}
 	v959 := v958u
-	v960 := (v956 + v959) & 0xf // h4_eg_carry
+	v960 := v956 + v959 // h4_eg_carry
 	v961 := uint64(receiverrom961[(v960)&0xf])
 	v962 := (v927 - v961) & 0x1ffffffff
 	v963 := (v962) & 0x3fffffff // h4_eg_ns
 	v964 := v960
-	v965 := (v62 + v964) & 0xfffff // h4_eg_sec
+	v62 := (uint64(in.Hops[4].RxSec)) & 0xfffff // in_hop4_rx_sec
+	v965 := (v62 + v964) & 0xfffff              // h4_eg_sec
 	v966 := v963 | v965<<30
+	v67 := (uint64(in.Hops[4].DeviceID)) & 0xfffff  // in_hop4_device_id
+	v68 := (uint64(in.Hops[4].EgressPort)) & 0xffff // in_hop4_egress_port
 	v967 := v68 | v67<<16
 	v969 := 0x4 < v28 // h4_in_path
 	var v969u uint64
@@ -1364,6 +1325,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v970 := v966 >> 30
 	v971 := (v966) & 0x3fffffff
+	v23 := (uint64(st.Hops[4].Ts)) & 0x3ffffffffffff // st_hop4_ts
 	v972 := v23 >> 30
 	v973 := (v23) & 0x3fffffff
 	v974 := v971 < v973
@@ -1379,14 +1341,15 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v974 {
 		v981 = 0x3b9aca00
 	}
-	v982 := (v978 + v981) & 0x7fffffff
+	v982 := v978 + v981
 	v983 := v973
 	v984 := (v982 - v983) & 0x7fffffff
 	v986 := v977 * 0x3b9aca00
 	v987 := v986
 	v988 := v984
-	v989 := (v987 + v988) & 0x7ffffffffffff   // h4_dts
-	v990 := uint64(receiverrom990[(v61)&0xf]) // h4_speed_ok
+	v989 := v987 + v988                         // h4_dts
+	v61 := (uint64(in.Hops[4].SpeedCode)) & 0xf // in_hop4_speed
+	v990 := uint64(receiverrom990[(v61)&0xf])   // h4_speed_ok
 	v992 := v989 != 0x0
 	var v992u uint64
 	if v992 {
@@ -1397,6 +1360,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v994 {
 		v994u = 1
 	}
+	v26 := (uint64(st.Hops[4].ID)) & 0xfffffffff // st_hop4_id
 	v995 := v967 == v26
 	var v995u uint64
 	if v995 {
@@ -1472,13 +1436,9 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1038 := v1037
 	v1041 := v1038
 	v1042 := v1041
-	v1043 := (0x8000000 - v1042) & 0x1fffffff
-	v1044 := (v1043) & 0xfffffff
-	v1046 := (int64(v1043<<35) >> 35) < int64(0) // ovf_lo_1046
+	v1043 := 0x8000000 - v1042
+	v1044 := v1043
 	v1048 := v1044
-	if v1046 {
-		v1048 = 0x0
-	}
 	v1049 := v1034 * v1048
 	v1050 := v1049 >> 20
 	v1051 := v1050
@@ -1487,7 +1447,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1054 := (v1052) & 0x1 // rnd_inc_1054
 	v1057 := v1053
 	v1058 := v1054
-	v1059 := (v1057 + v1058) & 0x1fffffffffffff
+	v1059 := v1057 + v1058
 	v1060 := (v1059) & 0x7ffffffffffff
 	v1062 := v1059 > 0x7ffffffffffff // ovf_hi_1062
 	v1064 := v1060
@@ -1499,6 +1459,8 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1067 {
 		v1068 = 0x7ffffffffffff
 	}
+	v65 := (uint64(in.Hops[4].TxBytes)) & 0xffffffff // in_hop4_tx_bytes
+	v24 := (uint64(st.Hops[4].TxBytes)) & 0xffffffff // st_hop4_tx_bytes
 	v1069 := (v65 - v24) & 0xffffffff
 	v1070h, v1070l := bits.Mul64(v1069, v1068)
 	v1071l := v1070l>>18 | v1070h<<46
@@ -1506,16 +1468,17 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1072 := (v1070l >> 17) & 0x1 // rnd_inc_1072
 	v1078l := v1071l
 	v1078h := (v1071h) & 0x3
-	v1079l := v1072
-	v1079h := uint64(0)
-	v1080l, v1080c := bits.Add64(v1078l, v1079l, 0)
-	v1080h := (v1078h + v1079h + v1080c) & 0x3
+	v1079 := v1072
+	v1080l, v1080c := bits.Add64(v1078l, v1079, 0)
+	v1080h := (v1078h + 0 + v1080c) & 0x3
 	v1081 := (v1080l) & 0xfffffffffffff
-	v1083 := v1080h > 0x0 || v1080h == 0x0 && v1080l > 0xfffffffffffff // ovf_hi_1083
+	v1083 := v1080h > 0 || v1080h == 0 && v1080l > 0xfffffffffffff // ovf_hi_1083
 	v1085 := v1081
 	if v1083 {
 		v1085 = 0xfffffffffffff
 	}
+	v66 := (uint64(in.Hops[4].Qlen)) & 0xffffff // in_hop4_qlen
+	v25 := (uint64(st.Hops[4].Qlen)) & 0xffffff // st_hop4_qlen
 	v1086 := v66 < v25
 	v1087 := v25
 	if v1086 {
@@ -1527,15 +1490,15 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1091 := (v1089 >> 19) & 0x1 // rnd_inc_1091
 	v1097 := v1090
 	v1098 := v1091
-	v1099 := (v1097 + v1098) & 0x1fffffffff
+	v1099 := v1097 + v1098
 	v1100 := v1099
 	v1101 := uint64(receiverrom1101[(v61)&0xf]) // kr_1101
 	v1102h, v1102l := bits.Mul64(v1085, v1101)
-	v1103 := (v1102l>>40 | v1102h<<24) & 0xfffffffffff
+	v1103 := v1102l>>40 | v1102h<<24
 	v1104 := (v1102l >> 39) & 0x1 // rnd_inc_1104
 	v1110 := v1103
 	v1111 := v1104
-	v1112 := (v1110 + v1111) & 0x1fffffffffff
+	v1112 := v1110 + v1111
 	v1113 := (v1112) & 0xffffffffff
 	v1115 := v1112 > 0xffffffffff // ovf_hi_1115
 	v1117 := v1113
@@ -1544,7 +1507,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v1118 := v1100
 	v1119 := v1117
-	v1120 := (v1118 + v1119) & 0x1ffffffffff
+	v1120 := v1118 + v1119
 	v1121 := (v1120) & 0xffffffff
 	v1123 := v1120 > 0xffffffff // ovf_hi_1123
 	v1125 := v1121
@@ -1591,17 +1554,18 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1149 := v1148
 	v1150 := (0x1388 - v1149) & 0x3ffff
 	v1151 := (v1150) & 0x1ffff
+	v4 := (uint64(st.U)) & 0xffffffff // st_u
 	v1152 := v1151 * v4
 	v1153 := v1145 * v1132
 	v1154 := v1152
 	v1155 := v1153
-	v1156 := (v1154 + v1155) & 0x3ffffffffffff
+	v1156 := v1154 + v1155
 	v1158h, v1158l := bits.Mul64(v1156, 0xd1b71759)
-	v1159 := (v1158l>>44 | v1158h<<20) & 0x3fffffffff
+	v1159 := v1158l>>44 | v1158h<<20
 	v1160 := (v1158l >> 43) & 0x1 // rnd_inc_1160
 	v1166 := v1159
 	v1167 := v1160
-	v1168 := (v1166 + v1167) & 0x7fffffffff
+	v1168 := v1166 + v1167
 	v1169 := (v1168) & 0xffffffff
 	v1171 := v1168 > 0xffffffff // ovf_hi_1171
 	v1173 := v1169              // u_ewma
@@ -1612,6 +1576,8 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1136 != 0 {
 		v1174 = v1173
 	}
+	v27 := (uint64(in.NowNs)) & 0xffffffff     // in_now
+	v6 := (uint64(st.LastUpdate)) & 0xffffffff // st_last_update
 	v1175 := (v27 - v6) & 0xffffffff
 	v1177 := v1175 > 0x1388 // update_wc
 	var v1177u uint64
@@ -1623,6 +1589,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1181 {
 		v1181u = 1
 	}
+	v5 := (uint64(st.IncStage)) & 0x7 // st_inc_stage
 	v1183 := v5 >= 0x5
 	var v1183u uint64
 	if v1183 {
@@ -1694,22 +1661,18 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1222 := v1221
 	v1225 := v1222
 	v1226 := v1225
-	v1227 := (0x8000000 - v1226) & 0x1fffffff
-	v1228 := (v1227) & 0xfffffff
-	v1230 := (int64(v1227<<35) >> 35) < int64(0) // ovf_lo_1230
+	v1227 := 0x8000000 - v1226
+	v1228 := v1227
 	v1232 := v1228
-	if v1230 {
-		v1232 = 0x0
-	}
 	v1233 := v1218 * v1232
 	v1234 := v1233 >> 20
 	v1235 := v1234
-	v1236 := (v1235 << v1214) & 0x7ffffffffffffff
+	v1236 := v1235 << v1214
 	v1237 := v1236 >> 1
 	v1238 := (v1236) & 0x1 // rnd_inc_1238
 	v1241 := v1237
 	v1242 := v1238
-	v1243 := (v1241 + v1242) & 0x7ffffffffffffff
+	v1243 := v1241 + v1242
 	v1244 := (v1243) & 0xffffffffffffff
 	v1246 := v1243 > 0xffffffffffffff // ovf_hi_1246
 	v1248 := v1244
@@ -1722,17 +1685,13 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1252 = 0xffffffffffffff
 	}
 	v1253h, v1253l := bits.Mul64(v1252, 0xf33333)
-	v1254 := (v1253l>>24 | v1253h<<40) & 0xffffffffffffff
+	v1254 := v1253l>>24 | v1253h<<40
 	v1255 := (v1253l >> 23) & 0x1 // rnd_inc_1255
 	v1261 := v1254
 	v1262 := v1255
-	v1263 := (v1261 + v1262) & 0x1ffffffffffffff
-	v1264 := (v1263) & 0xffffffffffffff
-	v1266 := v1263 > 0xffffffffffffff // ovf_hi_1266
+	v1263 := v1261 + v1262
+	v1264 := v1263
 	v1268 := v1264
-	if v1266 {
-		v1268 = 0xffffffffffffff
-	}
 	v1270 := 0x100000000 < v1268
 	v1271 := v1268
 	if v1270 {
@@ -1742,12 +1701,13 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1181 {
 		v1272 = v1271
 	}
+	v3 := (uint64(st.Wc)) & 0xffffffff // st_wc
 	v1273h, v1273l := bits.Mul64(v3, v1272)
-	v1274 := (v1273l>>32 | v1273h<<32) & 0xffffffffffffff
+	v1274 := v1273l>>32 | v1273h<<32
 	v1275 := (v1273l >> 31) & 0x1 // rnd_inc_1275
 	v1281 := v1274
 	v1282 := v1275
-	v1283 := (v1281 + v1282) & 0x1ffffffffffffff
+	v1283 := v1281 + v1282
 	v1284 := (v1283) & 0xffffffff
 	v1286 := v1283 > 0xffffffff // ovf_hi_1286
 	v1288 := v1284
@@ -1755,7 +1715,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1288 = 0xffffffff
 	}
 	v1289 := v1288
-	v1291 := (v1289 + 0x3e80) & 0x1ffffffff
+	v1291 := v1289 + 0x3e80
 	v1292 := (v1291) & 0xffffffff
 	v1294 := v1291 > 0xffffffff // ovf_hi_1294
 	v1296 := v1292
@@ -1763,7 +1723,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1296 = 0xffffffff
 	}
 	v1297 := v3
-	v1299 := (v1297 + 0x3e80) & 0x1ffffffff
+	v1299 := v1297 + 0x3e80
 	v1300 := (v1299) & 0xffffffff
 	v1302 := v1299 > 0xffffffff // ovf_hi_1302
 	v1304 := v1300
@@ -1784,7 +1744,8 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1310 {
 		v1311 = 0xf42400
 	}
-	v1312 := (^v0) & 0x1 // first
+	v0 := (uint64(b2u(st.Valid))) & 0x1 // st_valid
+	v1312 := (^v0) & 0x1                // first
 	v1317 := (v5 + 0x1) & 0x7
 	v1318 := v1317
 	if v1184 != 0 {
@@ -1824,7 +1785,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1331 := (v1329 >> 27) & 0x1 // rnd_inc_1331
 	v1337 := v1330
 	v1338 := v1331
-	v1339 := (v1337 + v1338) & 0x1fffffffff
+	v1339 := v1337 + v1338
 	v1340 := (v1339) & 0xffffffff
 	v1342 := v1339 > 0xffffffff // ovf_hi_1342
 	v1344 := v1340

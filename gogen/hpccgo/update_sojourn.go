@@ -74,70 +74,8 @@ import (
 // the event from *in, bit for bit as hpcc.Datapath.Step of the same
 // configuration. Every input is read before any output is written.
 func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
-	v0 := (uint64(b2u(st.Valid))) & 0x1                  // st_valid
-	v1 := (uint64(st.NHops)) & 0x7                       // st_nhops
-	v3 := (uint64(st.Wc)) & 0xffffffff                   // st_wc
-	v4 := (uint64(st.U)) & 0xffffffff                    // st_u
-	v5 := (uint64(st.IncStage)) & 0x7                    // st_inc_stage
-	v6 := (uint64(st.LastUpdate)) & 0xffffffff           // st_last_update
-	v7 := (uint64(st.Hops[0].Ts)) & 0x3ffffffffffff      // st_hop0_ts
-	v8 := (uint64(st.Hops[0].TxBytes)) & 0xffffffff      // st_hop0_tx_bytes
-	v9 := (uint64(st.Hops[0].Qlen)) & 0xffffff           // st_hop0_qlen
-	v10 := (uint64(st.Hops[0].ID)) & 0xfffffffff         // st_hop0_id
-	v11 := (uint64(st.Hops[1].Ts)) & 0x3ffffffffffff     // st_hop1_ts
-	v12 := (uint64(st.Hops[1].TxBytes)) & 0xffffffff     // st_hop1_tx_bytes
-	v13 := (uint64(st.Hops[1].Qlen)) & 0xffffff          // st_hop1_qlen
-	v14 := (uint64(st.Hops[1].ID)) & 0xfffffffff         // st_hop1_id
-	v15 := (uint64(st.Hops[2].Ts)) & 0x3ffffffffffff     // st_hop2_ts
-	v16 := (uint64(st.Hops[2].TxBytes)) & 0xffffffff     // st_hop2_tx_bytes
-	v17 := (uint64(st.Hops[2].Qlen)) & 0xffffff          // st_hop2_qlen
-	v18 := (uint64(st.Hops[2].ID)) & 0xfffffffff         // st_hop2_id
-	v19 := (uint64(st.Hops[3].Ts)) & 0x3ffffffffffff     // st_hop3_ts
-	v20 := (uint64(st.Hops[3].TxBytes)) & 0xffffffff     // st_hop3_tx_bytes
-	v21 := (uint64(st.Hops[3].Qlen)) & 0xffffff          // st_hop3_qlen
-	v22 := (uint64(st.Hops[3].ID)) & 0xfffffffff         // st_hop3_id
-	v23 := (uint64(st.Hops[4].Ts)) & 0x3ffffffffffff     // st_hop4_ts
-	v24 := (uint64(st.Hops[4].TxBytes)) & 0xffffffff     // st_hop4_tx_bytes
-	v25 := (uint64(st.Hops[4].Qlen)) & 0xffffff          // st_hop4_qlen
-	v26 := (uint64(st.Hops[4].ID)) & 0xfffffffff         // st_hop4_id
-	v27 := (uint64(in.Seq)) & 0xffffffff                 // in_seq
-	v28 := (uint64(in.SndNxt)) & 0xffffffff              // in_snd_nxt
-	v29 := (uint64(in.NHops)) & 0x7                      // in_nhops
-	v30 := (uint64(in.Hops[0].SpeedCode)) & 0xf          // in_hop0_speed
-	v31 := (uint64(in.Hops[0].RxSec)) & 0xfffff          // in_hop0_rx_sec
-	v32 := (uint64(in.Hops[0].RxNs)) & 0xffffffff        // in_hop0_rx_ns
-	v33 := (uint64(in.Hops[0].ResidenceNs)) & 0xffffffff // in_hop0_residence
-	v34 := (uint64(in.Hops[0].TxBytes)) & 0xffffffff     // in_hop0_tx_bytes
-	v36 := (uint64(in.Hops[0].DeviceID)) & 0xfffff       // in_hop0_device_id
-	v37 := (uint64(in.Hops[0].EgressPort)) & 0xffff      // in_hop0_egress_port
-	v38 := (uint64(in.Hops[1].SpeedCode)) & 0xf          // in_hop1_speed
-	v39 := (uint64(in.Hops[1].RxSec)) & 0xfffff          // in_hop1_rx_sec
-	v40 := (uint64(in.Hops[1].RxNs)) & 0xffffffff        // in_hop1_rx_ns
-	v41 := (uint64(in.Hops[1].ResidenceNs)) & 0xffffffff // in_hop1_residence
-	v42 := (uint64(in.Hops[1].TxBytes)) & 0xffffffff     // in_hop1_tx_bytes
-	v44 := (uint64(in.Hops[1].DeviceID)) & 0xfffff       // in_hop1_device_id
-	v45 := (uint64(in.Hops[1].EgressPort)) & 0xffff      // in_hop1_egress_port
-	v46 := (uint64(in.Hops[2].SpeedCode)) & 0xf          // in_hop2_speed
-	v47 := (uint64(in.Hops[2].RxSec)) & 0xfffff          // in_hop2_rx_sec
-	v48 := (uint64(in.Hops[2].RxNs)) & 0xffffffff        // in_hop2_rx_ns
-	v49 := (uint64(in.Hops[2].ResidenceNs)) & 0xffffffff // in_hop2_residence
-	v50 := (uint64(in.Hops[2].TxBytes)) & 0xffffffff     // in_hop2_tx_bytes
-	v52 := (uint64(in.Hops[2].DeviceID)) & 0xfffff       // in_hop2_device_id
-	v53 := (uint64(in.Hops[2].EgressPort)) & 0xffff      // in_hop2_egress_port
-	v54 := (uint64(in.Hops[3].SpeedCode)) & 0xf          // in_hop3_speed
-	v55 := (uint64(in.Hops[3].RxSec)) & 0xfffff          // in_hop3_rx_sec
-	v56 := (uint64(in.Hops[3].RxNs)) & 0xffffffff        // in_hop3_rx_ns
-	v57 := (uint64(in.Hops[3].ResidenceNs)) & 0xffffffff // in_hop3_residence
-	v58 := (uint64(in.Hops[3].TxBytes)) & 0xffffffff     // in_hop3_tx_bytes
-	v60 := (uint64(in.Hops[3].DeviceID)) & 0xfffff       // in_hop3_device_id
-	v61 := (uint64(in.Hops[3].EgressPort)) & 0xffff      // in_hop3_egress_port
-	v62 := (uint64(in.Hops[4].SpeedCode)) & 0xf          // in_hop4_speed
-	v63 := (uint64(in.Hops[4].RxSec)) & 0xfffff          // in_hop4_rx_sec
-	v64 := (uint64(in.Hops[4].RxNs)) & 0xffffffff        // in_hop4_rx_ns
-	v65 := (uint64(in.Hops[4].ResidenceNs)) & 0xffffffff // in_hop4_residence
-	v66 := (uint64(in.Hops[4].TxBytes)) & 0xffffffff     // in_hop4_tx_bytes
-	v68 := (uint64(in.Hops[4].DeviceID)) & 0xfffff       // in_hop4_device_id
-	v69 := (uint64(in.Hops[4].EgressPort)) & 0xffff      // in_hop4_egress_port
+	v29 := (uint64(in.NHops)) & 0x7 // in_nhops
+	v1 := (uint64(st.NHops)) & 0x7  // st_nhops
 	v70 := v29 == v1
 	var v70u uint64
 	if v70 {
@@ -148,71 +86,74 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v72 {
 		v72u = 1
 	}
-	v73 := v70u & v72u // path_ok
+	v73 := v70u & v72u                            // path_ok
+	v32 := (uint64(in.Hops[0].RxNs)) & 0xffffffff // in_hop0_rx_ns
 	v78 := v32
+	v33 := (uint64(in.Hops[0].ResidenceNs)) & 0xffffffff // in_hop0_residence
 	v79 := v33
-	v80 := (v78 + v79) & 0x1ffffffff // h0_eg_t
+	v80 := v78 + v79 // h0_eg_t
 	v83 := v80 >= 0x3b9aca00
 	var v83u uint64
 	if v83 {
 		v83u = 1
 	}
 	v84 := v83u
-	v85 := (0x0 + v84) & 0xf
+	v85 := 0x0 + v84
 	v87 := v80 >= 0x77359400
 	var v87u uint64
 	if v87 {
 		v87u = 1
 	}
 	v88 := v87u
-	v89 := (v85 + v88) & 0xf
+	v89 := v85 + v88
 	v91 := v80 >= 0xb2d05e00
 	var v91u uint64
 	if v91 {
 		v91u = 1
 	}
 	v92 := v91u
-	v93 := (v89 + v92) & 0xf
+	v93 := v89 + v92
 	v95 := v80 >= 0xee6b2800
 	var v95u uint64
 	if v95 {
 		v95u = 1
 	}
 	v96 := v95u
-	v97 := (v93 + v96) & 0xf
+	v97 := v93 + v96
 	v99 := v80 >= 0x12a05f200
 	var v99u uint64
 	if v99 {
 		v99u = 1
 	}
 	v100 := v99u
-	v101 := (v97 + v100) & 0xf
+	v101 := v97 + v100
 	v103 := v80 >= 0x165a0bc00
 	var v103u uint64
 	if v103 {
 		v103u = 1
 	}
 	v104 := v103u
-	v105 := (v101 + v104) & 0xf
+	v105 := v101 + v104
 	v107 := v80 >= 0x1a13b8600
 	var v107u uint64
 	if v107 {
 		v107u = 1
 	}
 	v108 := v107u
-	v109 := (v105 + v108) & 0xf
+	v109 := v105 + v108
 	v111 := v80 >= 0x1dcd65000
 	var v111u uint64
 	if v111 {
 		v111u = 1
 	}
 	v112 := v111u
-	v113 := (v109 + v112) & 0xf // h0_eg_carry
+	v113 := v109 + v112 // h0_eg_carry
 	v114 := uint64(sojournrom114[(v113)&0xf])
 	v115 := (v80 - v114) & 0x1ffffffff
 	v116 := (v115) & 0x3fffffff // h0_eg_ns
 	v117 := v113
-	v118 := (v31 + v117) & 0xfffff // h0_eg_sec
+	v31 := (uint64(in.Hops[0].RxSec)) & 0xfffff // in_hop0_rx_sec
+	v118 := (v31 + v117) & 0xfffff              // h0_eg_sec
 	v119 := v116 | v118<<30
 	v121 := v33 >> 24
 	v123 := v121 != 0x0
@@ -221,6 +162,8 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v123 {
 		v125 = 0xffffff
 	}
+	v36 := (uint64(in.Hops[0].DeviceID)) & 0xfffff  // in_hop0_device_id
+	v37 := (uint64(in.Hops[0].EgressPort)) & 0xffff // in_hop0_egress_port
 	v126 := v37 | v36<<16
 	v128 := 0x0 < v29 // h0_in_path
 	var v128u uint64
@@ -229,6 +172,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v129 := v119 >> 30
 	v130 := (v119) & 0x3fffffff
+	v7 := (uint64(st.Hops[0].Ts)) & 0x3ffffffffffff // st_hop0_ts
 	v131 := v7 >> 30
 	v132 := (v7) & 0x3fffffff
 	v133 := v130 < v132
@@ -244,14 +188,15 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v133 {
 		v140 = 0x3b9aca00
 	}
-	v141 := (v137 + v140) & 0x7fffffff
+	v141 := v137 + v140
 	v142 := v132
 	v143 := (v141 - v142) & 0x7fffffff
 	v145 := v136 * 0x3b9aca00
 	v146 := v145
 	v147 := v143
-	v148 := (v146 + v147) & 0x7ffffffffffff  // h0_dts
-	v149 := uint64(sojournrom149[(v30)&0xf]) // h0_speed_ok
+	v148 := v146 + v147                         // h0_dts
+	v30 := (uint64(in.Hops[0].SpeedCode)) & 0xf // in_hop0_speed
+	v149 := uint64(sojournrom149[(v30)&0xf])    // h0_speed_ok
 	v151 := v148 != 0x0
 	var v151u uint64
 	if v151 {
@@ -262,6 +207,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v153 {
 		v153u = 1
 	}
+	v10 := (uint64(st.Hops[0].ID)) & 0xfffffffff // st_hop0_id
 	v154 := v126 == v10
 	var v154u uint64
 	if v154 {
@@ -337,13 +283,9 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v197 := v196
 	v200 := v197
 	v201 := v200
-	v202 := (0x8000000 - v201) & 0x1fffffff
-	v203 := (v202) & 0xfffffff
-	v205 := (int64(v202<<35) >> 35) < int64(0) // ovf_lo
+	v202 := 0x8000000 - v201
+	v203 := v202
 	v207 := v203
-	if v205 {
-		v207 = 0x0
-	}
 	v208 := v193 * v207
 	v209 := v208 >> 20
 	v210 := v209
@@ -352,7 +294,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v213 := (v211) & 0x1 // rnd_inc
 	v216 := v212
 	v217 := v213
-	v218 := (v216 + v217) & 0x1fffffffffffff
+	v218 := v216 + v217
 	v219 := (v218) & 0x7ffffffffffff
 	v221 := v218 > 0x7ffffffffffff // ovf_hi
 	v223 := v219
@@ -364,6 +306,8 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v226 {
 		v227 = 0x7ffffffffffff
 	}
+	v34 := (uint64(in.Hops[0].TxBytes)) & 0xffffffff // in_hop0_tx_bytes
+	v8 := (uint64(st.Hops[0].TxBytes)) & 0xffffffff  // st_hop0_tx_bytes
 	v228 := (v34 - v8) & 0xffffffff
 	v229h, v229l := bits.Mul64(v228, v227)
 	v230l := v229l>>18 | v229h<<46
@@ -371,16 +315,16 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v231 := (v229l >> 17) & 0x1 // rnd_inc_231
 	v237l := v230l
 	v237h := (v230h) & 0x3
-	v238l := v231
-	v238h := uint64(0)
-	v239l, v239c := bits.Add64(v237l, v238l, 0)
-	v239h := (v237h + v238h + v239c) & 0x3
+	v238 := v231
+	v239l, v239c := bits.Add64(v237l, v238, 0)
+	v239h := (v237h + 0 + v239c) & 0x3
 	v240 := (v239l) & 0xfffffffffffff
-	v242 := v239h > 0x0 || v239h == 0x0 && v239l > 0xfffffffffffff // ovf_hi_242
+	v242 := v239h > 0 || v239h == 0 && v239l > 0xfffffffffffff // ovf_hi_242
 	v244 := v240
 	if v242 {
 		v244 = 0xfffffffffffff
 	}
+	v9 := (uint64(st.Hops[0].Qlen)) & 0xffffff // st_hop0_qlen
 	v245 := v125 < v9
 	v246 := v9
 	if v245 {
@@ -392,15 +336,15 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v250 := (v248 >> 19) & 0x1 // rnd_inc_250
 	v256 := v249
 	v257 := v250
-	v258 := (v256 + v257) & 0x1fffffffff
+	v258 := v256 + v257
 	v259 := v258
 	v260 := uint64(sojournrom260[(v30)&0xf]) // kr
 	v261h, v261l := bits.Mul64(v244, v260)
-	v262 := (v261l>>40 | v261h<<24) & 0xfffffffffff
+	v262 := v261l>>40 | v261h<<24
 	v263 := (v261l >> 39) & 0x1 // rnd_inc_263
 	v269 := v262
 	v270 := v263
-	v271 := (v269 + v270) & 0x1fffffffffff
+	v271 := v269 + v270
 	v272 := (v271) & 0xffffffffff
 	v274 := v271 > 0xffffffffff // ovf_hi_274
 	v276 := v272
@@ -409,7 +353,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v277 := v259
 	v278 := v276
-	v279 := (v277 + v278) & 0x1ffffffffff
+	v279 := v277 + v278
 	v280 := (v279) & 0xffffffff
 	v282 := v279 > 0xffffffff // ovf_hi_282
 	v284 := v280
@@ -420,13 +364,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v159 != 0 {
 		v286 = v284
 	}
-	v288 := v286 > 0x0
-	var v288u uint64
-	if v288 {
-		v288u = 1
-	}
-	v289 := 0x1 | v288u
-	v290 := v159 & v289 // h0_take
+	v290 := v159 & 0x1 // h0_take
 	v291 := uint64(0x0)
 	if v290 != 0 {
 		v291 = v286
@@ -440,70 +378,73 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v294 = 0x0
 	}
 	v295 := 0x0 | v159
+	v40 := (uint64(in.Hops[1].RxNs)) & 0xffffffff // in_hop1_rx_ns
 	v296 := v40
+	v41 := (uint64(in.Hops[1].ResidenceNs)) & 0xffffffff // in_hop1_residence
 	v297 := v41
-	v298 := (v296 + v297) & 0x1ffffffff // h1_eg_t
+	v298 := v296 + v297 // h1_eg_t
 	v301 := v298 >= 0x3b9aca00
 	var v301u uint64
 	if v301 {
 		v301u = 1
 	}
 	v302 := v301u
-	v303 := (0x0 + v302) & 0xf
+	v303 := 0x0 + v302
 	v305 := v298 >= 0x77359400
 	var v305u uint64
 	if v305 {
 		v305u = 1
 	}
 	v306 := v305u
-	v307 := (v303 + v306) & 0xf
+	v307 := v303 + v306
 	v309 := v298 >= 0xb2d05e00
 	var v309u uint64
 	if v309 {
 		v309u = 1
 	}
 	v310 := v309u
-	v311 := (v307 + v310) & 0xf
+	v311 := v307 + v310
 	v313 := v298 >= 0xee6b2800
 	var v313u uint64
 	if v313 {
 		v313u = 1
 	}
 	v314 := v313u
-	v315 := (v311 + v314) & 0xf
+	v315 := v311 + v314
 	v317 := v298 >= 0x12a05f200
 	var v317u uint64
 	if v317 {
 		v317u = 1
 	}
 	v318 := v317u
-	v319 := (v315 + v318) & 0xf
+	v319 := v315 + v318
 	v321 := v298 >= 0x165a0bc00
 	var v321u uint64
 	if v321 {
 		v321u = 1
 	}
 	v322 := v321u
-	v323 := (v319 + v322) & 0xf
+	v323 := v319 + v322
 	v325 := v298 >= 0x1a13b8600
 	var v325u uint64
 	if v325 {
 		v325u = 1
 	}
 	v326 := v325u
-	v327 := (v323 + v326) & 0xf
+	v327 := v323 + v326
 	v329 := v298 >= 0x1dcd65000
 	var v329u uint64
 	if v329 {
 		v329u = 1
 	}
 	v330 := v329u
-	v331 := (v327 + v330) & 0xf // h1_eg_carry
+	v331 := v327 + v330 // h1_eg_carry
 	v332 := uint64(sojournrom332[(v331)&0xf])
 	v333 := (v298 - v332) & 0x1ffffffff
 	v334 := (v333) & 0x3fffffff // h1_eg_ns
 	v335 := v331
-	v336 := (v39 + v335) & 0xfffff // h1_eg_sec
+	v39 := (uint64(in.Hops[1].RxSec)) & 0xfffff // in_hop1_rx_sec
+	v336 := (v39 + v335) & 0xfffff              // h1_eg_sec
 	v337 := v334 | v336<<30
 	v339 := v41 >> 24
 	v341 := v339 != 0x0
@@ -512,6 +453,8 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v341 {
 		v343 = 0xffffff
 	}
+	v44 := (uint64(in.Hops[1].DeviceID)) & 0xfffff  // in_hop1_device_id
+	v45 := (uint64(in.Hops[1].EgressPort)) & 0xffff // in_hop1_egress_port
 	v344 := v45 | v44<<16
 	v346 := 0x1 < v29 // h1_in_path
 	var v346u uint64
@@ -520,6 +463,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v347 := v337 >> 30
 	v348 := (v337) & 0x3fffffff
+	v11 := (uint64(st.Hops[1].Ts)) & 0x3ffffffffffff // st_hop1_ts
 	v349 := v11 >> 30
 	v350 := (v11) & 0x3fffffff
 	v351 := v348 < v350
@@ -535,14 +479,15 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v351 {
 		v358 = 0x3b9aca00
 	}
-	v359 := (v355 + v358) & 0x7fffffff
+	v359 := v355 + v358
 	v360 := v350
 	v361 := (v359 - v360) & 0x7fffffff
 	v363 := v354 * 0x3b9aca00
 	v364 := v363
 	v365 := v361
-	v366 := (v364 + v365) & 0x7ffffffffffff  // h1_dts
-	v367 := uint64(sojournrom367[(v38)&0xf]) // h1_speed_ok
+	v366 := v364 + v365                         // h1_dts
+	v38 := (uint64(in.Hops[1].SpeedCode)) & 0xf // in_hop1_speed
+	v367 := uint64(sojournrom367[(v38)&0xf])    // h1_speed_ok
 	v369 := v366 != 0x0
 	var v369u uint64
 	if v369 {
@@ -553,6 +498,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v371 {
 		v371u = 1
 	}
+	v14 := (uint64(st.Hops[1].ID)) & 0xfffffffff // st_hop1_id
 	v372 := v344 == v14
 	var v372u uint64
 	if v372 {
@@ -628,13 +574,9 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v415 := v414
 	v418 := v415
 	v419 := v418
-	v420 := (0x8000000 - v419) & 0x1fffffff
-	v421 := (v420) & 0xfffffff
-	v423 := (int64(v420<<35) >> 35) < int64(0) // ovf_lo_423
+	v420 := 0x8000000 - v419
+	v421 := v420
 	v425 := v421
-	if v423 {
-		v425 = 0x0
-	}
 	v426 := v411 * v425
 	v427 := v426 >> 20
 	v428 := v427
@@ -643,7 +585,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v431 := (v429) & 0x1 // rnd_inc_431
 	v434 := v430
 	v435 := v431
-	v436 := (v434 + v435) & 0x1fffffffffffff
+	v436 := v434 + v435
 	v437 := (v436) & 0x7ffffffffffff
 	v439 := v436 > 0x7ffffffffffff // ovf_hi_439
 	v441 := v437
@@ -655,6 +597,8 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v444 {
 		v445 = 0x7ffffffffffff
 	}
+	v42 := (uint64(in.Hops[1].TxBytes)) & 0xffffffff // in_hop1_tx_bytes
+	v12 := (uint64(st.Hops[1].TxBytes)) & 0xffffffff // st_hop1_tx_bytes
 	v446 := (v42 - v12) & 0xffffffff
 	v447h, v447l := bits.Mul64(v446, v445)
 	v448l := v447l>>18 | v447h<<46
@@ -662,16 +606,16 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v449 := (v447l >> 17) & 0x1 // rnd_inc_449
 	v455l := v448l
 	v455h := (v448h) & 0x3
-	v456l := v449
-	v456h := uint64(0)
-	v457l, v457c := bits.Add64(v455l, v456l, 0)
-	v457h := (v455h + v456h + v457c) & 0x3
+	v456 := v449
+	v457l, v457c := bits.Add64(v455l, v456, 0)
+	v457h := (v455h + 0 + v457c) & 0x3
 	v458 := (v457l) & 0xfffffffffffff
-	v460 := v457h > 0x0 || v457h == 0x0 && v457l > 0xfffffffffffff // ovf_hi_460
+	v460 := v457h > 0 || v457h == 0 && v457l > 0xfffffffffffff // ovf_hi_460
 	v462 := v458
 	if v460 {
 		v462 = 0xfffffffffffff
 	}
+	v13 := (uint64(st.Hops[1].Qlen)) & 0xffffff // st_hop1_qlen
 	v463 := v343 < v13
 	v464 := v13
 	if v463 {
@@ -683,15 +627,15 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v468 := (v466 >> 19) & 0x1 // rnd_inc_468
 	v474 := v467
 	v475 := v468
-	v476 := (v474 + v475) & 0x1fffffffff
+	v476 := v474 + v475
 	v477 := v476
 	v478 := uint64(sojournrom478[(v38)&0xf]) // kr_478
 	v479h, v479l := bits.Mul64(v462, v478)
-	v480 := (v479l>>40 | v479h<<24) & 0xfffffffffff
+	v480 := v479l>>40 | v479h<<24
 	v481 := (v479l >> 39) & 0x1 // rnd_inc_481
 	v487 := v480
 	v488 := v481
-	v489 := (v487 + v488) & 0x1fffffffffff
+	v489 := v487 + v488
 	v490 := (v489) & 0xffffffffff
 	v492 := v489 > 0xffffffffff // ovf_hi_492
 	v494 := v490
@@ -700,7 +644,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v495 := v477
 	v496 := v494
-	v497 := (v495 + v496) & 0x1ffffffffff
+	v497 := v495 + v496
 	v498 := (v497) & 0xffffffff
 	v500 := v497 > 0xffffffff // ovf_hi_500
 	v502 := v498
@@ -732,70 +676,73 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v512 = 0x1
 	}
 	v513 := v295 | v377
+	v48 := (uint64(in.Hops[2].RxNs)) & 0xffffffff // in_hop2_rx_ns
 	v514 := v48
+	v49 := (uint64(in.Hops[2].ResidenceNs)) & 0xffffffff // in_hop2_residence
 	v515 := v49
-	v516 := (v514 + v515) & 0x1ffffffff // h2_eg_t
+	v516 := v514 + v515 // h2_eg_t
 	v519 := v516 >= 0x3b9aca00
 	var v519u uint64
 	if v519 {
 		v519u = 1
 	}
 	v520 := v519u
-	v521 := (0x0 + v520) & 0xf
+	v521 := 0x0 + v520
 	v523 := v516 >= 0x77359400
 	var v523u uint64
 	if v523 {
 		v523u = 1
 	}
 	v524 := v523u
-	v525 := (v521 + v524) & 0xf
+	v525 := v521 + v524
 	v527 := v516 >= 0xb2d05e00
 	var v527u uint64
 	if v527 {
 		v527u = 1
 	}
 	v528 := v527u
-	v529 := (v525 + v528) & 0xf
+	v529 := v525 + v528
 	v531 := v516 >= 0xee6b2800
 	var v531u uint64
 	if v531 {
 		v531u = 1
 	}
 	v532 := v531u
-	v533 := (v529 + v532) & 0xf
+	v533 := v529 + v532
 	v535 := v516 >= 0x12a05f200
 	var v535u uint64
 	if v535 {
 		v535u = 1
 	}
 	v536 := v535u
-	v537 := (v533 + v536) & 0xf
+	v537 := v533 + v536
 	v539 := v516 >= 0x165a0bc00
 	var v539u uint64
 	if v539 {
 		v539u = 1
 	}
 	v540 := v539u
-	v541 := (v537 + v540) & 0xf
+	v541 := v537 + v540
 	v543 := v516 >= 0x1a13b8600
 	var v543u uint64
 	if v543 {
 		v543u = 1
 	}
 	v544 := v543u
-	v545 := (v541 + v544) & 0xf
+	v545 := v541 + v544
 	v547 := v516 >= 0x1dcd65000
 	var v547u uint64
 	if v547 {
 		v547u = 1
 	}
 	v548 := v547u
-	v549 := (v545 + v548) & 0xf // h2_eg_carry
+	v549 := v545 + v548 // h2_eg_carry
 	v550 := uint64(sojournrom550[(v549)&0xf])
 	v551 := (v516 - v550) & 0x1ffffffff
 	v552 := (v551) & 0x3fffffff // h2_eg_ns
 	v553 := v549
-	v554 := (v47 + v553) & 0xfffff // h2_eg_sec
+	v47 := (uint64(in.Hops[2].RxSec)) & 0xfffff // in_hop2_rx_sec
+	v554 := (v47 + v553) & 0xfffff              // h2_eg_sec
 	v555 := v552 | v554<<30
 	v557 := v49 >> 24
 	v559 := v557 != 0x0
@@ -804,6 +751,8 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v559 {
 		v561 = 0xffffff
 	}
+	v52 := (uint64(in.Hops[2].DeviceID)) & 0xfffff  // in_hop2_device_id
+	v53 := (uint64(in.Hops[2].EgressPort)) & 0xffff // in_hop2_egress_port
 	v562 := v53 | v52<<16
 	v564 := 0x2 < v29 // h2_in_path
 	var v564u uint64
@@ -812,6 +761,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v565 := v555 >> 30
 	v566 := (v555) & 0x3fffffff
+	v15 := (uint64(st.Hops[2].Ts)) & 0x3ffffffffffff // st_hop2_ts
 	v567 := v15 >> 30
 	v568 := (v15) & 0x3fffffff
 	v569 := v566 < v568
@@ -827,14 +777,15 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v569 {
 		v576 = 0x3b9aca00
 	}
-	v577 := (v573 + v576) & 0x7fffffff
+	v577 := v573 + v576
 	v578 := v568
 	v579 := (v577 - v578) & 0x7fffffff
 	v581 := v572 * 0x3b9aca00
 	v582 := v581
 	v583 := v579
-	v584 := (v582 + v583) & 0x7ffffffffffff  // h2_dts
-	v585 := uint64(sojournrom585[(v46)&0xf]) // h2_speed_ok
+	v584 := v582 + v583                         // h2_dts
+	v46 := (uint64(in.Hops[2].SpeedCode)) & 0xf // in_hop2_speed
+	v585 := uint64(sojournrom585[(v46)&0xf])    // h2_speed_ok
 	v587 := v584 != 0x0
 	var v587u uint64
 	if v587 {
@@ -845,6 +796,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v589 {
 		v589u = 1
 	}
+	v18 := (uint64(st.Hops[2].ID)) & 0xfffffffff // st_hop2_id
 	v590 := v562 == v18
 	var v590u uint64
 	if v590 {
@@ -920,13 +872,9 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v633 := v632
 	v636 := v633
 	v637 := v636
-	v638 := (0x8000000 - v637) & 0x1fffffff
-	v639 := (v638) & 0xfffffff
-	v641 := (int64(v638<<35) >> 35) < int64(0) // ovf_lo_641
+	v638 := 0x8000000 - v637
+	v639 := v638
 	v643 := v639
-	if v641 {
-		v643 = 0x0
-	}
 	v644 := v629 * v643
 	v645 := v644 >> 20
 	v646 := v645
@@ -935,7 +883,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v649 := (v647) & 0x1 // rnd_inc_649
 	v652 := v648
 	v653 := v649
-	v654 := (v652 + v653) & 0x1fffffffffffff
+	v654 := v652 + v653
 	v655 := (v654) & 0x7ffffffffffff
 	v657 := v654 > 0x7ffffffffffff // ovf_hi_657
 	v659 := v655
@@ -947,6 +895,8 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v662 {
 		v663 = 0x7ffffffffffff
 	}
+	v50 := (uint64(in.Hops[2].TxBytes)) & 0xffffffff // in_hop2_tx_bytes
+	v16 := (uint64(st.Hops[2].TxBytes)) & 0xffffffff // st_hop2_tx_bytes
 	v664 := (v50 - v16) & 0xffffffff
 	v665h, v665l := bits.Mul64(v664, v663)
 	v666l := v665l>>18 | v665h<<46
@@ -954,16 +904,16 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v667 := (v665l >> 17) & 0x1 // rnd_inc_667
 	v673l := v666l
 	v673h := (v666h) & 0x3
-	v674l := v667
-	v674h := uint64(0)
-	v675l, v675c := bits.Add64(v673l, v674l, 0)
-	v675h := (v673h + v674h + v675c) & 0x3
+	v674 := v667
+	v675l, v675c := bits.Add64(v673l, v674, 0)
+	v675h := (v673h + 0 + v675c) & 0x3
 	v676 := (v675l) & 0xfffffffffffff
-	v678 := v675h > 0x0 || v675h == 0x0 && v675l > 0xfffffffffffff // ovf_hi_678
+	v678 := v675h > 0 || v675h == 0 && v675l > 0xfffffffffffff // ovf_hi_678
 	v680 := v676
 	if v678 {
 		v680 = 0xfffffffffffff
 	}
+	v17 := (uint64(st.Hops[2].Qlen)) & 0xffffff // st_hop2_qlen
 	v681 := v561 < v17
 	v682 := v17
 	if v681 {
@@ -975,15 +925,15 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v686 := (v684 >> 19) & 0x1 // rnd_inc_686
 	v692 := v685
 	v693 := v686
-	v694 := (v692 + v693) & 0x1fffffffff
+	v694 := v692 + v693
 	v695 := v694
 	v696 := uint64(sojournrom696[(v46)&0xf]) // kr_696
 	v697h, v697l := bits.Mul64(v680, v696)
-	v698 := (v697l>>40 | v697h<<24) & 0xfffffffffff
+	v698 := v697l>>40 | v697h<<24
 	v699 := (v697l >> 39) & 0x1 // rnd_inc_699
 	v705 := v698
 	v706 := v699
-	v707 := (v705 + v706) & 0x1fffffffffff
+	v707 := v705 + v706
 	v708 := (v707) & 0xffffffffff
 	v710 := v707 > 0xffffffffff // ovf_hi_710
 	v712 := v708
@@ -992,7 +942,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v713 := v695
 	v714 := v712
-	v715 := (v713 + v714) & 0x1ffffffffff
+	v715 := v713 + v714
 	v716 := (v715) & 0xffffffff
 	v718 := v715 > 0xffffffff // ovf_hi_718
 	v720 := v716
@@ -1024,70 +974,73 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v730 = 0x2
 	}
 	v731 := v513 | v595
+	v56 := (uint64(in.Hops[3].RxNs)) & 0xffffffff // in_hop3_rx_ns
 	v732 := v56
+	v57 := (uint64(in.Hops[3].ResidenceNs)) & 0xffffffff // in_hop3_residence
 	v733 := v57
-	v734 := (v732 + v733) & 0x1ffffffff // h3_eg_t
+	v734 := v732 + v733 // h3_eg_t
 	v737 := v734 >= 0x3b9aca00
 	var v737u uint64
 	if v737 {
 		v737u = 1
 	}
 	v738 := v737u
-	v739 := (0x0 + v738) & 0xf
+	v739 := 0x0 + v738
 	v741 := v734 >= 0x77359400
 	var v741u uint64
 	if v741 {
 		v741u = 1
 	}
 	v742 := v741u
-	v743 := (v739 + v742) & 0xf
+	v743 := v739 + v742
 	v745 := v734 >= 0xb2d05e00
 	var v745u uint64
 	if v745 {
 		v745u = 1
 	}
 	v746 := v745u
-	v747 := (v743 + v746) & 0xf
+	v747 := v743 + v746
 	v749 := v734 >= 0xee6b2800
 	var v749u uint64
 	if v749 {
 		v749u = 1
 	}
 	v750 := v749u
-	v751 := (v747 + v750) & 0xf
+	v751 := v747 + v750
 	v753 := v734 >= 0x12a05f200
 	var v753u uint64
 	if v753 {
 		v753u = 1
 	}
 	v754 := v753u
-	v755 := (v751 + v754) & 0xf
+	v755 := v751 + v754
 	v757 := v734 >= 0x165a0bc00
 	var v757u uint64
 	if v757 {
 		v757u = 1
 	}
 	v758 := v757u
-	v759 := (v755 + v758) & 0xf
+	v759 := v755 + v758
 	v761 := v734 >= 0x1a13b8600
 	var v761u uint64
 	if v761 {
 		v761u = 1
 	}
 	v762 := v761u
-	v763 := (v759 + v762) & 0xf
+	v763 := v759 + v762
 	v765 := v734 >= 0x1dcd65000
 	var v765u uint64
 	if v765 {
 		v765u = 1
 	}
 	v766 := v765u
-	v767 := (v763 + v766) & 0xf // h3_eg_carry
+	v767 := v763 + v766 // h3_eg_carry
 	v768 := uint64(sojournrom768[(v767)&0xf])
 	v769 := (v734 - v768) & 0x1ffffffff
 	v770 := (v769) & 0x3fffffff // h3_eg_ns
 	v771 := v767
-	v772 := (v55 + v771) & 0xfffff // h3_eg_sec
+	v55 := (uint64(in.Hops[3].RxSec)) & 0xfffff // in_hop3_rx_sec
+	v772 := (v55 + v771) & 0xfffff              // h3_eg_sec
 	v773 := v770 | v772<<30
 	v775 := v57 >> 24
 	v777 := v775 != 0x0
@@ -1096,6 +1049,8 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v777 {
 		v779 = 0xffffff
 	}
+	v60 := (uint64(in.Hops[3].DeviceID)) & 0xfffff  // in_hop3_device_id
+	v61 := (uint64(in.Hops[3].EgressPort)) & 0xffff // in_hop3_egress_port
 	v780 := v61 | v60<<16
 	v782 := 0x3 < v29 // h3_in_path
 	var v782u uint64
@@ -1104,6 +1059,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v783 := v773 >> 30
 	v784 := (v773) & 0x3fffffff
+	v19 := (uint64(st.Hops[3].Ts)) & 0x3ffffffffffff // st_hop3_ts
 	v785 := v19 >> 30
 	v786 := (v19) & 0x3fffffff
 	v787 := v784 < v786
@@ -1119,14 +1075,15 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v787 {
 		v794 = 0x3b9aca00
 	}
-	v795 := (v791 + v794) & 0x7fffffff
+	v795 := v791 + v794
 	v796 := v786
 	v797 := (v795 - v796) & 0x7fffffff
 	v799 := v790 * 0x3b9aca00
 	v800 := v799
 	v801 := v797
-	v802 := (v800 + v801) & 0x7ffffffffffff  // h3_dts
-	v803 := uint64(sojournrom803[(v54)&0xf]) // h3_speed_ok
+	v802 := v800 + v801                         // h3_dts
+	v54 := (uint64(in.Hops[3].SpeedCode)) & 0xf // in_hop3_speed
+	v803 := uint64(sojournrom803[(v54)&0xf])    // h3_speed_ok
 	v805 := v802 != 0x0
 	var v805u uint64
 	if v805 {
@@ -1137,6 +1094,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v807 {
 		v807u = 1
 	}
+	v22 := (uint64(st.Hops[3].ID)) & 0xfffffffff // st_hop3_id
 	v808 := v780 == v22
 	var v808u uint64
 	if v808 {
@@ -1212,13 +1170,9 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v851 := v850
 	v854 := v851
 	v855 := v854
-	v856 := (0x8000000 - v855) & 0x1fffffff
-	v857 := (v856) & 0xfffffff
-	v859 := (int64(v856<<35) >> 35) < int64(0) // ovf_lo_859
+	v856 := 0x8000000 - v855
+	v857 := v856
 	v861 := v857
-	if v859 {
-		v861 = 0x0
-	}
 	v862 := v847 * v861
 	v863 := v862 >> 20
 	v864 := v863
@@ -1227,7 +1181,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v867 := (v865) & 0x1 // rnd_inc_867
 	v870 := v866
 	v871 := v867
-	v872 := (v870 + v871) & 0x1fffffffffffff
+	v872 := v870 + v871
 	v873 := (v872) & 0x7ffffffffffff
 	v875 := v872 > 0x7ffffffffffff // ovf_hi_875
 	v877 := v873
@@ -1239,6 +1193,8 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v880 {
 		v881 = 0x7ffffffffffff
 	}
+	v58 := (uint64(in.Hops[3].TxBytes)) & 0xffffffff // in_hop3_tx_bytes
+	v20 := (uint64(st.Hops[3].TxBytes)) & 0xffffffff // st_hop3_tx_bytes
 	v882 := (v58 - v20) & 0xffffffff
 	v883h, v883l := bits.Mul64(v882, v881)
 	v884l := v883l>>18 | v883h<<46
@@ -1246,16 +1202,16 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v885 := (v883l >> 17) & 0x1 // rnd_inc_885
 	v891l := v884l
 	v891h := (v884h) & 0x3
-	v892l := v885
-	v892h := uint64(0)
-	v893l, v893c := bits.Add64(v891l, v892l, 0)
-	v893h := (v891h + v892h + v893c) & 0x3
+	v892 := v885
+	v893l, v893c := bits.Add64(v891l, v892, 0)
+	v893h := (v891h + 0 + v893c) & 0x3
 	v894 := (v893l) & 0xfffffffffffff
-	v896 := v893h > 0x0 || v893h == 0x0 && v893l > 0xfffffffffffff // ovf_hi_896
+	v896 := v893h > 0 || v893h == 0 && v893l > 0xfffffffffffff // ovf_hi_896
 	v898 := v894
 	if v896 {
 		v898 = 0xfffffffffffff
 	}
+	v21 := (uint64(st.Hops[3].Qlen)) & 0xffffff // st_hop3_qlen
 	v899 := v779 < v21
 	v900 := v21
 	if v899 {
@@ -1267,15 +1223,15 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v904 := (v902 >> 19) & 0x1 // rnd_inc_904
 	v910 := v903
 	v911 := v904
-	v912 := (v910 + v911) & 0x1fffffffff
+	v912 := v910 + v911
 	v913 := v912
 	v914 := uint64(sojournrom914[(v54)&0xf]) // kr_914
 	v915h, v915l := bits.Mul64(v898, v914)
-	v916 := (v915l>>40 | v915h<<24) & 0xfffffffffff
+	v916 := v915l>>40 | v915h<<24
 	v917 := (v915l >> 39) & 0x1 // rnd_inc_917
 	v923 := v916
 	v924 := v917
-	v925 := (v923 + v924) & 0x1fffffffffff
+	v925 := v923 + v924
 	v926 := (v925) & 0xffffffffff
 	v928 := v925 > 0xffffffffff // ovf_hi_928
 	v930 := v926
@@ -1284,7 +1240,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v931 := v913
 	v932 := v930
-	v933 := (v931 + v932) & 0x1ffffffffff
+	v933 := v931 + v932
 	v934 := (v933) & 0xffffffff
 	v936 := v933 > 0xffffffff // ovf_hi_936
 	v938 := v934
@@ -1316,70 +1272,73 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v948 = 0x3
 	}
 	v949 := v731 | v813
+	v64 := (uint64(in.Hops[4].RxNs)) & 0xffffffff // in_hop4_rx_ns
 	v950 := v64
+	v65 := (uint64(in.Hops[4].ResidenceNs)) & 0xffffffff // in_hop4_residence
 	v951 := v65
-	v952 := (v950 + v951) & 0x1ffffffff // h4_eg_t
+	v952 := v950 + v951 // h4_eg_t
 	v955 := v952 >= 0x3b9aca00
 	var v955u uint64
 	if v955 {
 		v955u = 1
 	}
 	v956 := v955u
-	v957 := (0x0 + v956) & 0xf
+	v957 := 0x0 + v956
 	v959 := v952 >= 0x77359400
 	var v959u uint64
 	if v959 {
 		v959u = 1
 	}
 	v960 := v959u
-	v961 := (v957 + v960) & 0xf
+	v961 := v957 + v960
 	v963 := v952 >= 0xb2d05e00
 	var v963u uint64
 	if v963 {
 		v963u = 1
 	}
 	v964 := v963u
-	v965 := (v961 + v964) & 0xf
+	v965 := v961 + v964
 	v967 := v952 >= 0xee6b2800
 	var v967u uint64
 	if v967 {
 		v967u = 1
 	}
 	v968 := v967u
-	v969 := (v965 + v968) & 0xf
+	v969 := v965 + v968
 	v971 := v952 >= 0x12a05f200
 	var v971u uint64
 	if v971 {
 		v971u = 1
 	}
 	v972 := v971u
-	v973 := (v969 + v972) & 0xf
+	v973 := v969 + v972
 	v975 := v952 >= 0x165a0bc00
 	var v975u uint64
 	if v975 {
 		v975u = 1
 	}
 	v976 := v975u
-	v977 := (v973 + v976) & 0xf
+	v977 := v973 + v976
 	v979 := v952 >= 0x1a13b8600
 	var v979u uint64
 	if v979 {
 		v979u = 1
 	}
 	v980 := v979u
-	v981 := (v977 + v980) & 0xf
+	v981 := v977 + v980
 	v983 := v952 >= 0x1dcd65000
 	var v983u uint64
 	if v983 {
 		v983u = 1
 	}
 	v984 := v983u
-	v985 := (v981 + v984) & 0xf // h4_eg_carry
+	v985 := v981 + v984 // h4_eg_carry
 	v986 := uint64(sojournrom986[(v985)&0xf])
 	v987 := (v952 - v986) & 0x1ffffffff
 	v988 := (v987) & 0x3fffffff // h4_eg_ns
 	v989 := v985
-	v990 := (v63 + v989) & 0xfffff // h4_eg_sec
+	v63 := (uint64(in.Hops[4].RxSec)) & 0xfffff // in_hop4_rx_sec
+	v990 := (v63 + v989) & 0xfffff              // h4_eg_sec
 	v991 := v988 | v990<<30
 	v993 := v65 >> 24
 	v995 := v993 != 0x0
@@ -1388,6 +1347,8 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v995 {
 		v997 = 0xffffff
 	}
+	v68 := (uint64(in.Hops[4].DeviceID)) & 0xfffff  // in_hop4_device_id
+	v69 := (uint64(in.Hops[4].EgressPort)) & 0xffff // in_hop4_egress_port
 	v998 := v69 | v68<<16
 	v1000 := 0x4 < v29 // h4_in_path
 	var v1000u uint64
@@ -1396,6 +1357,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v1001 := v991 >> 30
 	v1002 := (v991) & 0x3fffffff
+	v23 := (uint64(st.Hops[4].Ts)) & 0x3ffffffffffff // st_hop4_ts
 	v1003 := v23 >> 30
 	v1004 := (v23) & 0x3fffffff
 	v1005 := v1002 < v1004
@@ -1411,14 +1373,15 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1005 {
 		v1012 = 0x3b9aca00
 	}
-	v1013 := (v1009 + v1012) & 0x7fffffff
+	v1013 := v1009 + v1012
 	v1014 := v1004
 	v1015 := (v1013 - v1014) & 0x7fffffff
 	v1017 := v1008 * 0x3b9aca00
 	v1018 := v1017
 	v1019 := v1015
-	v1020 := (v1018 + v1019) & 0x7ffffffffffff // h4_dts
-	v1021 := uint64(sojournrom1021[(v62)&0xf]) // h4_speed_ok
+	v1020 := v1018 + v1019                      // h4_dts
+	v62 := (uint64(in.Hops[4].SpeedCode)) & 0xf // in_hop4_speed
+	v1021 := uint64(sojournrom1021[(v62)&0xf])  // h4_speed_ok
 	v1023 := v1020 != 0x0
 	var v1023u uint64
 	if v1023 {
@@ -1429,6 +1392,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1025 {
 		v1025u = 1
 	}
+	v26 := (uint64(st.Hops[4].ID)) & 0xfffffffff // st_hop4_id
 	v1026 := v998 == v26
 	var v1026u uint64
 	if v1026 {
@@ -1504,13 +1468,9 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1069 := v1068
 	v1072 := v1069
 	v1073 := v1072
-	v1074 := (0x8000000 - v1073) & 0x1fffffff
-	v1075 := (v1074) & 0xfffffff
-	v1077 := (int64(v1074<<35) >> 35) < int64(0) // ovf_lo_1077
+	v1074 := 0x8000000 - v1073
+	v1075 := v1074
 	v1079 := v1075
-	if v1077 {
-		v1079 = 0x0
-	}
 	v1080 := v1065 * v1079
 	v1081 := v1080 >> 20
 	v1082 := v1081
@@ -1519,7 +1479,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1085 := (v1083) & 0x1 // rnd_inc_1085
 	v1088 := v1084
 	v1089 := v1085
-	v1090 := (v1088 + v1089) & 0x1fffffffffffff
+	v1090 := v1088 + v1089
 	v1091 := (v1090) & 0x7ffffffffffff
 	v1093 := v1090 > 0x7ffffffffffff // ovf_hi_1093
 	v1095 := v1091
@@ -1531,6 +1491,8 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1098 {
 		v1099 = 0x7ffffffffffff
 	}
+	v66 := (uint64(in.Hops[4].TxBytes)) & 0xffffffff // in_hop4_tx_bytes
+	v24 := (uint64(st.Hops[4].TxBytes)) & 0xffffffff // st_hop4_tx_bytes
 	v1100 := (v66 - v24) & 0xffffffff
 	v1101h, v1101l := bits.Mul64(v1100, v1099)
 	v1102l := v1101l>>18 | v1101h<<46
@@ -1538,16 +1500,16 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1103 := (v1101l >> 17) & 0x1 // rnd_inc_1103
 	v1109l := v1102l
 	v1109h := (v1102h) & 0x3
-	v1110l := v1103
-	v1110h := uint64(0)
-	v1111l, v1111c := bits.Add64(v1109l, v1110l, 0)
-	v1111h := (v1109h + v1110h + v1111c) & 0x3
+	v1110 := v1103
+	v1111l, v1111c := bits.Add64(v1109l, v1110, 0)
+	v1111h := (v1109h + 0 + v1111c) & 0x3
 	v1112 := (v1111l) & 0xfffffffffffff
-	v1114 := v1111h > 0x0 || v1111h == 0x0 && v1111l > 0xfffffffffffff // ovf_hi_1114
+	v1114 := v1111h > 0 || v1111h == 0 && v1111l > 0xfffffffffffff // ovf_hi_1114
 	v1116 := v1112
 	if v1114 {
 		v1116 = 0xfffffffffffff
 	}
+	v25 := (uint64(st.Hops[4].Qlen)) & 0xffffff // st_hop4_qlen
 	v1117 := v997 < v25
 	v1118 := v25
 	if v1117 {
@@ -1559,15 +1521,15 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1122 := (v1120 >> 19) & 0x1 // rnd_inc_1122
 	v1128 := v1121
 	v1129 := v1122
-	v1130 := (v1128 + v1129) & 0x1fffffffff
+	v1130 := v1128 + v1129
 	v1131 := v1130
 	v1132 := uint64(sojournrom1132[(v62)&0xf]) // kr_1132
 	v1133h, v1133l := bits.Mul64(v1116, v1132)
-	v1134 := (v1133l>>40 | v1133h<<24) & 0xfffffffffff
+	v1134 := v1133l>>40 | v1133h<<24
 	v1135 := (v1133l >> 39) & 0x1 // rnd_inc_1135
 	v1141 := v1134
 	v1142 := v1135
-	v1143 := (v1141 + v1142) & 0x1fffffffffff
+	v1143 := v1141 + v1142
 	v1144 := (v1143) & 0xffffffffff
 	v1146 := v1143 > 0xffffffffff // ovf_hi_1146
 	v1148 := v1144
@@ -1576,7 +1538,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v1149 := v1131
 	v1150 := v1148
-	v1151 := (v1149 + v1150) & 0x1ffffffffff
+	v1151 := v1149 + v1150
 	v1152 := (v1151) & 0xffffffff
 	v1154 := v1151 > 0xffffffff // ovf_hi_1154
 	v1156 := v1152
@@ -1623,17 +1585,18 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1180 := v1179
 	v1181 := (0x1388 - v1180) & 0x3ffff
 	v1182 := (v1181) & 0x1ffff
+	v4 := (uint64(st.U)) & 0xffffffff // st_u
 	v1183 := v1182 * v4
 	v1184 := v1176 * v1163
 	v1185 := v1183
 	v1186 := v1184
-	v1187 := (v1185 + v1186) & 0x3ffffffffffff
+	v1187 := v1185 + v1186
 	v1189h, v1189l := bits.Mul64(v1187, 0xd1b71759)
-	v1190 := (v1189l>>44 | v1189h<<20) & 0x3fffffffff
+	v1190 := v1189l>>44 | v1189h<<20
 	v1191 := (v1189l >> 43) & 0x1 // rnd_inc_1191
 	v1197 := v1190
 	v1198 := v1191
-	v1199 := (v1197 + v1198) & 0x7fffffffff
+	v1199 := v1197 + v1198
 	v1200 := (v1199) & 0xffffffff
 	v1202 := v1199 > 0xffffffff // ovf_hi_1202
 	v1204 := v1200              // u_ewma
@@ -1644,6 +1607,8 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1167 != 0 {
 		v1205 = v1204
 	}
+	v27 := (uint64(in.Seq)) & 0xffffffff       // in_seq
+	v6 := (uint64(st.LastUpdate)) & 0xffffffff // st_last_update
 	v1206 := (v27 - v6) & 0xffffffff
 	v1208 := v1206 != 0x0
 	var v1208u uint64
@@ -1658,6 +1623,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1215 {
 		v1215u = 1
 	}
+	v5 := (uint64(st.IncStage)) & 0x7 // st_inc_stage
 	v1217 := v5 >= 0x5
 	var v1217u uint64
 	if v1217 {
@@ -1729,22 +1695,18 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1256 := v1255
 	v1259 := v1256
 	v1260 := v1259
-	v1261 := (0x8000000 - v1260) & 0x1fffffff
-	v1262 := (v1261) & 0xfffffff
-	v1264 := (int64(v1261<<35) >> 35) < int64(0) // ovf_lo_1264
+	v1261 := 0x8000000 - v1260
+	v1262 := v1261
 	v1266 := v1262
-	if v1264 {
-		v1266 = 0x0
-	}
 	v1267 := v1252 * v1266
 	v1268 := v1267 >> 20
 	v1269 := v1268
-	v1270 := (v1269 << v1248) & 0x7ffffffffffffff
+	v1270 := v1269 << v1248
 	v1271 := v1270 >> 1
 	v1272 := (v1270) & 0x1 // rnd_inc_1272
 	v1275 := v1271
 	v1276 := v1272
-	v1277 := (v1275 + v1276) & 0x7ffffffffffffff
+	v1277 := v1275 + v1276
 	v1278 := (v1277) & 0xffffffffffffff
 	v1280 := v1277 > 0xffffffffffffff // ovf_hi_1280
 	v1282 := v1278
@@ -1757,17 +1719,13 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1286 = 0xffffffffffffff
 	}
 	v1287h, v1287l := bits.Mul64(v1286, 0xf33333)
-	v1288 := (v1287l>>24 | v1287h<<40) & 0xffffffffffffff
+	v1288 := v1287l>>24 | v1287h<<40
 	v1289 := (v1287l >> 23) & 0x1 // rnd_inc_1289
 	v1295 := v1288
 	v1296 := v1289
-	v1297 := (v1295 + v1296) & 0x1ffffffffffffff
-	v1298 := (v1297) & 0xffffffffffffff
-	v1300 := v1297 > 0xffffffffffffff // ovf_hi_1300
+	v1297 := v1295 + v1296
+	v1298 := v1297
 	v1302 := v1298
-	if v1300 {
-		v1302 = 0xffffffffffffff
-	}
 	v1304 := 0x100000000 < v1302
 	v1305 := v1302
 	if v1304 {
@@ -1777,12 +1735,13 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1215 {
 		v1306 = v1305
 	}
+	v3 := (uint64(st.Wc)) & 0xffffffff // st_wc
 	v1307h, v1307l := bits.Mul64(v3, v1306)
-	v1308 := (v1307l>>32 | v1307h<<32) & 0xffffffffffffff
+	v1308 := v1307l>>32 | v1307h<<32
 	v1309 := (v1307l >> 31) & 0x1 // rnd_inc_1309
 	v1315 := v1308
 	v1316 := v1309
-	v1317 := (v1315 + v1316) & 0x1ffffffffffffff
+	v1317 := v1315 + v1316
 	v1318 := (v1317) & 0xffffffff
 	v1320 := v1317 > 0xffffffff // ovf_hi_1320
 	v1322 := v1318
@@ -1790,7 +1749,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1322 = 0xffffffff
 	}
 	v1323 := v1322
-	v1325 := (v1323 + 0x3e80) & 0x1ffffffff
+	v1325 := v1323 + 0x3e80
 	v1326 := (v1325) & 0xffffffff
 	v1328 := v1325 > 0xffffffff // ovf_hi_1328
 	v1330 := v1326
@@ -1798,7 +1757,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1330 = 0xffffffff
 	}
 	v1331 := v3
-	v1333 := (v1331 + 0x3e80) & 0x1ffffffff
+	v1333 := v1331 + 0x3e80
 	v1334 := (v1333) & 0xffffffff
 	v1336 := v1333 > 0xffffffff // ovf_hi_1336
 	v1338 := v1334
@@ -1819,7 +1778,8 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1344 {
 		v1345 = 0xf42400
 	}
-	v1346 := (^v0) & 0x1 // first
+	v0 := (uint64(b2u(st.Valid))) & 0x1 // st_valid
+	v1346 := (^v0) & 0x1                // first
 	v1351 := (v5 + 0x1) & 0x7
 	v1352 := v1351
 	if v1218 != 0 {
@@ -1850,6 +1810,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1359 = 0x0
 	}
 	v1360 := v1346 | v1211
+	v28 := (uint64(in.SndNxt)) & 0xffffffff // in_snd_nxt
 	v1361 := v6
 	if v1360 != 0 {
 		v1361 = v28
@@ -1859,7 +1820,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1365 := (v1363 >> 27) & 0x1 // rnd_inc_1365
 	v1371 := v1364
 	v1372 := v1365
-	v1373 := (v1371 + v1372) & 0x1fffffffff
+	v1373 := v1371 + v1372
 	v1374 := (v1373) & 0xffffffff
 	v1376 := v1373 > 0xffffffff // ovf_hi_1376
 	v1378 := v1374
