@@ -294,7 +294,7 @@ func TestPrintUnsupported(t *testing.T) {
 	wide.Out("y", wide.Slice(wide.Add(a, a), 0, 64), "")
 	wideMul := rtl.NewModule("widemul", "")
 	b := wideMul.Concat(wideMul.In("top", 1, false), wideMul.In("b", 63, false)) // 64 bits wide, any value
-	c := wideMul.Concat(wideMul.In("c", 1, false), b)                             // 65 bits, any value: two words
+	c := wideMul.Concat(wideMul.In("c", 1, false), b)                            // 65 bits, any value: two words
 	wideMul.Out("y", wideMul.Slice(wideMul.Mul(c, wideMul.Slice(b, 0, 63)), 0, 64), "")
 	for _, c := range []struct {
 		name string
