@@ -29,15 +29,21 @@ type edges struct {
 	aiTop []uint64
 	// betaCw is beta in the Cw format (raw).
 	betaCw uint64
+	// seeds: per 1/cw table entry, AI ACKs whose new cw shows that entry
+	// one higher and one lower (seeds.go); seedN maps their cw to n.
+	seeds []seedProbe
+	seedN map[uint64]uint64
+	// exact: the register-level inputs of the exact-threshold classes
+	// (exact.go).
+	exact exactEdges
 }
 
 // incRaw is the AI increment Rnd,Sat(n*alpha * recip_cw(cw)) into Cw,
 // the datapath's cast written with integers (docs/ldcp.md section 5).
 func (m *Model) incRaw(cw, n uint64, alphaRaw uint64, alphaF int) uint64 {
-	u := m.d.RecipUnit()
 	r := m.recipOf(cw)
 	hi, lo := bits.Mul64(n*alphaRaw, r)
-	s := uint(alphaF + u.Config.Out.F() - m.cfg.Formats.Cw.F())
+	s := uint(alphaF + m.recip.Config().Out.F() - m.cfg.Formats.Cw.F()) // not d.RecipUnit(): it computes the unit's error bound
 	if hi != 0 || s == 0 {
 		return m.cwMask
 	}
@@ -275,6 +281,7 @@ func (m *Model) buildEdgeClasses() {
 			return o.out.Loss && k+1 >= acked && k <= acked+1
 		})
 	}
+	m.buildExactClasses()
 }
 
 func fixAck(ev ldcp.Event, sm uint32) ldcp.Event {

@@ -38,9 +38,14 @@ type Model struct {
 	timeMask                uint64
 	recipW, recipK          int
 
-	recip    *fixedpoint.Reciprocal // the datapath's 1/cw unit (RecipUnit)
-	recipMax uint64                 // its output format's maximum (raw)
-	edge     edges                  // solved edge points (edges.go)
+	recip      *fixedpoint.Reciprocal // the datapath's 1/cw unit (RecipUnit)
+	recipTable []uint64               // its table entries (raw, Entry format)
+	alphaRaw   uint64                 // alpha (raw, in its constant's format)
+	alphaF     int                    // alpha's fraction bits
+	rttRaw     uint64                 // T, the base RTT (raw, in its constant's format)
+	rttF       int                    // T's fraction bits
+	recipMax   uint64                 // its output format's maximum (raw)
+	edge       edges                  // solved edge points (edges.go)
 }
 
 // New builds the vector model for cfg (validated by ldcp.NewDatapath).
@@ -67,6 +72,10 @@ func New(cfg ldcp.Config) (*Model, error) {
 			m.iw = k.Raw
 		case "gamma":
 			m.gammaCw = k.Raw << uint(fc.F()-k.Format.F())
+		case "alpha":
+			m.alphaRaw, m.alphaF = k.Raw, k.Format.F()
+		case "t":
+			m.rttRaw, m.rttF = k.Raw, k.Format.F()
 		}
 	}
 	u := d.RecipUnit()
@@ -75,9 +84,14 @@ func New(cfg ldcp.Config) (*Model, error) {
 		return nil, fmt.Errorf("ldcpvec: 1/cw unit: %w", err)
 	}
 	m.recipMax = uint64(1)<<uint(u.Config.Out.W) - 1
+	m.recipTable = u.Table
 	if err := m.solveEdges(); err != nil {
 		return nil, err
 	}
+	if err := m.solveSeeds(); err != nil {
+		return nil, err
+	}
+	m.solveExact()
 	m.buildClasses()
 	m.buildPoints()
 	return m, nil
