@@ -41,6 +41,13 @@
 // stay below 2^63 is held in one uint64. Inputs are read just before their
 // first use, so fewer values are live at once.
 //
+// Guarded cones, as llvmir prints them: when a mux arm is used by nothing
+// else, its fanout-free cone (the nodes whose every use is inside it) of at
+// least minCone nodes is computed inside the if/else branch that selects
+// it, so an update skips the work of the arm it does not take (a hop slot
+// beyond the path, an invalid hop's measurement), as the golden model's
+// loops do.
+//
 // Input ports are read through opts.Input, which gives a Go expression for
 // each port (masked to the port's width by the printer), and output ports are
 // written through opts.Output, which gives the statements that store a

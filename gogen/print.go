@@ -64,7 +64,7 @@ func Print(m *rtl.Module, opts Options) ([]byte, error) {
 	if opts.Package == "" || opts.Func == "" || opts.Input == nil || opts.Output == nil {
 		return nil, fmt.Errorf("gogen: module %s: Options need Package, Func, Input and Output", m.Name)
 	}
-	p := &printer{m: m, o: opts, asU: map[int]bool{}, readWord: map[string]bool{}}
+	p := &printer{m: m, o: opts, asU: map[int]bool{}, readWord: map[string]bool{}, coneID: map[[2]int]int{}}
 	if err := p.body(); err != nil {
 		return nil, err
 	}
@@ -120,14 +120,17 @@ func sortedUnique(s []string) []string {
 type printer struct {
 	m        *rtl.Module
 	o        Options
-	b        bytes.Buffer    // function body
-	roms     bytes.Buffer    // package-level tables
-	used     []bool          // node reaches an output
-	asU      map[int]bool    // compare nodes that need a uint64 copy
-	iv       []interval      // value bounds of every node (bounds.go)
-	narrow   []bool          // node held in one uint64 (all of at most 64 bits, some wider)
-	read     []bool          // input port already read into its local
-	readWord map[string]bool // words of wide nodes read by another node
+	b        bytes.Buffer     // function body
+	roms     bytes.Buffer     // package-level tables
+	used     []bool           // node reaches an output
+	asU      map[int]bool     // compare nodes that need a uint64 copy
+	iv       []interval       // value bounds of every node (bounds.go)
+	narrow   []bool           // node held in one uint64 (all of at most 64 bits, some wider)
+	read     []bool           // input port already read into its local
+	readWord map[string]bool  // words of wide nodes read by another node
+	owner    []int            // innermost guarded cone holding each node (-1: none)
+	cone     map[[2]int][]int // guarded cone of (mux ID, arm 1 or 2): node IDs in order
+	coneID   map[[2]int]int   // its index (owner value)
 	usesBits bool
 }
 
@@ -198,18 +201,10 @@ func (p *printer) body() error {
 		if n.Width > MaxWidth && p.used[n.ID] {
 			return unsupported(n, fmt.Sprintf("wider than %d bits", MaxWidth))
 		}
-		if !p.used[n.ID] || p.isConst(n) || n.Op == rtl.OpInput {
-			continue
-		}
-		// Inputs are read just before their first use (fewer live values).
-		for _, a := range n.Args {
-			if err := p.readInput(a); err != nil {
-				return err
-			}
-		}
-		if err := p.node(n); err != nil {
-			return err
-		}
+	}
+	p.guard()
+	if err := p.scope(-1); err != nil {
+		return err
 	}
 	// Every input is read before the first output is written.
 	for _, n := range m.Inputs {
@@ -237,19 +232,210 @@ func (p *printer) body() error {
 	return nil
 }
 
-// keepWords marks the words of wide nodes that nothing reads (a high word
-// only ever sliced below bit 64) as used, which Go requires of a local.
-func (p *printer) keepWords() {
-	for _, n := range p.m.Nodes {
-		if !p.used[n.ID] || !p.wide(n) || p.isConst(n) {
+// minCone is the fewest nodes a mux arm's exclusive cone must have to be
+// computed under a branch rather than unconditionally (a short cone costs
+// less than a branch).
+const minCone = 8
+
+// guard finds the guarded cones: for a mux whose arm is used by nothing
+// else, the arm's fanout-free cone (the nodes whose every use is inside
+// it, inputs and constants excepted) is computed only when the select takes
+// that arm, inside an if/else around the mux, as llvmir does. The cones
+// form a laminar family (two cones are disjoint or nested: see
+// docs/llvm.md), so each node belongs to the innermost cone holding it
+// (owner; -1: the function's top level), and a cone is printed in node
+// order inside its mux's branch.
+func (p *printer) guard() {
+	m := p.m
+	users := make([][]int, len(m.Nodes))
+	external := make([]bool, len(m.Nodes)) // drives an output port
+	for _, n := range m.Nodes {
+		if !p.printed(n) {
 			continue
 		}
-		for _, word := range []string{name(n) + "l", name(n) + "h"} {
-			if !p.readWord[word] {
-				p.line("_ = %s // not read", word)
+		for _, a := range p.operands(n) {
+			users[a.ID] = append(users[a.ID], n.ID)
+		}
+	}
+	for _, o := range m.Outputs {
+		external[o.Node.ID] = true
+	}
+	p.owner = make([]int, len(m.Nodes))
+	for i := range p.owner {
+		p.owner[i] = -1
+	}
+	p.cone = map[[2]int][]int{}
+	type cone struct {
+		mux, arm int
+		nodes    []int
+	}
+	var cones []cone
+	in := make([]int, len(m.Nodes)) // cone membership mark: the root's ID+1
+	for _, n := range m.Nodes {
+		if !p.printed(n) || n.Op != rtl.OpMux || p.isConst(n.Args[0]) {
+			continue
+		}
+		for arm := 1; arm <= 2; arm++ {
+			r := n.Args[arm]
+			if !p.printed(r) || r.Op == rtl.OpInput || external[r.ID] || len(users[r.ID]) != 1 {
+				continue
+			}
+			mark := r.ID + 1
+			nodes := []int{r.ID}
+			in[r.ID] = mark
+			for id := r.ID - 1; id >= 0; id-- {
+				x := m.Nodes[id]
+				if !p.printed(x) || x.Op == rtl.OpInput || external[id] || len(users[id]) == 0 {
+					continue
+				}
+				all := true
+				for _, u := range users[id] {
+					if in[u] != mark {
+						all = false
+						break
+					}
+				}
+				if all {
+					in[id] = mark
+					nodes = append(nodes, id)
+				}
+			}
+			for _, id := range nodes {
+				in[id] = 0
+			}
+			if len(nodes) >= minCone {
+				for i, j := 0, len(nodes)-1; i < j; i, j = i+1, j-1 {
+					nodes[i], nodes[j] = nodes[j], nodes[i]
+				}
+				cones = append(cones, cone{n.ID, arm, nodes})
 			}
 		}
 	}
+	// Larger cones first, so that a node ends owned by the innermost.
+	for i := 1; i < len(cones); i++ {
+		for j := i; j > 0 && len(cones[j].nodes) > len(cones[j-1].nodes); j-- {
+			cones[j], cones[j-1] = cones[j-1], cones[j]
+		}
+	}
+	for ci, c := range cones {
+		for _, id := range c.nodes {
+			p.owner[id] = ci
+		}
+		p.cone[[2]int{c.mux, c.arm}] = c.nodes
+		p.coneID[[2]int{c.mux, c.arm}] = ci
+	}
+}
+
+// printed reports whether n is printed as a statement (used, not a
+// constant; inputs are read, not computed).
+func (p *printer) printed(n *rtl.Node) bool { return p.used[n.ID] && !p.isConst(n) }
+
+// operands are the nodes n's printed statement reads.
+func (p *printer) operands(n *rtl.Node) []*rtl.Node {
+	if n.Op == rtl.OpMux && p.isConst(n.Args[0]) {
+		return []*rtl.Node{p.muxArm(n)}
+	}
+	return n.Args
+}
+
+// scope prints, in node order, the nodes owned by cone c (-1: the top
+// level). At the top level the inputs a node and its cones read are read
+// first (inputs are never inside a branch: their locals must be visible to
+// every later use).
+func (p *printer) scope(c int) error {
+	for _, n := range p.m.Nodes {
+		if !p.printed(n) || n.Op == rtl.OpInput || p.owner[n.ID] != c {
+			continue
+		}
+		if c == -1 {
+			reads := p.operands(n)
+			if n.Op == rtl.OpMux {
+				for arm := 1; arm <= 2; arm++ {
+					for _, id := range p.cone[[2]int{n.ID, arm}] {
+						reads = append(reads, p.operands(p.m.Nodes[id])...)
+					}
+				}
+			}
+			for _, a := range reads {
+				if err := p.readInput(a); err != nil {
+					return err
+				}
+			}
+		}
+		if n.Op == rtl.OpMux && !p.isConst(n.Args[0]) && (p.guarded(n, 1) || p.guarded(n, 2)) {
+			if err := p.guardedMux(n); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := p.node(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *printer) guarded(n *rtl.Node, arm int) bool {
+	_, ok := p.cone[[2]int{n.ID, arm}]
+	return ok
+}
+
+// guardedMux prints a mux with at least one guarded arm: the arm's cone
+// inside the branch that selects it.
+func (p *printer) guardedMux(n *rtl.Node) error {
+	v := name(n)
+	if p.wide(n) {
+		p.line("var %sl, %sh uint64%s", v, v, comment(n))
+	} else {
+		p.line("var %s uint64%s", v, comment(n))
+	}
+	for arm := 1; arm <= 2; arm++ {
+		if arm == 1 {
+			p.line("if %s {", p.sel(n.Args[0]))
+		} else {
+			p.line("} else {")
+		}
+		if p.guarded(n, arm) {
+			if err := p.scope(p.coneID[[2]int{n.ID, arm}]); err != nil {
+				return err
+			}
+		}
+		x := n.Args[arm]
+		if p.wide(n) {
+			p.line("%sl, %sh = %s, %s", v, v, p.lo(x), p.hi(x))
+		} else {
+			p.line("%s = %s", v, p.u(x))
+		}
+	}
+	p.line("}")
+	if p.wide(n) {
+		p.b.WriteString(keepMarker + v + "l\n")
+		p.b.WriteString(keepMarker + v + "h\n")
+	}
+	return nil
+}
+
+// keepMarker precedes a wide node's word in the body until keepWords
+// decides whether anything reads it.
+const keepMarker = "\t//gogen:keep "
+
+// keepWords replaces the marker after each wide node's words with "_ = w"
+// where nothing reads w (a high word only ever sliced below bit 64), which
+// Go requires of a local, and drops the other markers.
+func (p *printer) keepWords() {
+	var out bytes.Buffer
+	for line := range strings.Lines(p.b.String()) {
+		word, ok := strings.CutPrefix(line, keepMarker)
+		if !ok {
+			out.WriteString(line)
+			continue
+		}
+		word = strings.TrimSpace(word)
+		if !p.readWord[word] {
+			fmt.Fprintf(&out, "\t_ = %s // not read\n", word)
+		}
+	}
+	p.b = out
 }
 
 // readInput prints the read of input port n, once (nothing for other nodes).
@@ -682,6 +868,16 @@ func (p *printer) rom(n, a *rtl.Node) error {
 
 // wideNode prints a node of 65..128 bits as the words vNl, vNh.
 func (p *printer) wideNode(n *rtl.Node) error {
+	if err := p.wideOp(n); err != nil {
+		return err
+	}
+	p.b.WriteString(keepMarker + name(n) + "l\n")
+	p.b.WriteString(keepMarker + name(n) + "h\n")
+	return nil
+}
+
+// wideOp prints the statements of wide node n.
+func (p *printer) wideOp(n *rtl.Node) error {
 	v, w := name(n), n.Width
 	mh := mask(w - 64)
 	mhs := hex(mh)

@@ -182,6 +182,19 @@ func BenchmarkUpdateBatchGoldenSet(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchGoldenSet(b, cfg, d.UpdateBatch)
+}
+
+// BenchmarkUpdateBatchGenGoldenSet: BenchmarkUpdateBatchGoldenSet through
+// the generated Default model of gogen/hpccgo (its UpdateBatch).
+func BenchmarkUpdateBatchGenGoldenSet(b *testing.B) {
+	cfg := hpcc.DefaultConfig()
+	benchGoldenSet(b, cfg, genModel(b, cfg).UpdateBatch)
+}
+
+// benchGoldenSet is BenchmarkUpdateBatchGoldenSet's loop over batch, an
+// UpdateBatch of configuration cfg.
+func benchGoldenSet(b *testing.B, cfg hpcc.Config, batchFn func([]hpcc.State, []hpcc.Input, []hpcc.Output) error) {
 	t := &testing.T{}
 	sts, ins := goldenEvents(t, cfg, 100000)
 	if t.Failed() {
@@ -202,7 +215,7 @@ func BenchmarkUpdateBatchGoldenSet(b *testing.B) {
 		for k := 0; k < len(ins) && n < b.N; k += batch {
 			e := min(k+batch, len(ins), k+b.N-n)
 			t0 := hpcc.ThreadCPUNs()
-			if err := d.UpdateBatch(st[k:e], ins[k:e], out[k:e]); err != nil {
+			if err := batchFn(st[k:e], ins[k:e], out[k:e]); err != nil {
 				b.Fatal(err)
 			}
 			cpu += hpcc.ThreadCPUNs() - t0

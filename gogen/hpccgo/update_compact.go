@@ -115,153 +115,155 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v64 != 0 {
 		v67 = v65
 	}
-	v69 := 0x7ff | v67<<11
-	v70 := v69 >> 16
-	v71 := (v69) & 0xffff
-	v73 := v70 == 0x0
-	var v73u uint64
-	if v73 {
-		v73u = 1
-	}
-	v74 := v70
-	if v73 {
-		v74 = v71
-	}
-	v75 := v74 >> 8
-	v76 := (v74) & 0xff
-	v78 := v75 == 0x0
-	var v78u uint64
-	if v78 {
-		v78u = 1
-	}
-	v79 := v75
-	if v78 {
-		v79 = v76
-	}
-	v80 := v79 >> 4
-	v81 := (v79) & 0xf
-	v83 := v80 == 0x0
-	var v83u uint64
-	if v83 {
-		v83u = 1
-	}
-	v84 := v80
-	if v83 {
-		v84 = v81
-	}
-	v85 := v84 >> 2
-	v86 := (v84) & 0x3
-	v88 := v85 == 0x0
-	var v88u uint64
-	if v88 {
-		v88u = 1
-	}
-	v89 := v85
-	if v88 {
-		v89 = v86
-	}
-	v90 := v89 >> 1
-	v93 := v90 == 0x0
-	var v93u uint64
-	if v93 {
-		v93u = 1
-	}
-	v94 := v93u | v88u<<1 | v83u<<2 | v78u<<3 | v73u<<4 // clz
-	v95 := (v67 << v94) & 0x1fffff                      // recip_mant
-	v97 := (v95 >> 10) & 0x3ff
-	v98 := uint64(compactrom98[(v97)&0x3ff]) // recip_rom
-	v100 := v95 * v98
-	v101 := v100 >> 14
-	v102 := v101
-	v105 := v102
-	v106 := v105
-	v107 := 0x8000000 - v106
-	v108 := v107
-	v112 := v108
-	v113 := v98 * v112
-	v114 := v113 >> 20
-	v115 := v114
-	v116 := (v115 << v94) & 0xffffffffffff
-	v117 := v116 >> 1
-	v118 := (v116) & 0x1 // rnd_inc
-	v121 := v117
-	v122 := v118
-	v123 := v121 + v122
-	v124 := (v123) & 0x3fffffffffff
-	v126 := v123 > 0x3fffffffffff // ovf_hi
-	v128 := v124
-	if v126 {
-		v128 = 0x3fffffffffff
-	}
-	v131 := v67 == 0x0
-	v132 := v128
-	if v131 {
-		v132 = 0x3fffffffffff
-	}
+	v195 := v64 & 0x1                             // h0_take
 	v27 := (uint64(in.Hops[0].TxBytes)) & 0xfffff // in_hop0_tx_bytes
 	v8 := (uint64(st.Hops[0].TxBytes)) & 0xfffff  // st_hop0_tx_bytes
-	v133 := (v27 - v8) & 0xfffff
-	v134h, v134l := bits.Mul64(v133, v132)
-	v135 := v134l>>13 | v134h<<51
-	v136 := (v134l >> 12) & 0x1 // rnd_inc_136
-	v142 := v135
-	v143 := v136
-	v144 := v142 + v143
-	v145 := (v144) & 0xfffffffffffff
-	v147 := v144 > 0xfffffffffffff // ovf_hi_147
-	v149 := v145
-	if v147 {
-		v149 = 0xfffffffffffff
-	}
-	v28 := (uint64(in.Hops[0].Qlen)) & 0x1ffff // in_hop0_qlen
-	v9 := (uint64(st.Hops[0].Qlen)) & 0x1ffff  // st_hop0_qlen
-	v150 := v28 < v9
-	v151 := v9
-	if v150 {
-		v151 = v28
-	}
-	v152 := uint64(compactrom152[(v25)&0x7]) // kq
-	v153 := v151 * v152
-	v154 := v153 >> 15
-	v155 := (v153 >> 14) & 0x1 // rnd_inc_155
-	v161 := v154
-	v162 := v155
-	v163 := v161 + v162
-	v164 := v163
-	v165 := uint64(compactrom165[(v25)&0x7]) // kr
-	v166h, v166l := bits.Mul64(v149, v165)
-	v167 := v166l>>34 | v166h<<30
-	v168 := (v166l >> 33) & 0x1 // rnd_inc_168
-	v174 := v167
-	v175 := v168
-	v176 := v174 + v175
-	v177 := (v176) & 0xffffffffff
-	v179 := v176 > 0xffffffffff // ovf_hi_179
-	v181 := v177
-	if v179 {
-		v181 = 0xffffffffff
-	}
-	v182 := v164
-	v183 := v181
-	v184 := v182 + v183
-	v185 := (v184) & 0xffffffff
-	v187 := v184 > 0xffffffff // ovf_hi_187
-	v189 := v185
-	if v187 {
-		v189 = 0xffffffff
-	}
-	v191 := uint64(0x0) // h0_u
-	if v64 != 0 {
-		v191 = v189
-	}
-	v195 := v64 & 0x1 // h0_take
-	v196 := uint64(0x0)
+	v28 := (uint64(in.Hops[0].Qlen)) & 0x1ffff    // in_hop0_qlen
+	v9 := (uint64(st.Hops[0].Qlen)) & 0x1ffff     // st_hop0_qlen
+	var v196 uint64
 	if v195 != 0 {
+		var v191 uint64 // h0_u
+		if v64 != 0 {
+			v131 := v67 == 0x0
+			var v132 uint64
+			if v131 {
+				v132 = 0x3fffffffffff
+			} else {
+				v69 := 0x7ff | v67<<11
+				v70 := v69 >> 16
+				v71 := (v69) & 0xffff
+				v73 := v70 == 0x0
+				var v73u uint64
+				if v73 {
+					v73u = 1
+				}
+				v74 := v70
+				if v73 {
+					v74 = v71
+				}
+				v75 := v74 >> 8
+				v76 := (v74) & 0xff
+				v78 := v75 == 0x0
+				var v78u uint64
+				if v78 {
+					v78u = 1
+				}
+				v79 := v75
+				if v78 {
+					v79 = v76
+				}
+				v80 := v79 >> 4
+				v81 := (v79) & 0xf
+				v83 := v80 == 0x0
+				var v83u uint64
+				if v83 {
+					v83u = 1
+				}
+				v84 := v80
+				if v83 {
+					v84 = v81
+				}
+				v85 := v84 >> 2
+				v86 := (v84) & 0x3
+				v88 := v85 == 0x0
+				var v88u uint64
+				if v88 {
+					v88u = 1
+				}
+				v89 := v85
+				if v88 {
+					v89 = v86
+				}
+				v90 := v89 >> 1
+				v93 := v90 == 0x0
+				var v93u uint64
+				if v93 {
+					v93u = 1
+				}
+				v94 := v93u | v88u<<1 | v83u<<2 | v78u<<3 | v73u<<4 // clz
+				v95 := (v67 << v94) & 0x1fffff                      // recip_mant
+				v97 := (v95 >> 10) & 0x3ff
+				v98 := uint64(compactrom98[(v97)&0x3ff]) // recip_rom
+				v100 := v95 * v98
+				v101 := v100 >> 14
+				v102 := v101
+				v105 := v102
+				v106 := v105
+				v107 := 0x8000000 - v106
+				v108 := v107
+				v112 := v108
+				v113 := v98 * v112
+				v114 := v113 >> 20
+				v115 := v114
+				v116 := (v115 << v94) & 0xffffffffffff
+				v117 := v116 >> 1
+				v118 := (v116) & 0x1 // rnd_inc
+				v121 := v117
+				v122 := v118
+				v123 := v121 + v122
+				v124 := (v123) & 0x3fffffffffff
+				v126 := v123 > 0x3fffffffffff // ovf_hi
+				v128 := v124
+				if v126 {
+					v128 = 0x3fffffffffff
+				}
+				v132 = v128
+			}
+			v133 := (v27 - v8) & 0xfffff
+			v134h, v134l := bits.Mul64(v133, v132)
+			v135 := v134l>>13 | v134h<<51
+			v136 := (v134l >> 12) & 0x1 // rnd_inc_136
+			v142 := v135
+			v143 := v136
+			v144 := v142 + v143
+			v145 := (v144) & 0xfffffffffffff
+			v147 := v144 > 0xfffffffffffff // ovf_hi_147
+			v149 := v145
+			if v147 {
+				v149 = 0xfffffffffffff
+			}
+			v150 := v28 < v9
+			v151 := v9
+			if v150 {
+				v151 = v28
+			}
+			v152 := uint64(compactrom152[(v25)&0x7]) // kq
+			v153 := v151 * v152
+			v154 := v153 >> 15
+			v155 := (v153 >> 14) & 0x1 // rnd_inc_155
+			v161 := v154
+			v162 := v155
+			v163 := v161 + v162
+			v164 := v163
+			v165 := uint64(compactrom165[(v25)&0x7]) // kr
+			v166h, v166l := bits.Mul64(v149, v165)
+			v167 := v166l>>34 | v166h<<30
+			v168 := (v166l >> 33) & 0x1 // rnd_inc_168
+			v174 := v167
+			v175 := v168
+			v176 := v174 + v175
+			v177 := (v176) & 0xffffffffff
+			v179 := v176 > 0xffffffffff // ovf_hi_179
+			v181 := v177
+			if v179 {
+				v181 = 0xffffffffff
+			}
+			v182 := v164
+			v183 := v181
+			v184 := v182 + v183
+			v185 := (v184) & 0xffffffff
+			v187 := v184 > 0xffffffff // ovf_hi_187
+			v189 := v185
+			if v187 {
+				v189 = 0xffffffff
+			}
+			v191 = v189
+		} else {
+			v191 = 0x0
+		}
 		v196 = v191
-	}
-	v197 := uint64(0x0)
-	if v195 != 0 {
-		v197 = v67
+	} else {
+		v196 = 0x0
 	}
 	v199 := uint64(0x5)
 	if v195 != 0 {
@@ -297,144 +299,148 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v212 != 0 {
 		v215 = v213
 	}
-	v217 := 0x7ff | v215<<11
-	v218 := v217 >> 16
-	v219 := (v217) & 0xffff
-	v221 := v218 == 0x0
-	var v221u uint64
-	if v221 {
-		v221u = 1
-	}
-	v222 := v218
-	if v221 {
-		v222 = v219
-	}
-	v223 := v222 >> 8
-	v224 := (v222) & 0xff
-	v226 := v223 == 0x0
-	var v226u uint64
-	if v226 {
-		v226u = 1
-	}
-	v227 := v223
-	if v226 {
-		v227 = v224
-	}
-	v228 := v227 >> 4
-	v229 := (v227) & 0xf
-	v231 := v228 == 0x0
-	var v231u uint64
-	if v231 {
-		v231u = 1
-	}
-	v232 := v228
-	if v231 {
-		v232 = v229
-	}
-	v233 := v232 >> 2
-	v234 := (v232) & 0x3
-	v236 := v233 == 0x0
-	var v236u uint64
-	if v236 {
-		v236u = 1
-	}
-	v237 := v233
-	if v236 {
-		v237 = v234
-	}
-	v238 := v237 >> 1
-	v241 := v238 == 0x0
-	var v241u uint64
-	if v241 {
-		v241u = 1
-	}
-	v242 := v241u | v236u<<1 | v231u<<2 | v226u<<3 | v221u<<4 // clz_242
-	v243 := (v215 << v242) & 0x1fffff                         // recip_mant_243
-	v245 := (v243 >> 10) & 0x3ff
-	v246 := uint64(compactrom246[(v245)&0x3ff]) // recip_rom_246
-	v248 := v243 * v246
-	v249 := v248 >> 14
-	v250 := v249
-	v253 := v250
-	v254 := v253
-	v255 := 0x8000000 - v254
-	v256 := v255
-	v260 := v256
-	v261 := v246 * v260
-	v262 := v261 >> 20
-	v263 := v262
-	v264 := (v263 << v242) & 0xffffffffffff
-	v265 := v264 >> 1
-	v266 := (v264) & 0x1 // rnd_inc_266
-	v269 := v265
-	v270 := v266
-	v271 := v269 + v270
-	v272 := (v271) & 0x3fffffffffff
-	v274 := v271 > 0x3fffffffffff // ovf_hi_274
-	v276 := v272
-	if v274 {
-		v276 = 0x3fffffffffff
-	}
-	v279 := v215 == 0x0
-	v280 := v276
-	if v279 {
-		v280 = 0x3fffffffffff
-	}
 	v31 := (uint64(in.Hops[1].TxBytes)) & 0xfffff // in_hop1_tx_bytes
 	v11 := (uint64(st.Hops[1].TxBytes)) & 0xfffff // st_hop1_tx_bytes
-	v281 := (v31 - v11) & 0xfffff
-	v282h, v282l := bits.Mul64(v281, v280)
-	v283 := v282l>>13 | v282h<<51
-	v284 := (v282l >> 12) & 0x1 // rnd_inc_284
-	v290 := v283
-	v291 := v284
-	v292 := v290 + v291
-	v293 := (v292) & 0xfffffffffffff
-	v295 := v292 > 0xfffffffffffff // ovf_hi_295
-	v297 := v293
-	if v295 {
-		v297 = 0xfffffffffffff
-	}
-	v32 := (uint64(in.Hops[1].Qlen)) & 0x1ffff // in_hop1_qlen
-	v12 := (uint64(st.Hops[1].Qlen)) & 0x1ffff // st_hop1_qlen
-	v298 := v32 < v12
-	v299 := v12
-	if v298 {
-		v299 = v32
-	}
-	v300 := uint64(compactrom300[(v29)&0x7]) // kq_300
-	v301 := v299 * v300
-	v302 := v301 >> 15
-	v303 := (v301 >> 14) & 0x1 // rnd_inc_303
-	v309 := v302
-	v310 := v303
-	v311 := v309 + v310
-	v312 := v311
-	v313 := uint64(compactrom313[(v29)&0x7]) // kr_313
-	v314h, v314l := bits.Mul64(v297, v313)
-	v315 := v314l>>34 | v314h<<30
-	v316 := (v314l >> 33) & 0x1 // rnd_inc_316
-	v322 := v315
-	v323 := v316
-	v324 := v322 + v323
-	v325 := (v324) & 0xffffffffff
-	v327 := v324 > 0xffffffffff // ovf_hi_327
-	v329 := v325
-	if v327 {
-		v329 = 0xffffffffff
-	}
-	v330 := v312
-	v331 := v329
-	v332 := v330 + v331
-	v333 := (v332) & 0xffffffff
-	v335 := v332 > 0xffffffff // ovf_hi_335
-	v337 := v333
-	if v335 {
-		v337 = 0xffffffff
-	}
-	v339 := uint64(0x0) // h1_u
+	v32 := (uint64(in.Hops[1].Qlen)) & 0x1ffff    // in_hop1_qlen
+	v12 := (uint64(st.Hops[1].Qlen)) & 0x1ffff    // st_hop1_qlen
+	var v339 uint64                               // h1_u
 	if v212 != 0 {
+		v279 := v215 == 0x0
+		var v280 uint64
+		if v279 {
+			v280 = 0x3fffffffffff
+		} else {
+			v217 := 0x7ff | v215<<11
+			v218 := v217 >> 16
+			v219 := (v217) & 0xffff
+			v221 := v218 == 0x0
+			var v221u uint64
+			if v221 {
+				v221u = 1
+			}
+			v222 := v218
+			if v221 {
+				v222 = v219
+			}
+			v223 := v222 >> 8
+			v224 := (v222) & 0xff
+			v226 := v223 == 0x0
+			var v226u uint64
+			if v226 {
+				v226u = 1
+			}
+			v227 := v223
+			if v226 {
+				v227 = v224
+			}
+			v228 := v227 >> 4
+			v229 := (v227) & 0xf
+			v231 := v228 == 0x0
+			var v231u uint64
+			if v231 {
+				v231u = 1
+			}
+			v232 := v228
+			if v231 {
+				v232 = v229
+			}
+			v233 := v232 >> 2
+			v234 := (v232) & 0x3
+			v236 := v233 == 0x0
+			var v236u uint64
+			if v236 {
+				v236u = 1
+			}
+			v237 := v233
+			if v236 {
+				v237 = v234
+			}
+			v238 := v237 >> 1
+			v241 := v238 == 0x0
+			var v241u uint64
+			if v241 {
+				v241u = 1
+			}
+			v242 := v241u | v236u<<1 | v231u<<2 | v226u<<3 | v221u<<4 // clz_242
+			v243 := (v215 << v242) & 0x1fffff                         // recip_mant_243
+			v245 := (v243 >> 10) & 0x3ff
+			v246 := uint64(compactrom246[(v245)&0x3ff]) // recip_rom_246
+			v248 := v243 * v246
+			v249 := v248 >> 14
+			v250 := v249
+			v253 := v250
+			v254 := v253
+			v255 := 0x8000000 - v254
+			v256 := v255
+			v260 := v256
+			v261 := v246 * v260
+			v262 := v261 >> 20
+			v263 := v262
+			v264 := (v263 << v242) & 0xffffffffffff
+			v265 := v264 >> 1
+			v266 := (v264) & 0x1 // rnd_inc_266
+			v269 := v265
+			v270 := v266
+			v271 := v269 + v270
+			v272 := (v271) & 0x3fffffffffff
+			v274 := v271 > 0x3fffffffffff // ovf_hi_274
+			v276 := v272
+			if v274 {
+				v276 = 0x3fffffffffff
+			}
+			v280 = v276
+		}
+		v281 := (v31 - v11) & 0xfffff
+		v282h, v282l := bits.Mul64(v281, v280)
+		v283 := v282l>>13 | v282h<<51
+		v284 := (v282l >> 12) & 0x1 // rnd_inc_284
+		v290 := v283
+		v291 := v284
+		v292 := v290 + v291
+		v293 := (v292) & 0xfffffffffffff
+		v295 := v292 > 0xfffffffffffff // ovf_hi_295
+		v297 := v293
+		if v295 {
+			v297 = 0xfffffffffffff
+		}
+		v298 := v32 < v12
+		v299 := v12
+		if v298 {
+			v299 = v32
+		}
+		v300 := uint64(compactrom300[(v29)&0x7]) // kq_300
+		v301 := v299 * v300
+		v302 := v301 >> 15
+		v303 := (v301 >> 14) & 0x1 // rnd_inc_303
+		v309 := v302
+		v310 := v303
+		v311 := v309 + v310
+		v312 := v311
+		v313 := uint64(compactrom313[(v29)&0x7]) // kr_313
+		v314h, v314l := bits.Mul64(v297, v313)
+		v315 := v314l>>34 | v314h<<30
+		v316 := (v314l >> 33) & 0x1 // rnd_inc_316
+		v322 := v315
+		v323 := v316
+		v324 := v322 + v323
+		v325 := (v324) & 0xffffffffff
+		v327 := v324 > 0xffffffffff // ovf_hi_327
+		v329 := v325
+		if v327 {
+			v329 = 0xffffffffff
+		}
+		v330 := v312
+		v331 := v329
+		v332 := v330 + v331
+		v333 := (v332) & 0xffffffff
+		v335 := v332 > 0xffffffff // ovf_hi_335
+		v337 := v333
+		if v335 {
+			v337 = 0xffffffff
+		}
 		v339 = v337
+	} else {
+		v339 = 0x0
 	}
 	v340 := (^v200) & 0x1
 	v341 := v339 > v196
@@ -447,10 +453,6 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v344 := v196
 	if v343 != 0 {
 		v344 = v339
-	}
-	v345 := v197
-	if v343 != 0 {
-		v345 = v215
 	}
 	v347 := v199
 	if v343 != 0 {
@@ -486,144 +488,148 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v360 != 0 {
 		v363 = v361
 	}
-	v365 := 0x7ff | v363<<11
-	v366 := v365 >> 16
-	v367 := (v365) & 0xffff
-	v369 := v366 == 0x0
-	var v369u uint64
-	if v369 {
-		v369u = 1
-	}
-	v370 := v366
-	if v369 {
-		v370 = v367
-	}
-	v371 := v370 >> 8
-	v372 := (v370) & 0xff
-	v374 := v371 == 0x0
-	var v374u uint64
-	if v374 {
-		v374u = 1
-	}
-	v375 := v371
-	if v374 {
-		v375 = v372
-	}
-	v376 := v375 >> 4
-	v377 := (v375) & 0xf
-	v379 := v376 == 0x0
-	var v379u uint64
-	if v379 {
-		v379u = 1
-	}
-	v380 := v376
-	if v379 {
-		v380 = v377
-	}
-	v381 := v380 >> 2
-	v382 := (v380) & 0x3
-	v384 := v381 == 0x0
-	var v384u uint64
-	if v384 {
-		v384u = 1
-	}
-	v385 := v381
-	if v384 {
-		v385 = v382
-	}
-	v386 := v385 >> 1
-	v389 := v386 == 0x0
-	var v389u uint64
-	if v389 {
-		v389u = 1
-	}
-	v390 := v389u | v384u<<1 | v379u<<2 | v374u<<3 | v369u<<4 // clz_390
-	v391 := (v363 << v390) & 0x1fffff                         // recip_mant_391
-	v393 := (v391 >> 10) & 0x3ff
-	v394 := uint64(compactrom394[(v393)&0x3ff]) // recip_rom_394
-	v396 := v391 * v394
-	v397 := v396 >> 14
-	v398 := v397
-	v401 := v398
-	v402 := v401
-	v403 := 0x8000000 - v402
-	v404 := v403
-	v408 := v404
-	v409 := v394 * v408
-	v410 := v409 >> 20
-	v411 := v410
-	v412 := (v411 << v390) & 0xffffffffffff
-	v413 := v412 >> 1
-	v414 := (v412) & 0x1 // rnd_inc_414
-	v417 := v413
-	v418 := v414
-	v419 := v417 + v418
-	v420 := (v419) & 0x3fffffffffff
-	v422 := v419 > 0x3fffffffffff // ovf_hi_422
-	v424 := v420
-	if v422 {
-		v424 = 0x3fffffffffff
-	}
-	v427 := v363 == 0x0
-	v428 := v424
-	if v427 {
-		v428 = 0x3fffffffffff
-	}
 	v35 := (uint64(in.Hops[2].TxBytes)) & 0xfffff // in_hop2_tx_bytes
 	v14 := (uint64(st.Hops[2].TxBytes)) & 0xfffff // st_hop2_tx_bytes
-	v429 := (v35 - v14) & 0xfffff
-	v430h, v430l := bits.Mul64(v429, v428)
-	v431 := v430l>>13 | v430h<<51
-	v432 := (v430l >> 12) & 0x1 // rnd_inc_432
-	v438 := v431
-	v439 := v432
-	v440 := v438 + v439
-	v441 := (v440) & 0xfffffffffffff
-	v443 := v440 > 0xfffffffffffff // ovf_hi_443
-	v445 := v441
-	if v443 {
-		v445 = 0xfffffffffffff
-	}
-	v36 := (uint64(in.Hops[2].Qlen)) & 0x1ffff // in_hop2_qlen
-	v15 := (uint64(st.Hops[2].Qlen)) & 0x1ffff // st_hop2_qlen
-	v446 := v36 < v15
-	v447 := v15
-	if v446 {
-		v447 = v36
-	}
-	v448 := uint64(compactrom448[(v33)&0x7]) // kq_448
-	v449 := v447 * v448
-	v450 := v449 >> 15
-	v451 := (v449 >> 14) & 0x1 // rnd_inc_451
-	v457 := v450
-	v458 := v451
-	v459 := v457 + v458
-	v460 := v459
-	v461 := uint64(compactrom461[(v33)&0x7]) // kr_461
-	v462h, v462l := bits.Mul64(v445, v461)
-	v463 := v462l>>34 | v462h<<30
-	v464 := (v462l >> 33) & 0x1 // rnd_inc_464
-	v470 := v463
-	v471 := v464
-	v472 := v470 + v471
-	v473 := (v472) & 0xffffffffff
-	v475 := v472 > 0xffffffffff // ovf_hi_475
-	v477 := v473
-	if v475 {
-		v477 = 0xffffffffff
-	}
-	v478 := v460
-	v479 := v477
-	v480 := v478 + v479
-	v481 := (v480) & 0xffffffff
-	v483 := v480 > 0xffffffff // ovf_hi_483
-	v485 := v481
-	if v483 {
-		v485 = 0xffffffff
-	}
-	v487 := uint64(0x0) // h2_u
+	v36 := (uint64(in.Hops[2].Qlen)) & 0x1ffff    // in_hop2_qlen
+	v15 := (uint64(st.Hops[2].Qlen)) & 0x1ffff    // st_hop2_qlen
+	var v487 uint64                               // h2_u
 	if v360 != 0 {
+		v427 := v363 == 0x0
+		var v428 uint64
+		if v427 {
+			v428 = 0x3fffffffffff
+		} else {
+			v365 := 0x7ff | v363<<11
+			v366 := v365 >> 16
+			v367 := (v365) & 0xffff
+			v369 := v366 == 0x0
+			var v369u uint64
+			if v369 {
+				v369u = 1
+			}
+			v370 := v366
+			if v369 {
+				v370 = v367
+			}
+			v371 := v370 >> 8
+			v372 := (v370) & 0xff
+			v374 := v371 == 0x0
+			var v374u uint64
+			if v374 {
+				v374u = 1
+			}
+			v375 := v371
+			if v374 {
+				v375 = v372
+			}
+			v376 := v375 >> 4
+			v377 := (v375) & 0xf
+			v379 := v376 == 0x0
+			var v379u uint64
+			if v379 {
+				v379u = 1
+			}
+			v380 := v376
+			if v379 {
+				v380 = v377
+			}
+			v381 := v380 >> 2
+			v382 := (v380) & 0x3
+			v384 := v381 == 0x0
+			var v384u uint64
+			if v384 {
+				v384u = 1
+			}
+			v385 := v381
+			if v384 {
+				v385 = v382
+			}
+			v386 := v385 >> 1
+			v389 := v386 == 0x0
+			var v389u uint64
+			if v389 {
+				v389u = 1
+			}
+			v390 := v389u | v384u<<1 | v379u<<2 | v374u<<3 | v369u<<4 // clz_390
+			v391 := (v363 << v390) & 0x1fffff                         // recip_mant_391
+			v393 := (v391 >> 10) & 0x3ff
+			v394 := uint64(compactrom394[(v393)&0x3ff]) // recip_rom_394
+			v396 := v391 * v394
+			v397 := v396 >> 14
+			v398 := v397
+			v401 := v398
+			v402 := v401
+			v403 := 0x8000000 - v402
+			v404 := v403
+			v408 := v404
+			v409 := v394 * v408
+			v410 := v409 >> 20
+			v411 := v410
+			v412 := (v411 << v390) & 0xffffffffffff
+			v413 := v412 >> 1
+			v414 := (v412) & 0x1 // rnd_inc_414
+			v417 := v413
+			v418 := v414
+			v419 := v417 + v418
+			v420 := (v419) & 0x3fffffffffff
+			v422 := v419 > 0x3fffffffffff // ovf_hi_422
+			v424 := v420
+			if v422 {
+				v424 = 0x3fffffffffff
+			}
+			v428 = v424
+		}
+		v429 := (v35 - v14) & 0xfffff
+		v430h, v430l := bits.Mul64(v429, v428)
+		v431 := v430l>>13 | v430h<<51
+		v432 := (v430l >> 12) & 0x1 // rnd_inc_432
+		v438 := v431
+		v439 := v432
+		v440 := v438 + v439
+		v441 := (v440) & 0xfffffffffffff
+		v443 := v440 > 0xfffffffffffff // ovf_hi_443
+		v445 := v441
+		if v443 {
+			v445 = 0xfffffffffffff
+		}
+		v446 := v36 < v15
+		v447 := v15
+		if v446 {
+			v447 = v36
+		}
+		v448 := uint64(compactrom448[(v33)&0x7]) // kq_448
+		v449 := v447 * v448
+		v450 := v449 >> 15
+		v451 := (v449 >> 14) & 0x1 // rnd_inc_451
+		v457 := v450
+		v458 := v451
+		v459 := v457 + v458
+		v460 := v459
+		v461 := uint64(compactrom461[(v33)&0x7]) // kr_461
+		v462h, v462l := bits.Mul64(v445, v461)
+		v463 := v462l>>34 | v462h<<30
+		v464 := (v462l >> 33) & 0x1 // rnd_inc_464
+		v470 := v463
+		v471 := v464
+		v472 := v470 + v471
+		v473 := (v472) & 0xffffffffff
+		v475 := v472 > 0xffffffffff // ovf_hi_475
+		v477 := v473
+		if v475 {
+			v477 = 0xffffffffff
+		}
+		v478 := v460
+		v479 := v477
+		v480 := v478 + v479
+		v481 := (v480) & 0xffffffff
+		v483 := v480 > 0xffffffff // ovf_hi_483
+		v485 := v481
+		if v483 {
+			v485 = 0xffffffff
+		}
 		v487 = v485
+	} else {
+		v487 = 0x0
 	}
 	v488 := (^v348) & 0x1
 	v489 := v487 > v344
@@ -636,10 +642,6 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v492 := v344
 	if v491 != 0 {
 		v492 = v487
-	}
-	v493 := v345
-	if v491 != 0 {
-		v493 = v363
 	}
 	v495 := v347
 	if v491 != 0 {
@@ -675,144 +677,148 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v508 != 0 {
 		v511 = v509
 	}
-	v513 := 0x7ff | v511<<11
-	v514 := v513 >> 16
-	v515 := (v513) & 0xffff
-	v517 := v514 == 0x0
-	var v517u uint64
-	if v517 {
-		v517u = 1
-	}
-	v518 := v514
-	if v517 {
-		v518 = v515
-	}
-	v519 := v518 >> 8
-	v520 := (v518) & 0xff
-	v522 := v519 == 0x0
-	var v522u uint64
-	if v522 {
-		v522u = 1
-	}
-	v523 := v519
-	if v522 {
-		v523 = v520
-	}
-	v524 := v523 >> 4
-	v525 := (v523) & 0xf
-	v527 := v524 == 0x0
-	var v527u uint64
-	if v527 {
-		v527u = 1
-	}
-	v528 := v524
-	if v527 {
-		v528 = v525
-	}
-	v529 := v528 >> 2
-	v530 := (v528) & 0x3
-	v532 := v529 == 0x0
-	var v532u uint64
-	if v532 {
-		v532u = 1
-	}
-	v533 := v529
-	if v532 {
-		v533 = v530
-	}
-	v534 := v533 >> 1
-	v537 := v534 == 0x0
-	var v537u uint64
-	if v537 {
-		v537u = 1
-	}
-	v538 := v537u | v532u<<1 | v527u<<2 | v522u<<3 | v517u<<4 // clz_538
-	v539 := (v511 << v538) & 0x1fffff                         // recip_mant_539
-	v541 := (v539 >> 10) & 0x3ff
-	v542 := uint64(compactrom542[(v541)&0x3ff]) // recip_rom_542
-	v544 := v539 * v542
-	v545 := v544 >> 14
-	v546 := v545
-	v549 := v546
-	v550 := v549
-	v551 := 0x8000000 - v550
-	v552 := v551
-	v556 := v552
-	v557 := v542 * v556
-	v558 := v557 >> 20
-	v559 := v558
-	v560 := (v559 << v538) & 0xffffffffffff
-	v561 := v560 >> 1
-	v562 := (v560) & 0x1 // rnd_inc_562
-	v565 := v561
-	v566 := v562
-	v567 := v565 + v566
-	v568 := (v567) & 0x3fffffffffff
-	v570 := v567 > 0x3fffffffffff // ovf_hi_570
-	v572 := v568
-	if v570 {
-		v572 = 0x3fffffffffff
-	}
-	v575 := v511 == 0x0
-	v576 := v572
-	if v575 {
-		v576 = 0x3fffffffffff
-	}
 	v39 := (uint64(in.Hops[3].TxBytes)) & 0xfffff // in_hop3_tx_bytes
 	v17 := (uint64(st.Hops[3].TxBytes)) & 0xfffff // st_hop3_tx_bytes
-	v577 := (v39 - v17) & 0xfffff
-	v578h, v578l := bits.Mul64(v577, v576)
-	v579 := v578l>>13 | v578h<<51
-	v580 := (v578l >> 12) & 0x1 // rnd_inc_580
-	v586 := v579
-	v587 := v580
-	v588 := v586 + v587
-	v589 := (v588) & 0xfffffffffffff
-	v591 := v588 > 0xfffffffffffff // ovf_hi_591
-	v593 := v589
-	if v591 {
-		v593 = 0xfffffffffffff
-	}
-	v40 := (uint64(in.Hops[3].Qlen)) & 0x1ffff // in_hop3_qlen
-	v18 := (uint64(st.Hops[3].Qlen)) & 0x1ffff // st_hop3_qlen
-	v594 := v40 < v18
-	v595 := v18
-	if v594 {
-		v595 = v40
-	}
-	v596 := uint64(compactrom596[(v37)&0x7]) // kq_596
-	v597 := v595 * v596
-	v598 := v597 >> 15
-	v599 := (v597 >> 14) & 0x1 // rnd_inc_599
-	v605 := v598
-	v606 := v599
-	v607 := v605 + v606
-	v608 := v607
-	v609 := uint64(compactrom609[(v37)&0x7]) // kr_609
-	v610h, v610l := bits.Mul64(v593, v609)
-	v611 := v610l>>34 | v610h<<30
-	v612 := (v610l >> 33) & 0x1 // rnd_inc_612
-	v618 := v611
-	v619 := v612
-	v620 := v618 + v619
-	v621 := (v620) & 0xffffffffff
-	v623 := v620 > 0xffffffffff // ovf_hi_623
-	v625 := v621
-	if v623 {
-		v625 = 0xffffffffff
-	}
-	v626 := v608
-	v627 := v625
-	v628 := v626 + v627
-	v629 := (v628) & 0xffffffff
-	v631 := v628 > 0xffffffff // ovf_hi_631
-	v633 := v629
-	if v631 {
-		v633 = 0xffffffff
-	}
-	v635 := uint64(0x0) // h3_u
+	v40 := (uint64(in.Hops[3].Qlen)) & 0x1ffff    // in_hop3_qlen
+	v18 := (uint64(st.Hops[3].Qlen)) & 0x1ffff    // st_hop3_qlen
+	var v635 uint64                               // h3_u
 	if v508 != 0 {
+		v575 := v511 == 0x0
+		var v576 uint64
+		if v575 {
+			v576 = 0x3fffffffffff
+		} else {
+			v513 := 0x7ff | v511<<11
+			v514 := v513 >> 16
+			v515 := (v513) & 0xffff
+			v517 := v514 == 0x0
+			var v517u uint64
+			if v517 {
+				v517u = 1
+			}
+			v518 := v514
+			if v517 {
+				v518 = v515
+			}
+			v519 := v518 >> 8
+			v520 := (v518) & 0xff
+			v522 := v519 == 0x0
+			var v522u uint64
+			if v522 {
+				v522u = 1
+			}
+			v523 := v519
+			if v522 {
+				v523 = v520
+			}
+			v524 := v523 >> 4
+			v525 := (v523) & 0xf
+			v527 := v524 == 0x0
+			var v527u uint64
+			if v527 {
+				v527u = 1
+			}
+			v528 := v524
+			if v527 {
+				v528 = v525
+			}
+			v529 := v528 >> 2
+			v530 := (v528) & 0x3
+			v532 := v529 == 0x0
+			var v532u uint64
+			if v532 {
+				v532u = 1
+			}
+			v533 := v529
+			if v532 {
+				v533 = v530
+			}
+			v534 := v533 >> 1
+			v537 := v534 == 0x0
+			var v537u uint64
+			if v537 {
+				v537u = 1
+			}
+			v538 := v537u | v532u<<1 | v527u<<2 | v522u<<3 | v517u<<4 // clz_538
+			v539 := (v511 << v538) & 0x1fffff                         // recip_mant_539
+			v541 := (v539 >> 10) & 0x3ff
+			v542 := uint64(compactrom542[(v541)&0x3ff]) // recip_rom_542
+			v544 := v539 * v542
+			v545 := v544 >> 14
+			v546 := v545
+			v549 := v546
+			v550 := v549
+			v551 := 0x8000000 - v550
+			v552 := v551
+			v556 := v552
+			v557 := v542 * v556
+			v558 := v557 >> 20
+			v559 := v558
+			v560 := (v559 << v538) & 0xffffffffffff
+			v561 := v560 >> 1
+			v562 := (v560) & 0x1 // rnd_inc_562
+			v565 := v561
+			v566 := v562
+			v567 := v565 + v566
+			v568 := (v567) & 0x3fffffffffff
+			v570 := v567 > 0x3fffffffffff // ovf_hi_570
+			v572 := v568
+			if v570 {
+				v572 = 0x3fffffffffff
+			}
+			v576 = v572
+		}
+		v577 := (v39 - v17) & 0xfffff
+		v578h, v578l := bits.Mul64(v577, v576)
+		v579 := v578l>>13 | v578h<<51
+		v580 := (v578l >> 12) & 0x1 // rnd_inc_580
+		v586 := v579
+		v587 := v580
+		v588 := v586 + v587
+		v589 := (v588) & 0xfffffffffffff
+		v591 := v588 > 0xfffffffffffff // ovf_hi_591
+		v593 := v589
+		if v591 {
+			v593 = 0xfffffffffffff
+		}
+		v594 := v40 < v18
+		v595 := v18
+		if v594 {
+			v595 = v40
+		}
+		v596 := uint64(compactrom596[(v37)&0x7]) // kq_596
+		v597 := v595 * v596
+		v598 := v597 >> 15
+		v599 := (v597 >> 14) & 0x1 // rnd_inc_599
+		v605 := v598
+		v606 := v599
+		v607 := v605 + v606
+		v608 := v607
+		v609 := uint64(compactrom609[(v37)&0x7]) // kr_609
+		v610h, v610l := bits.Mul64(v593, v609)
+		v611 := v610l>>34 | v610h<<30
+		v612 := (v610l >> 33) & 0x1 // rnd_inc_612
+		v618 := v611
+		v619 := v612
+		v620 := v618 + v619
+		v621 := (v620) & 0xffffffffff
+		v623 := v620 > 0xffffffffff // ovf_hi_623
+		v625 := v621
+		if v623 {
+			v625 = 0xffffffffff
+		}
+		v626 := v608
+		v627 := v625
+		v628 := v626 + v627
+		v629 := (v628) & 0xffffffff
+		v631 := v628 > 0xffffffff // ovf_hi_631
+		v633 := v629
+		if v631 {
+			v633 = 0xffffffff
+		}
 		v635 = v633
+	} else {
+		v635 = 0x0
 	}
 	v636 := (^v496) & 0x1
 	v637 := v635 > v492
@@ -825,10 +831,6 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v640 := v492
 	if v639 != 0 {
 		v640 = v635
-	}
-	v641 := v493
-	if v639 != 0 {
-		v641 = v511
 	}
 	v643 := v495
 	if v639 != 0 {
@@ -864,144 +866,148 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v656 != 0 {
 		v659 = v657
 	}
-	v661 := 0x7ff | v659<<11
-	v662 := v661 >> 16
-	v663 := (v661) & 0xffff
-	v665 := v662 == 0x0
-	var v665u uint64
-	if v665 {
-		v665u = 1
-	}
-	v666 := v662
-	if v665 {
-		v666 = v663
-	}
-	v667 := v666 >> 8
-	v668 := (v666) & 0xff
-	v670 := v667 == 0x0
-	var v670u uint64
-	if v670 {
-		v670u = 1
-	}
-	v671 := v667
-	if v670 {
-		v671 = v668
-	}
-	v672 := v671 >> 4
-	v673 := (v671) & 0xf
-	v675 := v672 == 0x0
-	var v675u uint64
-	if v675 {
-		v675u = 1
-	}
-	v676 := v672
-	if v675 {
-		v676 = v673
-	}
-	v677 := v676 >> 2
-	v678 := (v676) & 0x3
-	v680 := v677 == 0x0
-	var v680u uint64
-	if v680 {
-		v680u = 1
-	}
-	v681 := v677
-	if v680 {
-		v681 = v678
-	}
-	v682 := v681 >> 1
-	v685 := v682 == 0x0
-	var v685u uint64
-	if v685 {
-		v685u = 1
-	}
-	v686 := v685u | v680u<<1 | v675u<<2 | v670u<<3 | v665u<<4 // clz_686
-	v687 := (v659 << v686) & 0x1fffff                         // recip_mant_687
-	v689 := (v687 >> 10) & 0x3ff
-	v690 := uint64(compactrom690[(v689)&0x3ff]) // recip_rom_690
-	v692 := v687 * v690
-	v693 := v692 >> 14
-	v694 := v693
-	v697 := v694
-	v698 := v697
-	v699 := 0x8000000 - v698
-	v700 := v699
-	v704 := v700
-	v705 := v690 * v704
-	v706 := v705 >> 20
-	v707 := v706
-	v708 := (v707 << v686) & 0xffffffffffff
-	v709 := v708 >> 1
-	v710 := (v708) & 0x1 // rnd_inc_710
-	v713 := v709
-	v714 := v710
-	v715 := v713 + v714
-	v716 := (v715) & 0x3fffffffffff
-	v718 := v715 > 0x3fffffffffff // ovf_hi_718
-	v720 := v716
-	if v718 {
-		v720 = 0x3fffffffffff
-	}
-	v723 := v659 == 0x0
-	v724 := v720
-	if v723 {
-		v724 = 0x3fffffffffff
-	}
 	v43 := (uint64(in.Hops[4].TxBytes)) & 0xfffff // in_hop4_tx_bytes
 	v20 := (uint64(st.Hops[4].TxBytes)) & 0xfffff // st_hop4_tx_bytes
-	v725 := (v43 - v20) & 0xfffff
-	v726h, v726l := bits.Mul64(v725, v724)
-	v727 := v726l>>13 | v726h<<51
-	v728 := (v726l >> 12) & 0x1 // rnd_inc_728
-	v734 := v727
-	v735 := v728
-	v736 := v734 + v735
-	v737 := (v736) & 0xfffffffffffff
-	v739 := v736 > 0xfffffffffffff // ovf_hi_739
-	v741 := v737
-	if v739 {
-		v741 = 0xfffffffffffff
-	}
-	v44 := (uint64(in.Hops[4].Qlen)) & 0x1ffff // in_hop4_qlen
-	v21 := (uint64(st.Hops[4].Qlen)) & 0x1ffff // st_hop4_qlen
-	v742 := v44 < v21
-	v743 := v21
-	if v742 {
-		v743 = v44
-	}
-	v744 := uint64(compactrom744[(v41)&0x7]) // kq_744
-	v745 := v743 * v744
-	v746 := v745 >> 15
-	v747 := (v745 >> 14) & 0x1 // rnd_inc_747
-	v753 := v746
-	v754 := v747
-	v755 := v753 + v754
-	v756 := v755
-	v757 := uint64(compactrom757[(v41)&0x7]) // kr_757
-	v758h, v758l := bits.Mul64(v741, v757)
-	v759 := v758l>>34 | v758h<<30
-	v760 := (v758l >> 33) & 0x1 // rnd_inc_760
-	v766 := v759
-	v767 := v760
-	v768 := v766 + v767
-	v769 := (v768) & 0xffffffffff
-	v771 := v768 > 0xffffffffff // ovf_hi_771
-	v773 := v769
-	if v771 {
-		v773 = 0xffffffffff
-	}
-	v774 := v756
-	v775 := v773
-	v776 := v774 + v775
-	v777 := (v776) & 0xffffffff
-	v779 := v776 > 0xffffffff // ovf_hi_779
-	v781 := v777
-	if v779 {
-		v781 = 0xffffffff
-	}
-	v783 := uint64(0x0) // h4_u
+	v44 := (uint64(in.Hops[4].Qlen)) & 0x1ffff    // in_hop4_qlen
+	v21 := (uint64(st.Hops[4].Qlen)) & 0x1ffff    // st_hop4_qlen
+	var v783 uint64                               // h4_u
 	if v656 != 0 {
+		v723 := v659 == 0x0
+		var v724 uint64
+		if v723 {
+			v724 = 0x3fffffffffff
+		} else {
+			v661 := 0x7ff | v659<<11
+			v662 := v661 >> 16
+			v663 := (v661) & 0xffff
+			v665 := v662 == 0x0
+			var v665u uint64
+			if v665 {
+				v665u = 1
+			}
+			v666 := v662
+			if v665 {
+				v666 = v663
+			}
+			v667 := v666 >> 8
+			v668 := (v666) & 0xff
+			v670 := v667 == 0x0
+			var v670u uint64
+			if v670 {
+				v670u = 1
+			}
+			v671 := v667
+			if v670 {
+				v671 = v668
+			}
+			v672 := v671 >> 4
+			v673 := (v671) & 0xf
+			v675 := v672 == 0x0
+			var v675u uint64
+			if v675 {
+				v675u = 1
+			}
+			v676 := v672
+			if v675 {
+				v676 = v673
+			}
+			v677 := v676 >> 2
+			v678 := (v676) & 0x3
+			v680 := v677 == 0x0
+			var v680u uint64
+			if v680 {
+				v680u = 1
+			}
+			v681 := v677
+			if v680 {
+				v681 = v678
+			}
+			v682 := v681 >> 1
+			v685 := v682 == 0x0
+			var v685u uint64
+			if v685 {
+				v685u = 1
+			}
+			v686 := v685u | v680u<<1 | v675u<<2 | v670u<<3 | v665u<<4 // clz_686
+			v687 := (v659 << v686) & 0x1fffff                         // recip_mant_687
+			v689 := (v687 >> 10) & 0x3ff
+			v690 := uint64(compactrom690[(v689)&0x3ff]) // recip_rom_690
+			v692 := v687 * v690
+			v693 := v692 >> 14
+			v694 := v693
+			v697 := v694
+			v698 := v697
+			v699 := 0x8000000 - v698
+			v700 := v699
+			v704 := v700
+			v705 := v690 * v704
+			v706 := v705 >> 20
+			v707 := v706
+			v708 := (v707 << v686) & 0xffffffffffff
+			v709 := v708 >> 1
+			v710 := (v708) & 0x1 // rnd_inc_710
+			v713 := v709
+			v714 := v710
+			v715 := v713 + v714
+			v716 := (v715) & 0x3fffffffffff
+			v718 := v715 > 0x3fffffffffff // ovf_hi_718
+			v720 := v716
+			if v718 {
+				v720 = 0x3fffffffffff
+			}
+			v724 = v720
+		}
+		v725 := (v43 - v20) & 0xfffff
+		v726h, v726l := bits.Mul64(v725, v724)
+		v727 := v726l>>13 | v726h<<51
+		v728 := (v726l >> 12) & 0x1 // rnd_inc_728
+		v734 := v727
+		v735 := v728
+		v736 := v734 + v735
+		v737 := (v736) & 0xfffffffffffff
+		v739 := v736 > 0xfffffffffffff // ovf_hi_739
+		v741 := v737
+		if v739 {
+			v741 = 0xfffffffffffff
+		}
+		v742 := v44 < v21
+		v743 := v21
+		if v742 {
+			v743 = v44
+		}
+		v744 := uint64(compactrom744[(v41)&0x7]) // kq_744
+		v745 := v743 * v744
+		v746 := v745 >> 15
+		v747 := (v745 >> 14) & 0x1 // rnd_inc_747
+		v753 := v746
+		v754 := v747
+		v755 := v753 + v754
+		v756 := v755
+		v757 := uint64(compactrom757[(v41)&0x7]) // kr_757
+		v758h, v758l := bits.Mul64(v741, v757)
+		v759 := v758l>>34 | v758h<<30
+		v760 := (v758l >> 33) & 0x1 // rnd_inc_760
+		v766 := v759
+		v767 := v760
+		v768 := v766 + v767
+		v769 := (v768) & 0xffffffffff
+		v771 := v768 > 0xffffffffff // ovf_hi_771
+		v773 := v769
+		if v771 {
+			v773 = 0xffffffffff
+		}
+		v774 := v756
+		v775 := v773
+		v776 := v774 + v775
+		v777 := (v776) & 0xffffffff
+		v779 := v776 > 0xffffffff // ovf_hi_779
+		v781 := v777
+		if v779 {
+			v781 = 0xffffffff
+		}
 		v783 = v781
+	} else {
+		v783 = 0x0
 	}
 	v784 := (^v644) & 0x1
 	v785 := v783 > v640
@@ -1011,55 +1017,73 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v786 := v784 | v785u
 	v787 := v656 & v786 // h4_take
-	v788 := v640
-	if v787 != 0 {
-		v788 = v783
-	}
-	v789 := v641
-	if v787 != 0 {
-		v789 = v659
-	}
 	v791 := v643
 	if v787 != 0 {
 		v791 = 0x4
 	}
-	v792 := v644 | v656 // any_valid
-	v795 := 0x1388 < v789
-	v796 := (v789) & 0x1ffff
-	v798 := v789 > 0x1ffff // ovf_hi_798
-	v800 := v796
-	if v798 {
-		v800 = 0x1ffff
-	}
-	v801 := v800 // tau
-	if v795 {
-		v801 = 0x1388
-	}
-	v804 := v801
-	v805 := v804
-	v806 := (0x1388 - v805) & 0x3ffff
-	v807 := (v806) & 0x1ffff
+	v792 := v644 | v656               // any_valid
 	v4 := (uint64(st.U)) & 0xffffffff // st_u
-	v808 := v807 * v4
-	v809 := v801 * v788
-	v810 := v808
-	v811 := v809
-	v812 := v810 + v811
-	v814h, v814l := bits.Mul64(v812, 0xd1b71759)
-	v815 := v814l>>44 | v814h<<20
-	v816 := (v814l >> 43) & 0x1 // rnd_inc_816
-	v822 := v815
-	v823 := v816
-	v824 := v822 + v823
-	v825 := (v824) & 0xffffffff
-	v827 := v824 > 0xffffffff // ovf_hi_827
-	v829 := v825              // u_ewma
-	if v827 {
-		v829 = 0xffffffff
-	}
-	v830 := v4 // u_new
+	var v830 uint64                   // u_new
 	if v792 != 0 {
+		v197 := uint64(0x0)
+		if v195 != 0 {
+			v197 = v67
+		}
+		v345 := v197
+		if v343 != 0 {
+			v345 = v215
+		}
+		v493 := v345
+		if v491 != 0 {
+			v493 = v363
+		}
+		v641 := v493
+		if v639 != 0 {
+			v641 = v511
+		}
+		v788 := v640
+		if v787 != 0 {
+			v788 = v783
+		}
+		v789 := v641
+		if v787 != 0 {
+			v789 = v659
+		}
+		v795 := 0x1388 < v789
+		v796 := (v789) & 0x1ffff
+		v798 := v789 > 0x1ffff // ovf_hi_798
+		v800 := v796
+		if v798 {
+			v800 = 0x1ffff
+		}
+		v801 := v800 // tau
+		if v795 {
+			v801 = 0x1388
+		}
+		v804 := v801
+		v805 := v804
+		v806 := (0x1388 - v805) & 0x3ffff
+		v807 := (v806) & 0x1ffff
+		v808 := v807 * v4
+		v809 := v801 * v788
+		v810 := v808
+		v811 := v809
+		v812 := v810 + v811
+		v814h, v814l := bits.Mul64(v812, 0xd1b71759)
+		v815 := v814l>>44 | v814h<<20
+		v816 := (v814l >> 43) & 0x1 // rnd_inc_816
+		v822 := v815
+		v823 := v816
+		v824 := v822 + v823
+		v825 := (v824) & 0xffffffff
+		v827 := v824 > 0xffffffff // ovf_hi_827
+		v829 := v825              // u_ewma
+		if v827 {
+			v829 = 0xffffffff
+		}
 		v830 = v829
+	} else {
+		v830 = v4
 	}
 	v22 := (uint64(in.Seq)) & 0xffffffff       // in_seq
 	v6 := (uint64(st.LastUpdate)) & 0xffffffff // st_last_update
@@ -1083,133 +1107,8 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v842 {
 		v842u = 1
 	}
-	v843 := v840u | v842u // mi
-	v844 := v830 >> 16
-	v845 := (v830) & 0xffff
-	v847 := v844 == 0x0
-	var v847u uint64
-	if v847 {
-		v847u = 1
-	}
-	v848 := v844
-	if v847 {
-		v848 = v845
-	}
-	v849 := v848 >> 8
-	v850 := (v848) & 0xff
-	v852 := v849 == 0x0
-	var v852u uint64
-	if v852 {
-		v852u = 1
-	}
-	v853 := v849
-	if v852 {
-		v853 = v850
-	}
-	v854 := v853 >> 4
-	v855 := (v853) & 0xf
-	v857 := v854 == 0x0
-	var v857u uint64
-	if v857 {
-		v857u = 1
-	}
-	v858 := v854
-	if v857 {
-		v858 = v855
-	}
-	v859 := v858 >> 2
-	v860 := (v858) & 0x3
-	v862 := v859 == 0x0
-	var v862u uint64
-	if v862 {
-		v862u = 1
-	}
-	v863 := v859
-	if v862 {
-		v863 = v860
-	}
-	v864 := v863 >> 1
-	v867 := v864 == 0x0
-	var v867u uint64
-	if v867 {
-		v867u = 1
-	}
-	v868 := v867u | v862u<<1 | v857u<<2 | v852u<<3 | v847u<<4
-	v870 := v830 == 0x0
-	v871 := v868
-	v873 := v871 // clz_873
-	if v870 {
-		v873 = 0x20
-	}
-	v874 := (v830 << v873) & 0xffffffff // recip_mant_874
-	v876 := (v874 >> 21) & 0x3ff
-	v877 := uint64(compactrom877[(v876)&0x3ff]) // recip_rom_877
-	v879 := v874 * v877
-	v880 := v879 >> 25
-	v881 := v880
-	v884 := v881
-	v885 := v884
-	v886 := 0x8000000 - v885
-	v887 := v886
-	v891 := v887
-	v892 := v877 * v891
-	v893 := v892 >> 20
-	v894 := v893
-	v895 := v894 << v873
-	v896 := v895 >> 1
-	v897 := (v895) & 0x1 // rnd_inc_897
-	v900 := v896
-	v901 := v897
-	v902 := v900 + v901
-	v903 := (v902) & 0xffffffffffffff
-	v905 := v902 > 0xffffffffffffff // ovf_hi_905
-	v907 := v903
-	if v905 {
-		v907 = 0xffffffffffffff
-	}
-	v910 := v830 == 0x0
-	v911 := v907
-	if v910 {
-		v911 = 0xffffffffffffff
-	}
-	v912h, v912l := bits.Mul64(v911, 0xf33333)
-	v913 := v912l>>24 | v912h<<40
-	v914 := (v912l >> 23) & 0x1 // rnd_inc_914
-	v920 := v913
-	v921 := v914
-	v922 := v920 + v921
-	v923 := v922
-	v927 := v923
-	v929 := 0x100000000 < v927
-	v930 := v927
-	if v929 {
-		v930 = 0x100000000
-	}
-	v931 := v927
-	if v840 {
-		v931 = v930
-	}
+	v843 := v840u | v842u              // mi
 	v3 := (uint64(st.Wc)) & 0xffffffff // st_wc
-	v932h, v932l := bits.Mul64(v3, v931)
-	v933 := v932l>>32 | v932h<<32
-	v934 := (v932l >> 31) & 0x1 // rnd_inc_934
-	v940 := v933
-	v941 := v934
-	v942 := v940 + v941
-	v943 := (v942) & 0xffffffff
-	v945 := v942 > 0xffffffff // ovf_hi_945
-	v947 := v943
-	if v945 {
-		v947 = 0xffffffff
-	}
-	v948 := v947
-	v950 := v948 + 0x3e80
-	v951 := (v950) & 0xffffffff
-	v953 := v950 > 0xffffffff // ovf_hi_953
-	v955 := v951
-	if v953 {
-		v955 = 0xffffffff
-	}
 	v956 := v3
 	v958 := v956 + 0x3e80
 	v959 := (v958) & 0xffffffff
@@ -1218,9 +1117,140 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v961 {
 		v963 = 0xffffffff
 	}
-	v964 := v963
+	var v964 uint64
 	if v843 != 0 {
+		v910 := v830 == 0x0
+		var v911 uint64
+		if v910 {
+			v911 = 0xffffffffffffff
+		} else {
+			v870 := v830 == 0x0
+			var v873 uint64 // clz_873
+			if v870 {
+				v873 = 0x20
+			} else {
+				v844 := v830 >> 16
+				v845 := (v830) & 0xffff
+				v847 := v844 == 0x0
+				var v847u uint64
+				if v847 {
+					v847u = 1
+				}
+				v848 := v844
+				if v847 {
+					v848 = v845
+				}
+				v849 := v848 >> 8
+				v850 := (v848) & 0xff
+				v852 := v849 == 0x0
+				var v852u uint64
+				if v852 {
+					v852u = 1
+				}
+				v853 := v849
+				if v852 {
+					v853 = v850
+				}
+				v854 := v853 >> 4
+				v855 := (v853) & 0xf
+				v857 := v854 == 0x0
+				var v857u uint64
+				if v857 {
+					v857u = 1
+				}
+				v858 := v854
+				if v857 {
+					v858 = v855
+				}
+				v859 := v858 >> 2
+				v860 := (v858) & 0x3
+				v862 := v859 == 0x0
+				var v862u uint64
+				if v862 {
+					v862u = 1
+				}
+				v863 := v859
+				if v862 {
+					v863 = v860
+				}
+				v864 := v863 >> 1
+				v867 := v864 == 0x0
+				var v867u uint64
+				if v867 {
+					v867u = 1
+				}
+				v868 := v867u | v862u<<1 | v857u<<2 | v852u<<3 | v847u<<4
+				v871 := v868
+				v873 = v871
+			}
+			v874 := (v830 << v873) & 0xffffffff // recip_mant_874
+			v876 := (v874 >> 21) & 0x3ff
+			v877 := uint64(compactrom877[(v876)&0x3ff]) // recip_rom_877
+			v879 := v874 * v877
+			v880 := v879 >> 25
+			v881 := v880
+			v884 := v881
+			v885 := v884
+			v886 := 0x8000000 - v885
+			v887 := v886
+			v891 := v887
+			v892 := v877 * v891
+			v893 := v892 >> 20
+			v894 := v893
+			v895 := v894 << v873
+			v896 := v895 >> 1
+			v897 := (v895) & 0x1 // rnd_inc_897
+			v900 := v896
+			v901 := v897
+			v902 := v900 + v901
+			v903 := (v902) & 0xffffffffffffff
+			v905 := v902 > 0xffffffffffffff // ovf_hi_905
+			v907 := v903
+			if v905 {
+				v907 = 0xffffffffffffff
+			}
+			v911 = v907
+		}
+		v912h, v912l := bits.Mul64(v911, 0xf33333)
+		v913 := v912l>>24 | v912h<<40
+		v914 := (v912l >> 23) & 0x1 // rnd_inc_914
+		v920 := v913
+		v921 := v914
+		v922 := v920 + v921
+		v923 := v922
+		v927 := v923
+		v929 := 0x100000000 < v927
+		v930 := v927
+		if v929 {
+			v930 = 0x100000000
+		}
+		v931 := v927
+		if v840 {
+			v931 = v930
+		}
+		v932h, v932l := bits.Mul64(v3, v931)
+		v933 := v932l>>32 | v932h<<32
+		v934 := (v932l >> 31) & 0x1 // rnd_inc_934
+		v940 := v933
+		v941 := v934
+		v942 := v940 + v941
+		v943 := (v942) & 0xffffffff
+		v945 := v942 > 0xffffffff // ovf_hi_945
+		v947 := v943
+		if v945 {
+			v947 = 0xffffffff
+		}
+		v948 := v947
+		v950 := v948 + 0x3e80
+		v951 := (v950) & 0xffffffff
+		v953 := v950 > 0xffffffff // ovf_hi_953
+		v955 := v951
+		if v953 {
+			v955 = 0xffffffff
+		}
 		v964 = v955
+	} else {
+		v964 = v963
 	}
 	v966 := 0x3e800 > v964
 	v967 := v964

@@ -215,156 +215,158 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v153 != 0 {
 		v156 = v154
 	}
-	v158 := 0x3f | v156<<6
-	v159 := v158 >> 16
-	v160 := (v158) & 0xffff
-	v162 := v159 == 0x0
-	var v162u uint64
-	if v162 {
-		v162u = 1
-	}
-	v163 := v159
-	if v162 {
-		v163 = v160
-	}
-	v164 := v163 >> 8
-	v165 := (v163) & 0xff
-	v167 := v164 == 0x0
-	var v167u uint64
-	if v167 {
-		v167u = 1
-	}
-	v168 := v164
-	if v167 {
-		v168 = v165
-	}
-	v169 := v168 >> 4
-	v170 := (v168) & 0xf
-	v172 := v169 == 0x0
-	var v172u uint64
-	if v172 {
-		v172u = 1
-	}
-	v173 := v169
-	if v172 {
-		v173 = v170
-	}
-	v174 := v173 >> 2
-	v175 := (v173) & 0x3
-	v177 := v174 == 0x0
-	var v177u uint64
-	if v177 {
-		v177u = 1
-	}
-	v178 := v174
-	if v177 {
-		v178 = v175
-	}
-	v179 := v178 >> 1
-	v182 := v179 == 0x0
-	var v182u uint64
-	if v182 {
-		v182u = 1
-	}
-	v183 := v182u | v177u<<1 | v172u<<2 | v167u<<3 | v162u<<4 // clz
-	v184 := (v156 << v183) & 0x3ffffff                        // recip_mant
-	v186 := (v184 >> 15) & 0x3ff
-	v187 := uint64(defaultrom187[(v186)&0x3ff]) // recip_rom
-	v189 := v184 * v187
-	v190 := v189 >> 19
-	v191 := v190
-	v194 := v191
-	v195 := v194
-	v196 := 0x8000000 - v195
-	v197 := v196
-	v201 := v197
-	v202 := v187 * v201
-	v203 := v202 >> 20
-	v204 := v203
-	v205 := (v204 << v183) & 0x1fffffffffffff
-	v206 := v205 >> 1
-	v207 := (v205) & 0x1 // rnd_inc
-	v210 := v206
-	v211 := v207
-	v212 := v210 + v211
-	v213 := (v212) & 0x7ffffffffffff
-	v215 := v212 > 0x7ffffffffffff // ovf_hi
-	v217 := v213
-	if v215 {
-		v217 = 0x7ffffffffffff
-	}
-	v220 := v156 == 0x0
-	v221 := v217
-	if v220 {
-		v221 = 0x7ffffffffffff
-	}
+	v284 := v153 & 0x1                               // h0_take
 	v34 := (uint64(in.Hops[0].TxBytes)) & 0xffffffff // in_hop0_tx_bytes
 	v8 := (uint64(st.Hops[0].TxBytes)) & 0xffffffff  // st_hop0_tx_bytes
-	v222 := (v34 - v8) & 0xffffffff
-	v223h, v223l := bits.Mul64(v222, v221)
-	v224l := v223l>>18 | v223h<<46
-	v224h := (v223h >> 18) & 0x1
-	v225 := (v223l >> 17) & 0x1 // rnd_inc_225
-	v231l := v224l
-	v231h := (v224h) & 0x3
-	v232 := v225
-	v233l, v233c := bits.Add64(v231l, v232, 0)
-	v233h := (v231h + 0 + v233c) & 0x3
-	v234 := (v233l) & 0xfffffffffffff
-	v236 := v233h > 0 || v233h == 0 && v233l > 0xfffffffffffff // ovf_hi_236
-	v238 := v234
-	if v236 {
-		v238 = 0xfffffffffffff
-	}
-	v35 := (uint64(in.Hops[0].Qlen)) & 0xffffff // in_hop0_qlen
-	v9 := (uint64(st.Hops[0].Qlen)) & 0xffffff  // st_hop0_qlen
-	v239 := v35 < v9
-	v240 := v9
-	if v239 {
-		v240 = v35
-	}
-	v241 := uint64(defaultrom241[(v30)&0xf]) // kq
-	v242 := v240 * v241
-	v243 := v242 >> 20
-	v244 := (v242 >> 19) & 0x1 // rnd_inc_244
-	v250 := v243
-	v251 := v244
-	v252 := v250 + v251
-	v253 := v252
-	v254 := uint64(defaultrom254[(v30)&0xf]) // kr
-	v255h, v255l := bits.Mul64(v238, v254)
-	v256 := v255l>>40 | v255h<<24
-	v257 := (v255l >> 39) & 0x1 // rnd_inc_257
-	v263 := v256
-	v264 := v257
-	v265 := v263 + v264
-	v266 := (v265) & 0xffffffffff
-	v268 := v265 > 0xffffffffff // ovf_hi_268
-	v270 := v266
-	if v268 {
-		v270 = 0xffffffffff
-	}
-	v271 := v253
-	v272 := v270
-	v273 := v271 + v272
-	v274 := (v273) & 0xffffffff
-	v276 := v273 > 0xffffffff // ovf_hi_276
-	v278 := v274
-	if v276 {
-		v278 = 0xffffffff
-	}
-	v280 := uint64(0x0) // h0_u
-	if v153 != 0 {
-		v280 = v278
-	}
-	v284 := v153 & 0x1 // h0_take
-	v285 := uint64(0x0)
+	v35 := (uint64(in.Hops[0].Qlen)) & 0xffffff      // in_hop0_qlen
+	v9 := (uint64(st.Hops[0].Qlen)) & 0xffffff       // st_hop0_qlen
+	var v285 uint64
 	if v284 != 0 {
+		var v280 uint64 // h0_u
+		if v153 != 0 {
+			v220 := v156 == 0x0
+			var v221 uint64
+			if v220 {
+				v221 = 0x7ffffffffffff
+			} else {
+				v158 := 0x3f | v156<<6
+				v159 := v158 >> 16
+				v160 := (v158) & 0xffff
+				v162 := v159 == 0x0
+				var v162u uint64
+				if v162 {
+					v162u = 1
+				}
+				v163 := v159
+				if v162 {
+					v163 = v160
+				}
+				v164 := v163 >> 8
+				v165 := (v163) & 0xff
+				v167 := v164 == 0x0
+				var v167u uint64
+				if v167 {
+					v167u = 1
+				}
+				v168 := v164
+				if v167 {
+					v168 = v165
+				}
+				v169 := v168 >> 4
+				v170 := (v168) & 0xf
+				v172 := v169 == 0x0
+				var v172u uint64
+				if v172 {
+					v172u = 1
+				}
+				v173 := v169
+				if v172 {
+					v173 = v170
+				}
+				v174 := v173 >> 2
+				v175 := (v173) & 0x3
+				v177 := v174 == 0x0
+				var v177u uint64
+				if v177 {
+					v177u = 1
+				}
+				v178 := v174
+				if v177 {
+					v178 = v175
+				}
+				v179 := v178 >> 1
+				v182 := v179 == 0x0
+				var v182u uint64
+				if v182 {
+					v182u = 1
+				}
+				v183 := v182u | v177u<<1 | v172u<<2 | v167u<<3 | v162u<<4 // clz
+				v184 := (v156 << v183) & 0x3ffffff                        // recip_mant
+				v186 := (v184 >> 15) & 0x3ff
+				v187 := uint64(defaultrom187[(v186)&0x3ff]) // recip_rom
+				v189 := v184 * v187
+				v190 := v189 >> 19
+				v191 := v190
+				v194 := v191
+				v195 := v194
+				v196 := 0x8000000 - v195
+				v197 := v196
+				v201 := v197
+				v202 := v187 * v201
+				v203 := v202 >> 20
+				v204 := v203
+				v205 := (v204 << v183) & 0x1fffffffffffff
+				v206 := v205 >> 1
+				v207 := (v205) & 0x1 // rnd_inc
+				v210 := v206
+				v211 := v207
+				v212 := v210 + v211
+				v213 := (v212) & 0x7ffffffffffff
+				v215 := v212 > 0x7ffffffffffff // ovf_hi
+				v217 := v213
+				if v215 {
+					v217 = 0x7ffffffffffff
+				}
+				v221 = v217
+			}
+			v222 := (v34 - v8) & 0xffffffff
+			v223h, v223l := bits.Mul64(v222, v221)
+			v224l := v223l>>18 | v223h<<46
+			v224h := (v223h >> 18) & 0x1
+			v225 := (v223l >> 17) & 0x1 // rnd_inc_225
+			v231l := v224l
+			v231h := (v224h) & 0x3
+			v232 := v225
+			v233l, v233c := bits.Add64(v231l, v232, 0)
+			v233h := (v231h + 0 + v233c) & 0x3
+			v234 := (v233l) & 0xfffffffffffff
+			v236 := v233h > 0 || v233h == 0 && v233l > 0xfffffffffffff // ovf_hi_236
+			v238 := v234
+			if v236 {
+				v238 = 0xfffffffffffff
+			}
+			v239 := v35 < v9
+			v240 := v9
+			if v239 {
+				v240 = v35
+			}
+			v241 := uint64(defaultrom241[(v30)&0xf]) // kq
+			v242 := v240 * v241
+			v243 := v242 >> 20
+			v244 := (v242 >> 19) & 0x1 // rnd_inc_244
+			v250 := v243
+			v251 := v244
+			v252 := v250 + v251
+			v253 := v252
+			v254 := uint64(defaultrom254[(v30)&0xf]) // kr
+			v255h, v255l := bits.Mul64(v238, v254)
+			v256 := v255l>>40 | v255h<<24
+			v257 := (v255l >> 39) & 0x1 // rnd_inc_257
+			v263 := v256
+			v264 := v257
+			v265 := v263 + v264
+			v266 := (v265) & 0xffffffffff
+			v268 := v265 > 0xffffffffff // ovf_hi_268
+			v270 := v266
+			if v268 {
+				v270 = 0xffffffffff
+			}
+			v271 := v253
+			v272 := v270
+			v273 := v271 + v272
+			v274 := (v273) & 0xffffffff
+			v276 := v273 > 0xffffffff // ovf_hi_276
+			v278 := v274
+			if v276 {
+				v278 = 0xffffffff
+			}
+			v280 = v278
+		} else {
+			v280 = 0x0
+		}
 		v285 = v280
-	}
-	v286 := uint64(0x0)
-	if v284 != 0 {
-		v286 = v156
+	} else {
+		v285 = 0x0
 	}
 	v288 := uint64(0x5)
 	if v284 != 0 {
@@ -500,147 +502,151 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v365 != 0 {
 		v368 = v366
 	}
-	v370 := 0x3f | v368<<6
-	v371 := v370 >> 16
-	v372 := (v370) & 0xffff
-	v374 := v371 == 0x0
-	var v374u uint64
-	if v374 {
-		v374u = 1
-	}
-	v375 := v371
-	if v374 {
-		v375 = v372
-	}
-	v376 := v375 >> 8
-	v377 := (v375) & 0xff
-	v379 := v376 == 0x0
-	var v379u uint64
-	if v379 {
-		v379u = 1
-	}
-	v380 := v376
-	if v379 {
-		v380 = v377
-	}
-	v381 := v380 >> 4
-	v382 := (v380) & 0xf
-	v384 := v381 == 0x0
-	var v384u uint64
-	if v384 {
-		v384u = 1
-	}
-	v385 := v381
-	if v384 {
-		v385 = v382
-	}
-	v386 := v385 >> 2
-	v387 := (v385) & 0x3
-	v389 := v386 == 0x0
-	var v389u uint64
-	if v389 {
-		v389u = 1
-	}
-	v390 := v386
-	if v389 {
-		v390 = v387
-	}
-	v391 := v390 >> 1
-	v394 := v391 == 0x0
-	var v394u uint64
-	if v394 {
-		v394u = 1
-	}
-	v395 := v394u | v389u<<1 | v384u<<2 | v379u<<3 | v374u<<4 // clz_395
-	v396 := (v368 << v395) & 0x3ffffff                        // recip_mant_396
-	v398 := (v396 >> 15) & 0x3ff
-	v399 := uint64(defaultrom399[(v398)&0x3ff]) // recip_rom_399
-	v401 := v396 * v399
-	v402 := v401 >> 19
-	v403 := v402
-	v406 := v403
-	v407 := v406
-	v408 := 0x8000000 - v407
-	v409 := v408
-	v413 := v409
-	v414 := v399 * v413
-	v415 := v414 >> 20
-	v416 := v415
-	v417 := (v416 << v395) & 0x1fffffffffffff
-	v418 := v417 >> 1
-	v419 := (v417) & 0x1 // rnd_inc_419
-	v422 := v418
-	v423 := v419
-	v424 := v422 + v423
-	v425 := (v424) & 0x7ffffffffffff
-	v427 := v424 > 0x7ffffffffffff // ovf_hi_427
-	v429 := v425
-	if v427 {
-		v429 = 0x7ffffffffffff
-	}
-	v432 := v368 == 0x0
-	v433 := v429
-	if v432 {
-		v433 = 0x7ffffffffffff
-	}
 	v42 := (uint64(in.Hops[1].TxBytes)) & 0xffffffff // in_hop1_tx_bytes
 	v12 := (uint64(st.Hops[1].TxBytes)) & 0xffffffff // st_hop1_tx_bytes
-	v434 := (v42 - v12) & 0xffffffff
-	v435h, v435l := bits.Mul64(v434, v433)
-	v436l := v435l>>18 | v435h<<46
-	v436h := (v435h >> 18) & 0x1
-	v437 := (v435l >> 17) & 0x1 // rnd_inc_437
-	v443l := v436l
-	v443h := (v436h) & 0x3
-	v444 := v437
-	v445l, v445c := bits.Add64(v443l, v444, 0)
-	v445h := (v443h + 0 + v445c) & 0x3
-	v446 := (v445l) & 0xfffffffffffff
-	v448 := v445h > 0 || v445h == 0 && v445l > 0xfffffffffffff // ovf_hi_448
-	v450 := v446
-	if v448 {
-		v450 = 0xfffffffffffff
-	}
-	v43 := (uint64(in.Hops[1].Qlen)) & 0xffffff // in_hop1_qlen
-	v13 := (uint64(st.Hops[1].Qlen)) & 0xffffff // st_hop1_qlen
-	v451 := v43 < v13
-	v452 := v13
-	if v451 {
-		v452 = v43
-	}
-	v453 := uint64(defaultrom453[(v38)&0xf]) // kq_453
-	v454 := v452 * v453
-	v455 := v454 >> 20
-	v456 := (v454 >> 19) & 0x1 // rnd_inc_456
-	v462 := v455
-	v463 := v456
-	v464 := v462 + v463
-	v465 := v464
-	v466 := uint64(defaultrom466[(v38)&0xf]) // kr_466
-	v467h, v467l := bits.Mul64(v450, v466)
-	v468 := v467l>>40 | v467h<<24
-	v469 := (v467l >> 39) & 0x1 // rnd_inc_469
-	v475 := v468
-	v476 := v469
-	v477 := v475 + v476
-	v478 := (v477) & 0xffffffffff
-	v480 := v477 > 0xffffffffff // ovf_hi_480
-	v482 := v478
-	if v480 {
-		v482 = 0xffffffffff
-	}
-	v483 := v465
-	v484 := v482
-	v485 := v483 + v484
-	v486 := (v485) & 0xffffffff
-	v488 := v485 > 0xffffffff // ovf_hi_488
-	v490 := v486
-	if v488 {
-		v490 = 0xffffffff
-	}
-	v492 := uint64(0x0) // h1_u
+	v43 := (uint64(in.Hops[1].Qlen)) & 0xffffff      // in_hop1_qlen
+	v13 := (uint64(st.Hops[1].Qlen)) & 0xffffff      // st_hop1_qlen
+	var v492 uint64                                  // h1_u
 	if v365 != 0 {
+		v432 := v368 == 0x0
+		var v433 uint64
+		if v432 {
+			v433 = 0x7ffffffffffff
+		} else {
+			v370 := 0x3f | v368<<6
+			v371 := v370 >> 16
+			v372 := (v370) & 0xffff
+			v374 := v371 == 0x0
+			var v374u uint64
+			if v374 {
+				v374u = 1
+			}
+			v375 := v371
+			if v374 {
+				v375 = v372
+			}
+			v376 := v375 >> 8
+			v377 := (v375) & 0xff
+			v379 := v376 == 0x0
+			var v379u uint64
+			if v379 {
+				v379u = 1
+			}
+			v380 := v376
+			if v379 {
+				v380 = v377
+			}
+			v381 := v380 >> 4
+			v382 := (v380) & 0xf
+			v384 := v381 == 0x0
+			var v384u uint64
+			if v384 {
+				v384u = 1
+			}
+			v385 := v381
+			if v384 {
+				v385 = v382
+			}
+			v386 := v385 >> 2
+			v387 := (v385) & 0x3
+			v389 := v386 == 0x0
+			var v389u uint64
+			if v389 {
+				v389u = 1
+			}
+			v390 := v386
+			if v389 {
+				v390 = v387
+			}
+			v391 := v390 >> 1
+			v394 := v391 == 0x0
+			var v394u uint64
+			if v394 {
+				v394u = 1
+			}
+			v395 := v394u | v389u<<1 | v384u<<2 | v379u<<3 | v374u<<4 // clz_395
+			v396 := (v368 << v395) & 0x3ffffff                        // recip_mant_396
+			v398 := (v396 >> 15) & 0x3ff
+			v399 := uint64(defaultrom399[(v398)&0x3ff]) // recip_rom_399
+			v401 := v396 * v399
+			v402 := v401 >> 19
+			v403 := v402
+			v406 := v403
+			v407 := v406
+			v408 := 0x8000000 - v407
+			v409 := v408
+			v413 := v409
+			v414 := v399 * v413
+			v415 := v414 >> 20
+			v416 := v415
+			v417 := (v416 << v395) & 0x1fffffffffffff
+			v418 := v417 >> 1
+			v419 := (v417) & 0x1 // rnd_inc_419
+			v422 := v418
+			v423 := v419
+			v424 := v422 + v423
+			v425 := (v424) & 0x7ffffffffffff
+			v427 := v424 > 0x7ffffffffffff // ovf_hi_427
+			v429 := v425
+			if v427 {
+				v429 = 0x7ffffffffffff
+			}
+			v433 = v429
+		}
+		v434 := (v42 - v12) & 0xffffffff
+		v435h, v435l := bits.Mul64(v434, v433)
+		v436l := v435l>>18 | v435h<<46
+		v436h := (v435h >> 18) & 0x1
+		v437 := (v435l >> 17) & 0x1 // rnd_inc_437
+		v443l := v436l
+		v443h := (v436h) & 0x3
+		v444 := v437
+		v445l, v445c := bits.Add64(v443l, v444, 0)
+		v445h := (v443h + 0 + v445c) & 0x3
+		v446 := (v445l) & 0xfffffffffffff
+		v448 := v445h > 0 || v445h == 0 && v445l > 0xfffffffffffff // ovf_hi_448
+		v450 := v446
+		if v448 {
+			v450 = 0xfffffffffffff
+		}
+		v451 := v43 < v13
+		v452 := v13
+		if v451 {
+			v452 = v43
+		}
+		v453 := uint64(defaultrom453[(v38)&0xf]) // kq_453
+		v454 := v452 * v453
+		v455 := v454 >> 20
+		v456 := (v454 >> 19) & 0x1 // rnd_inc_456
+		v462 := v455
+		v463 := v456
+		v464 := v462 + v463
+		v465 := v464
+		v466 := uint64(defaultrom466[(v38)&0xf]) // kr_466
+		v467h, v467l := bits.Mul64(v450, v466)
+		v468 := v467l>>40 | v467h<<24
+		v469 := (v467l >> 39) & 0x1 // rnd_inc_469
+		v475 := v468
+		v476 := v469
+		v477 := v475 + v476
+		v478 := (v477) & 0xffffffffff
+		v480 := v477 > 0xffffffffff // ovf_hi_480
+		v482 := v478
+		if v480 {
+			v482 = 0xffffffffff
+		}
+		v483 := v465
+		v484 := v482
+		v485 := v483 + v484
+		v486 := (v485) & 0xffffffff
+		v488 := v485 > 0xffffffff // ovf_hi_488
+		v490 := v486
+		if v488 {
+			v490 = 0xffffffff
+		}
 		v492 = v490
+	} else {
+		v492 = 0x0
 	}
 	v493 := (^v289) & 0x1
 	v494 := v492 > v285
@@ -653,10 +659,6 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v497 := v285
 	if v496 != 0 {
 		v497 = v492
-	}
-	v498 := v286
-	if v496 != 0 {
-		v498 = v368
 	}
 	v500 := v288
 	if v496 != 0 {
@@ -792,147 +794,151 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v577 != 0 {
 		v580 = v578
 	}
-	v582 := 0x3f | v580<<6
-	v583 := v582 >> 16
-	v584 := (v582) & 0xffff
-	v586 := v583 == 0x0
-	var v586u uint64
-	if v586 {
-		v586u = 1
-	}
-	v587 := v583
-	if v586 {
-		v587 = v584
-	}
-	v588 := v587 >> 8
-	v589 := (v587) & 0xff
-	v591 := v588 == 0x0
-	var v591u uint64
-	if v591 {
-		v591u = 1
-	}
-	v592 := v588
-	if v591 {
-		v592 = v589
-	}
-	v593 := v592 >> 4
-	v594 := (v592) & 0xf
-	v596 := v593 == 0x0
-	var v596u uint64
-	if v596 {
-		v596u = 1
-	}
-	v597 := v593
-	if v596 {
-		v597 = v594
-	}
-	v598 := v597 >> 2
-	v599 := (v597) & 0x3
-	v601 := v598 == 0x0
-	var v601u uint64
-	if v601 {
-		v601u = 1
-	}
-	v602 := v598
-	if v601 {
-		v602 = v599
-	}
-	v603 := v602 >> 1
-	v606 := v603 == 0x0
-	var v606u uint64
-	if v606 {
-		v606u = 1
-	}
-	v607 := v606u | v601u<<1 | v596u<<2 | v591u<<3 | v586u<<4 // clz_607
-	v608 := (v580 << v607) & 0x3ffffff                        // recip_mant_608
-	v610 := (v608 >> 15) & 0x3ff
-	v611 := uint64(defaultrom611[(v610)&0x3ff]) // recip_rom_611
-	v613 := v608 * v611
-	v614 := v613 >> 19
-	v615 := v614
-	v618 := v615
-	v619 := v618
-	v620 := 0x8000000 - v619
-	v621 := v620
-	v625 := v621
-	v626 := v611 * v625
-	v627 := v626 >> 20
-	v628 := v627
-	v629 := (v628 << v607) & 0x1fffffffffffff
-	v630 := v629 >> 1
-	v631 := (v629) & 0x1 // rnd_inc_631
-	v634 := v630
-	v635 := v631
-	v636 := v634 + v635
-	v637 := (v636) & 0x7ffffffffffff
-	v639 := v636 > 0x7ffffffffffff // ovf_hi_639
-	v641 := v637
-	if v639 {
-		v641 = 0x7ffffffffffff
-	}
-	v644 := v580 == 0x0
-	v645 := v641
-	if v644 {
-		v645 = 0x7ffffffffffff
-	}
 	v50 := (uint64(in.Hops[2].TxBytes)) & 0xffffffff // in_hop2_tx_bytes
 	v16 := (uint64(st.Hops[2].TxBytes)) & 0xffffffff // st_hop2_tx_bytes
-	v646 := (v50 - v16) & 0xffffffff
-	v647h, v647l := bits.Mul64(v646, v645)
-	v648l := v647l>>18 | v647h<<46
-	v648h := (v647h >> 18) & 0x1
-	v649 := (v647l >> 17) & 0x1 // rnd_inc_649
-	v655l := v648l
-	v655h := (v648h) & 0x3
-	v656 := v649
-	v657l, v657c := bits.Add64(v655l, v656, 0)
-	v657h := (v655h + 0 + v657c) & 0x3
-	v658 := (v657l) & 0xfffffffffffff
-	v660 := v657h > 0 || v657h == 0 && v657l > 0xfffffffffffff // ovf_hi_660
-	v662 := v658
-	if v660 {
-		v662 = 0xfffffffffffff
-	}
-	v51 := (uint64(in.Hops[2].Qlen)) & 0xffffff // in_hop2_qlen
-	v17 := (uint64(st.Hops[2].Qlen)) & 0xffffff // st_hop2_qlen
-	v663 := v51 < v17
-	v664 := v17
-	if v663 {
-		v664 = v51
-	}
-	v665 := uint64(defaultrom665[(v46)&0xf]) // kq_665
-	v666 := v664 * v665
-	v667 := v666 >> 20
-	v668 := (v666 >> 19) & 0x1 // rnd_inc_668
-	v674 := v667
-	v675 := v668
-	v676 := v674 + v675
-	v677 := v676
-	v678 := uint64(defaultrom678[(v46)&0xf]) // kr_678
-	v679h, v679l := bits.Mul64(v662, v678)
-	v680 := v679l>>40 | v679h<<24
-	v681 := (v679l >> 39) & 0x1 // rnd_inc_681
-	v687 := v680
-	v688 := v681
-	v689 := v687 + v688
-	v690 := (v689) & 0xffffffffff
-	v692 := v689 > 0xffffffffff // ovf_hi_692
-	v694 := v690
-	if v692 {
-		v694 = 0xffffffffff
-	}
-	v695 := v677
-	v696 := v694
-	v697 := v695 + v696
-	v698 := (v697) & 0xffffffff
-	v700 := v697 > 0xffffffff // ovf_hi_700
-	v702 := v698
-	if v700 {
-		v702 = 0xffffffff
-	}
-	v704 := uint64(0x0) // h2_u
+	v51 := (uint64(in.Hops[2].Qlen)) & 0xffffff      // in_hop2_qlen
+	v17 := (uint64(st.Hops[2].Qlen)) & 0xffffff      // st_hop2_qlen
+	var v704 uint64                                  // h2_u
 	if v577 != 0 {
+		v644 := v580 == 0x0
+		var v645 uint64
+		if v644 {
+			v645 = 0x7ffffffffffff
+		} else {
+			v582 := 0x3f | v580<<6
+			v583 := v582 >> 16
+			v584 := (v582) & 0xffff
+			v586 := v583 == 0x0
+			var v586u uint64
+			if v586 {
+				v586u = 1
+			}
+			v587 := v583
+			if v586 {
+				v587 = v584
+			}
+			v588 := v587 >> 8
+			v589 := (v587) & 0xff
+			v591 := v588 == 0x0
+			var v591u uint64
+			if v591 {
+				v591u = 1
+			}
+			v592 := v588
+			if v591 {
+				v592 = v589
+			}
+			v593 := v592 >> 4
+			v594 := (v592) & 0xf
+			v596 := v593 == 0x0
+			var v596u uint64
+			if v596 {
+				v596u = 1
+			}
+			v597 := v593
+			if v596 {
+				v597 = v594
+			}
+			v598 := v597 >> 2
+			v599 := (v597) & 0x3
+			v601 := v598 == 0x0
+			var v601u uint64
+			if v601 {
+				v601u = 1
+			}
+			v602 := v598
+			if v601 {
+				v602 = v599
+			}
+			v603 := v602 >> 1
+			v606 := v603 == 0x0
+			var v606u uint64
+			if v606 {
+				v606u = 1
+			}
+			v607 := v606u | v601u<<1 | v596u<<2 | v591u<<3 | v586u<<4 // clz_607
+			v608 := (v580 << v607) & 0x3ffffff                        // recip_mant_608
+			v610 := (v608 >> 15) & 0x3ff
+			v611 := uint64(defaultrom611[(v610)&0x3ff]) // recip_rom_611
+			v613 := v608 * v611
+			v614 := v613 >> 19
+			v615 := v614
+			v618 := v615
+			v619 := v618
+			v620 := 0x8000000 - v619
+			v621 := v620
+			v625 := v621
+			v626 := v611 * v625
+			v627 := v626 >> 20
+			v628 := v627
+			v629 := (v628 << v607) & 0x1fffffffffffff
+			v630 := v629 >> 1
+			v631 := (v629) & 0x1 // rnd_inc_631
+			v634 := v630
+			v635 := v631
+			v636 := v634 + v635
+			v637 := (v636) & 0x7ffffffffffff
+			v639 := v636 > 0x7ffffffffffff // ovf_hi_639
+			v641 := v637
+			if v639 {
+				v641 = 0x7ffffffffffff
+			}
+			v645 = v641
+		}
+		v646 := (v50 - v16) & 0xffffffff
+		v647h, v647l := bits.Mul64(v646, v645)
+		v648l := v647l>>18 | v647h<<46
+		v648h := (v647h >> 18) & 0x1
+		v649 := (v647l >> 17) & 0x1 // rnd_inc_649
+		v655l := v648l
+		v655h := (v648h) & 0x3
+		v656 := v649
+		v657l, v657c := bits.Add64(v655l, v656, 0)
+		v657h := (v655h + 0 + v657c) & 0x3
+		v658 := (v657l) & 0xfffffffffffff
+		v660 := v657h > 0 || v657h == 0 && v657l > 0xfffffffffffff // ovf_hi_660
+		v662 := v658
+		if v660 {
+			v662 = 0xfffffffffffff
+		}
+		v663 := v51 < v17
+		v664 := v17
+		if v663 {
+			v664 = v51
+		}
+		v665 := uint64(defaultrom665[(v46)&0xf]) // kq_665
+		v666 := v664 * v665
+		v667 := v666 >> 20
+		v668 := (v666 >> 19) & 0x1 // rnd_inc_668
+		v674 := v667
+		v675 := v668
+		v676 := v674 + v675
+		v677 := v676
+		v678 := uint64(defaultrom678[(v46)&0xf]) // kr_678
+		v679h, v679l := bits.Mul64(v662, v678)
+		v680 := v679l>>40 | v679h<<24
+		v681 := (v679l >> 39) & 0x1 // rnd_inc_681
+		v687 := v680
+		v688 := v681
+		v689 := v687 + v688
+		v690 := (v689) & 0xffffffffff
+		v692 := v689 > 0xffffffffff // ovf_hi_692
+		v694 := v690
+		if v692 {
+			v694 = 0xffffffffff
+		}
+		v695 := v677
+		v696 := v694
+		v697 := v695 + v696
+		v698 := (v697) & 0xffffffff
+		v700 := v697 > 0xffffffff // ovf_hi_700
+		v702 := v698
+		if v700 {
+			v702 = 0xffffffff
+		}
 		v704 = v702
+	} else {
+		v704 = 0x0
 	}
 	v705 := (^v501) & 0x1
 	v706 := v704 > v497
@@ -945,10 +951,6 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v709 := v497
 	if v708 != 0 {
 		v709 = v704
-	}
-	v710 := v498
-	if v708 != 0 {
-		v710 = v580
 	}
 	v712 := v500
 	if v708 != 0 {
@@ -1084,147 +1086,151 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v789 != 0 {
 		v792 = v790
 	}
-	v794 := 0x3f | v792<<6
-	v795 := v794 >> 16
-	v796 := (v794) & 0xffff
-	v798 := v795 == 0x0
-	var v798u uint64
-	if v798 {
-		v798u = 1
-	}
-	v799 := v795
-	if v798 {
-		v799 = v796
-	}
-	v800 := v799 >> 8
-	v801 := (v799) & 0xff
-	v803 := v800 == 0x0
-	var v803u uint64
-	if v803 {
-		v803u = 1
-	}
-	v804 := v800
-	if v803 {
-		v804 = v801
-	}
-	v805 := v804 >> 4
-	v806 := (v804) & 0xf
-	v808 := v805 == 0x0
-	var v808u uint64
-	if v808 {
-		v808u = 1
-	}
-	v809 := v805
-	if v808 {
-		v809 = v806
-	}
-	v810 := v809 >> 2
-	v811 := (v809) & 0x3
-	v813 := v810 == 0x0
-	var v813u uint64
-	if v813 {
-		v813u = 1
-	}
-	v814 := v810
-	if v813 {
-		v814 = v811
-	}
-	v815 := v814 >> 1
-	v818 := v815 == 0x0
-	var v818u uint64
-	if v818 {
-		v818u = 1
-	}
-	v819 := v818u | v813u<<1 | v808u<<2 | v803u<<3 | v798u<<4 // clz_819
-	v820 := (v792 << v819) & 0x3ffffff                        // recip_mant_820
-	v822 := (v820 >> 15) & 0x3ff
-	v823 := uint64(defaultrom823[(v822)&0x3ff]) // recip_rom_823
-	v825 := v820 * v823
-	v826 := v825 >> 19
-	v827 := v826
-	v830 := v827
-	v831 := v830
-	v832 := 0x8000000 - v831
-	v833 := v832
-	v837 := v833
-	v838 := v823 * v837
-	v839 := v838 >> 20
-	v840 := v839
-	v841 := (v840 << v819) & 0x1fffffffffffff
-	v842 := v841 >> 1
-	v843 := (v841) & 0x1 // rnd_inc_843
-	v846 := v842
-	v847 := v843
-	v848 := v846 + v847
-	v849 := (v848) & 0x7ffffffffffff
-	v851 := v848 > 0x7ffffffffffff // ovf_hi_851
-	v853 := v849
-	if v851 {
-		v853 = 0x7ffffffffffff
-	}
-	v856 := v792 == 0x0
-	v857 := v853
-	if v856 {
-		v857 = 0x7ffffffffffff
-	}
 	v58 := (uint64(in.Hops[3].TxBytes)) & 0xffffffff // in_hop3_tx_bytes
 	v20 := (uint64(st.Hops[3].TxBytes)) & 0xffffffff // st_hop3_tx_bytes
-	v858 := (v58 - v20) & 0xffffffff
-	v859h, v859l := bits.Mul64(v858, v857)
-	v860l := v859l>>18 | v859h<<46
-	v860h := (v859h >> 18) & 0x1
-	v861 := (v859l >> 17) & 0x1 // rnd_inc_861
-	v867l := v860l
-	v867h := (v860h) & 0x3
-	v868 := v861
-	v869l, v869c := bits.Add64(v867l, v868, 0)
-	v869h := (v867h + 0 + v869c) & 0x3
-	v870 := (v869l) & 0xfffffffffffff
-	v872 := v869h > 0 || v869h == 0 && v869l > 0xfffffffffffff // ovf_hi_872
-	v874 := v870
-	if v872 {
-		v874 = 0xfffffffffffff
-	}
-	v59 := (uint64(in.Hops[3].Qlen)) & 0xffffff // in_hop3_qlen
-	v21 := (uint64(st.Hops[3].Qlen)) & 0xffffff // st_hop3_qlen
-	v875 := v59 < v21
-	v876 := v21
-	if v875 {
-		v876 = v59
-	}
-	v877 := uint64(defaultrom877[(v54)&0xf]) // kq_877
-	v878 := v876 * v877
-	v879 := v878 >> 20
-	v880 := (v878 >> 19) & 0x1 // rnd_inc_880
-	v886 := v879
-	v887 := v880
-	v888 := v886 + v887
-	v889 := v888
-	v890 := uint64(defaultrom890[(v54)&0xf]) // kr_890
-	v891h, v891l := bits.Mul64(v874, v890)
-	v892 := v891l>>40 | v891h<<24
-	v893 := (v891l >> 39) & 0x1 // rnd_inc_893
-	v899 := v892
-	v900 := v893
-	v901 := v899 + v900
-	v902 := (v901) & 0xffffffffff
-	v904 := v901 > 0xffffffffff // ovf_hi_904
-	v906 := v902
-	if v904 {
-		v906 = 0xffffffffff
-	}
-	v907 := v889
-	v908 := v906
-	v909 := v907 + v908
-	v910 := (v909) & 0xffffffff
-	v912 := v909 > 0xffffffff // ovf_hi_912
-	v914 := v910
-	if v912 {
-		v914 = 0xffffffff
-	}
-	v916 := uint64(0x0) // h3_u
+	v59 := (uint64(in.Hops[3].Qlen)) & 0xffffff      // in_hop3_qlen
+	v21 := (uint64(st.Hops[3].Qlen)) & 0xffffff      // st_hop3_qlen
+	var v916 uint64                                  // h3_u
 	if v789 != 0 {
+		v856 := v792 == 0x0
+		var v857 uint64
+		if v856 {
+			v857 = 0x7ffffffffffff
+		} else {
+			v794 := 0x3f | v792<<6
+			v795 := v794 >> 16
+			v796 := (v794) & 0xffff
+			v798 := v795 == 0x0
+			var v798u uint64
+			if v798 {
+				v798u = 1
+			}
+			v799 := v795
+			if v798 {
+				v799 = v796
+			}
+			v800 := v799 >> 8
+			v801 := (v799) & 0xff
+			v803 := v800 == 0x0
+			var v803u uint64
+			if v803 {
+				v803u = 1
+			}
+			v804 := v800
+			if v803 {
+				v804 = v801
+			}
+			v805 := v804 >> 4
+			v806 := (v804) & 0xf
+			v808 := v805 == 0x0
+			var v808u uint64
+			if v808 {
+				v808u = 1
+			}
+			v809 := v805
+			if v808 {
+				v809 = v806
+			}
+			v810 := v809 >> 2
+			v811 := (v809) & 0x3
+			v813 := v810 == 0x0
+			var v813u uint64
+			if v813 {
+				v813u = 1
+			}
+			v814 := v810
+			if v813 {
+				v814 = v811
+			}
+			v815 := v814 >> 1
+			v818 := v815 == 0x0
+			var v818u uint64
+			if v818 {
+				v818u = 1
+			}
+			v819 := v818u | v813u<<1 | v808u<<2 | v803u<<3 | v798u<<4 // clz_819
+			v820 := (v792 << v819) & 0x3ffffff                        // recip_mant_820
+			v822 := (v820 >> 15) & 0x3ff
+			v823 := uint64(defaultrom823[(v822)&0x3ff]) // recip_rom_823
+			v825 := v820 * v823
+			v826 := v825 >> 19
+			v827 := v826
+			v830 := v827
+			v831 := v830
+			v832 := 0x8000000 - v831
+			v833 := v832
+			v837 := v833
+			v838 := v823 * v837
+			v839 := v838 >> 20
+			v840 := v839
+			v841 := (v840 << v819) & 0x1fffffffffffff
+			v842 := v841 >> 1
+			v843 := (v841) & 0x1 // rnd_inc_843
+			v846 := v842
+			v847 := v843
+			v848 := v846 + v847
+			v849 := (v848) & 0x7ffffffffffff
+			v851 := v848 > 0x7ffffffffffff // ovf_hi_851
+			v853 := v849
+			if v851 {
+				v853 = 0x7ffffffffffff
+			}
+			v857 = v853
+		}
+		v858 := (v58 - v20) & 0xffffffff
+		v859h, v859l := bits.Mul64(v858, v857)
+		v860l := v859l>>18 | v859h<<46
+		v860h := (v859h >> 18) & 0x1
+		v861 := (v859l >> 17) & 0x1 // rnd_inc_861
+		v867l := v860l
+		v867h := (v860h) & 0x3
+		v868 := v861
+		v869l, v869c := bits.Add64(v867l, v868, 0)
+		v869h := (v867h + 0 + v869c) & 0x3
+		v870 := (v869l) & 0xfffffffffffff
+		v872 := v869h > 0 || v869h == 0 && v869l > 0xfffffffffffff // ovf_hi_872
+		v874 := v870
+		if v872 {
+			v874 = 0xfffffffffffff
+		}
+		v875 := v59 < v21
+		v876 := v21
+		if v875 {
+			v876 = v59
+		}
+		v877 := uint64(defaultrom877[(v54)&0xf]) // kq_877
+		v878 := v876 * v877
+		v879 := v878 >> 20
+		v880 := (v878 >> 19) & 0x1 // rnd_inc_880
+		v886 := v879
+		v887 := v880
+		v888 := v886 + v887
+		v889 := v888
+		v890 := uint64(defaultrom890[(v54)&0xf]) // kr_890
+		v891h, v891l := bits.Mul64(v874, v890)
+		v892 := v891l>>40 | v891h<<24
+		v893 := (v891l >> 39) & 0x1 // rnd_inc_893
+		v899 := v892
+		v900 := v893
+		v901 := v899 + v900
+		v902 := (v901) & 0xffffffffff
+		v904 := v901 > 0xffffffffff // ovf_hi_904
+		v906 := v902
+		if v904 {
+			v906 = 0xffffffffff
+		}
+		v907 := v889
+		v908 := v906
+		v909 := v907 + v908
+		v910 := (v909) & 0xffffffff
+		v912 := v909 > 0xffffffff // ovf_hi_912
+		v914 := v910
+		if v912 {
+			v914 = 0xffffffff
+		}
 		v916 = v914
+	} else {
+		v916 = 0x0
 	}
 	v917 := (^v713) & 0x1
 	v918 := v916 > v709
@@ -1237,10 +1243,6 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v921 := v709
 	if v920 != 0 {
 		v921 = v916
-	}
-	v922 := v710
-	if v920 != 0 {
-		v922 = v792
 	}
 	v924 := v712
 	if v920 != 0 {
@@ -1376,147 +1378,151 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1001 != 0 {
 		v1004 = v1002
 	}
-	v1006 := 0x3f | v1004<<6
-	v1007 := v1006 >> 16
-	v1008 := (v1006) & 0xffff
-	v1010 := v1007 == 0x0
-	var v1010u uint64
-	if v1010 {
-		v1010u = 1
-	}
-	v1011 := v1007
-	if v1010 {
-		v1011 = v1008
-	}
-	v1012 := v1011 >> 8
-	v1013 := (v1011) & 0xff
-	v1015 := v1012 == 0x0
-	var v1015u uint64
-	if v1015 {
-		v1015u = 1
-	}
-	v1016 := v1012
-	if v1015 {
-		v1016 = v1013
-	}
-	v1017 := v1016 >> 4
-	v1018 := (v1016) & 0xf
-	v1020 := v1017 == 0x0
-	var v1020u uint64
-	if v1020 {
-		v1020u = 1
-	}
-	v1021 := v1017
-	if v1020 {
-		v1021 = v1018
-	}
-	v1022 := v1021 >> 2
-	v1023 := (v1021) & 0x3
-	v1025 := v1022 == 0x0
-	var v1025u uint64
-	if v1025 {
-		v1025u = 1
-	}
-	v1026 := v1022
-	if v1025 {
-		v1026 = v1023
-	}
-	v1027 := v1026 >> 1
-	v1030 := v1027 == 0x0
-	var v1030u uint64
-	if v1030 {
-		v1030u = 1
-	}
-	v1031 := v1030u | v1025u<<1 | v1020u<<2 | v1015u<<3 | v1010u<<4 // clz_1031
-	v1032 := (v1004 << v1031) & 0x3ffffff                           // recip_mant_1032
-	v1034 := (v1032 >> 15) & 0x3ff
-	v1035 := uint64(defaultrom1035[(v1034)&0x3ff]) // recip_rom_1035
-	v1037 := v1032 * v1035
-	v1038 := v1037 >> 19
-	v1039 := v1038
-	v1042 := v1039
-	v1043 := v1042
-	v1044 := 0x8000000 - v1043
-	v1045 := v1044
-	v1049 := v1045
-	v1050 := v1035 * v1049
-	v1051 := v1050 >> 20
-	v1052 := v1051
-	v1053 := (v1052 << v1031) & 0x1fffffffffffff
-	v1054 := v1053 >> 1
-	v1055 := (v1053) & 0x1 // rnd_inc_1055
-	v1058 := v1054
-	v1059 := v1055
-	v1060 := v1058 + v1059
-	v1061 := (v1060) & 0x7ffffffffffff
-	v1063 := v1060 > 0x7ffffffffffff // ovf_hi_1063
-	v1065 := v1061
-	if v1063 {
-		v1065 = 0x7ffffffffffff
-	}
-	v1068 := v1004 == 0x0
-	v1069 := v1065
-	if v1068 {
-		v1069 = 0x7ffffffffffff
-	}
 	v66 := (uint64(in.Hops[4].TxBytes)) & 0xffffffff // in_hop4_tx_bytes
 	v24 := (uint64(st.Hops[4].TxBytes)) & 0xffffffff // st_hop4_tx_bytes
-	v1070 := (v66 - v24) & 0xffffffff
-	v1071h, v1071l := bits.Mul64(v1070, v1069)
-	v1072l := v1071l>>18 | v1071h<<46
-	v1072h := (v1071h >> 18) & 0x1
-	v1073 := (v1071l >> 17) & 0x1 // rnd_inc_1073
-	v1079l := v1072l
-	v1079h := (v1072h) & 0x3
-	v1080 := v1073
-	v1081l, v1081c := bits.Add64(v1079l, v1080, 0)
-	v1081h := (v1079h + 0 + v1081c) & 0x3
-	v1082 := (v1081l) & 0xfffffffffffff
-	v1084 := v1081h > 0 || v1081h == 0 && v1081l > 0xfffffffffffff // ovf_hi_1084
-	v1086 := v1082
-	if v1084 {
-		v1086 = 0xfffffffffffff
-	}
-	v67 := (uint64(in.Hops[4].Qlen)) & 0xffffff // in_hop4_qlen
-	v25 := (uint64(st.Hops[4].Qlen)) & 0xffffff // st_hop4_qlen
-	v1087 := v67 < v25
-	v1088 := v25
-	if v1087 {
-		v1088 = v67
-	}
-	v1089 := uint64(defaultrom1089[(v62)&0xf]) // kq_1089
-	v1090 := v1088 * v1089
-	v1091 := v1090 >> 20
-	v1092 := (v1090 >> 19) & 0x1 // rnd_inc_1092
-	v1098 := v1091
-	v1099 := v1092
-	v1100 := v1098 + v1099
-	v1101 := v1100
-	v1102 := uint64(defaultrom1102[(v62)&0xf]) // kr_1102
-	v1103h, v1103l := bits.Mul64(v1086, v1102)
-	v1104 := v1103l>>40 | v1103h<<24
-	v1105 := (v1103l >> 39) & 0x1 // rnd_inc_1105
-	v1111 := v1104
-	v1112 := v1105
-	v1113 := v1111 + v1112
-	v1114 := (v1113) & 0xffffffffff
-	v1116 := v1113 > 0xffffffffff // ovf_hi_1116
-	v1118 := v1114
-	if v1116 {
-		v1118 = 0xffffffffff
-	}
-	v1119 := v1101
-	v1120 := v1118
-	v1121 := v1119 + v1120
-	v1122 := (v1121) & 0xffffffff
-	v1124 := v1121 > 0xffffffff // ovf_hi_1124
-	v1126 := v1122
-	if v1124 {
-		v1126 = 0xffffffff
-	}
-	v1128 := uint64(0x0) // h4_u
+	v67 := (uint64(in.Hops[4].Qlen)) & 0xffffff      // in_hop4_qlen
+	v25 := (uint64(st.Hops[4].Qlen)) & 0xffffff      // st_hop4_qlen
+	var v1128 uint64                                 // h4_u
 	if v1001 != 0 {
+		v1068 := v1004 == 0x0
+		var v1069 uint64
+		if v1068 {
+			v1069 = 0x7ffffffffffff
+		} else {
+			v1006 := 0x3f | v1004<<6
+			v1007 := v1006 >> 16
+			v1008 := (v1006) & 0xffff
+			v1010 := v1007 == 0x0
+			var v1010u uint64
+			if v1010 {
+				v1010u = 1
+			}
+			v1011 := v1007
+			if v1010 {
+				v1011 = v1008
+			}
+			v1012 := v1011 >> 8
+			v1013 := (v1011) & 0xff
+			v1015 := v1012 == 0x0
+			var v1015u uint64
+			if v1015 {
+				v1015u = 1
+			}
+			v1016 := v1012
+			if v1015 {
+				v1016 = v1013
+			}
+			v1017 := v1016 >> 4
+			v1018 := (v1016) & 0xf
+			v1020 := v1017 == 0x0
+			var v1020u uint64
+			if v1020 {
+				v1020u = 1
+			}
+			v1021 := v1017
+			if v1020 {
+				v1021 = v1018
+			}
+			v1022 := v1021 >> 2
+			v1023 := (v1021) & 0x3
+			v1025 := v1022 == 0x0
+			var v1025u uint64
+			if v1025 {
+				v1025u = 1
+			}
+			v1026 := v1022
+			if v1025 {
+				v1026 = v1023
+			}
+			v1027 := v1026 >> 1
+			v1030 := v1027 == 0x0
+			var v1030u uint64
+			if v1030 {
+				v1030u = 1
+			}
+			v1031 := v1030u | v1025u<<1 | v1020u<<2 | v1015u<<3 | v1010u<<4 // clz_1031
+			v1032 := (v1004 << v1031) & 0x3ffffff                           // recip_mant_1032
+			v1034 := (v1032 >> 15) & 0x3ff
+			v1035 := uint64(defaultrom1035[(v1034)&0x3ff]) // recip_rom_1035
+			v1037 := v1032 * v1035
+			v1038 := v1037 >> 19
+			v1039 := v1038
+			v1042 := v1039
+			v1043 := v1042
+			v1044 := 0x8000000 - v1043
+			v1045 := v1044
+			v1049 := v1045
+			v1050 := v1035 * v1049
+			v1051 := v1050 >> 20
+			v1052 := v1051
+			v1053 := (v1052 << v1031) & 0x1fffffffffffff
+			v1054 := v1053 >> 1
+			v1055 := (v1053) & 0x1 // rnd_inc_1055
+			v1058 := v1054
+			v1059 := v1055
+			v1060 := v1058 + v1059
+			v1061 := (v1060) & 0x7ffffffffffff
+			v1063 := v1060 > 0x7ffffffffffff // ovf_hi_1063
+			v1065 := v1061
+			if v1063 {
+				v1065 = 0x7ffffffffffff
+			}
+			v1069 = v1065
+		}
+		v1070 := (v66 - v24) & 0xffffffff
+		v1071h, v1071l := bits.Mul64(v1070, v1069)
+		v1072l := v1071l>>18 | v1071h<<46
+		v1072h := (v1071h >> 18) & 0x1
+		v1073 := (v1071l >> 17) & 0x1 // rnd_inc_1073
+		v1079l := v1072l
+		v1079h := (v1072h) & 0x3
+		v1080 := v1073
+		v1081l, v1081c := bits.Add64(v1079l, v1080, 0)
+		v1081h := (v1079h + 0 + v1081c) & 0x3
+		v1082 := (v1081l) & 0xfffffffffffff
+		v1084 := v1081h > 0 || v1081h == 0 && v1081l > 0xfffffffffffff // ovf_hi_1084
+		v1086 := v1082
+		if v1084 {
+			v1086 = 0xfffffffffffff
+		}
+		v1087 := v67 < v25
+		v1088 := v25
+		if v1087 {
+			v1088 = v67
+		}
+		v1089 := uint64(defaultrom1089[(v62)&0xf]) // kq_1089
+		v1090 := v1088 * v1089
+		v1091 := v1090 >> 20
+		v1092 := (v1090 >> 19) & 0x1 // rnd_inc_1092
+		v1098 := v1091
+		v1099 := v1092
+		v1100 := v1098 + v1099
+		v1101 := v1100
+		v1102 := uint64(defaultrom1102[(v62)&0xf]) // kr_1102
+		v1103h, v1103l := bits.Mul64(v1086, v1102)
+		v1104 := v1103l>>40 | v1103h<<24
+		v1105 := (v1103l >> 39) & 0x1 // rnd_inc_1105
+		v1111 := v1104
+		v1112 := v1105
+		v1113 := v1111 + v1112
+		v1114 := (v1113) & 0xffffffffff
+		v1116 := v1113 > 0xffffffffff // ovf_hi_1116
+		v1118 := v1114
+		if v1116 {
+			v1118 = 0xffffffffff
+		}
+		v1119 := v1101
+		v1120 := v1118
+		v1121 := v1119 + v1120
+		v1122 := (v1121) & 0xffffffff
+		v1124 := v1121 > 0xffffffff // ovf_hi_1124
+		v1126 := v1122
+		if v1124 {
+			v1126 = 0xffffffff
+		}
 		v1128 = v1126
+	} else {
+		v1128 = 0x0
 	}
 	v1129 := (^v925) & 0x1
 	v1130 := v1128 > v921
@@ -1526,55 +1532,73 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v1131 := v1129 | v1130u
 	v1132 := v1001 & v1131 // h4_take
-	v1133 := v921
-	if v1132 != 0 {
-		v1133 = v1128
-	}
-	v1134 := v922
-	if v1132 != 0 {
-		v1134 = v1004
-	}
 	v1136 := v924
 	if v1132 != 0 {
 		v1136 = 0x4
 	}
-	v1137 := v925 | v1001 // any_valid
-	v1140 := 0x1388 < v1134
-	v1141 := (v1134) & 0x1ffff
-	v1143 := v1134 > 0x1ffff // ovf_hi_1143
-	v1145 := v1141
-	if v1143 {
-		v1145 = 0x1ffff
-	}
-	v1146 := v1145 // tau
-	if v1140 {
-		v1146 = 0x1388
-	}
-	v1149 := v1146
-	v1150 := v1149
-	v1151 := (0x1388 - v1150) & 0x3ffff
-	v1152 := (v1151) & 0x1ffff
+	v1137 := v925 | v1001             // any_valid
 	v4 := (uint64(st.U)) & 0xffffffff // st_u
-	v1153 := v1152 * v4
-	v1154 := v1146 * v1133
-	v1155 := v1153
-	v1156 := v1154
-	v1157 := v1155 + v1156
-	v1159h, v1159l := bits.Mul64(v1157, 0xd1b71759)
-	v1160 := v1159l>>44 | v1159h<<20
-	v1161 := (v1159l >> 43) & 0x1 // rnd_inc_1161
-	v1167 := v1160
-	v1168 := v1161
-	v1169 := v1167 + v1168
-	v1170 := (v1169) & 0xffffffff
-	v1172 := v1169 > 0xffffffff // ovf_hi_1172
-	v1174 := v1170              // u_ewma
-	if v1172 {
-		v1174 = 0xffffffff
-	}
-	v1175 := v4 // u_new
+	var v1175 uint64                  // u_new
 	if v1137 != 0 {
+		v286 := uint64(0x0)
+		if v284 != 0 {
+			v286 = v156
+		}
+		v498 := v286
+		if v496 != 0 {
+			v498 = v368
+		}
+		v710 := v498
+		if v708 != 0 {
+			v710 = v580
+		}
+		v922 := v710
+		if v920 != 0 {
+			v922 = v792
+		}
+		v1133 := v921
+		if v1132 != 0 {
+			v1133 = v1128
+		}
+		v1134 := v922
+		if v1132 != 0 {
+			v1134 = v1004
+		}
+		v1140 := 0x1388 < v1134
+		v1141 := (v1134) & 0x1ffff
+		v1143 := v1134 > 0x1ffff // ovf_hi_1143
+		v1145 := v1141
+		if v1143 {
+			v1145 = 0x1ffff
+		}
+		v1146 := v1145 // tau
+		if v1140 {
+			v1146 = 0x1388
+		}
+		v1149 := v1146
+		v1150 := v1149
+		v1151 := (0x1388 - v1150) & 0x3ffff
+		v1152 := (v1151) & 0x1ffff
+		v1153 := v1152 * v4
+		v1154 := v1146 * v1133
+		v1155 := v1153
+		v1156 := v1154
+		v1157 := v1155 + v1156
+		v1159h, v1159l := bits.Mul64(v1157, 0xd1b71759)
+		v1160 := v1159l>>44 | v1159h<<20
+		v1161 := (v1159l >> 43) & 0x1 // rnd_inc_1161
+		v1167 := v1160
+		v1168 := v1161
+		v1169 := v1167 + v1168
+		v1170 := (v1169) & 0xffffffff
+		v1172 := v1169 > 0xffffffff // ovf_hi_1172
+		v1174 := v1170              // u_ewma
+		if v1172 {
+			v1174 = 0xffffffff
+		}
 		v1175 = v1174
+	} else {
+		v1175 = v4
 	}
 	v27 := (uint64(in.Seq)) & 0xffffffff       // in_seq
 	v6 := (uint64(st.LastUpdate)) & 0xffffffff // st_last_update
@@ -1598,133 +1622,8 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1187 {
 		v1187u = 1
 	}
-	v1188 := v1185u | v1187u // mi
-	v1189 := v1175 >> 16
-	v1190 := (v1175) & 0xffff
-	v1192 := v1189 == 0x0
-	var v1192u uint64
-	if v1192 {
-		v1192u = 1
-	}
-	v1193 := v1189
-	if v1192 {
-		v1193 = v1190
-	}
-	v1194 := v1193 >> 8
-	v1195 := (v1193) & 0xff
-	v1197 := v1194 == 0x0
-	var v1197u uint64
-	if v1197 {
-		v1197u = 1
-	}
-	v1198 := v1194
-	if v1197 {
-		v1198 = v1195
-	}
-	v1199 := v1198 >> 4
-	v1200 := (v1198) & 0xf
-	v1202 := v1199 == 0x0
-	var v1202u uint64
-	if v1202 {
-		v1202u = 1
-	}
-	v1203 := v1199
-	if v1202 {
-		v1203 = v1200
-	}
-	v1204 := v1203 >> 2
-	v1205 := (v1203) & 0x3
-	v1207 := v1204 == 0x0
-	var v1207u uint64
-	if v1207 {
-		v1207u = 1
-	}
-	v1208 := v1204
-	if v1207 {
-		v1208 = v1205
-	}
-	v1209 := v1208 >> 1
-	v1212 := v1209 == 0x0
-	var v1212u uint64
-	if v1212 {
-		v1212u = 1
-	}
-	v1213 := v1212u | v1207u<<1 | v1202u<<2 | v1197u<<3 | v1192u<<4
-	v1215 := v1175 == 0x0
-	v1216 := v1213
-	v1218 := v1216 // clz_1218
-	if v1215 {
-		v1218 = 0x20
-	}
-	v1219 := (v1175 << v1218) & 0xffffffff // recip_mant_1219
-	v1221 := (v1219 >> 21) & 0x3ff
-	v1222 := uint64(defaultrom1222[(v1221)&0x3ff]) // recip_rom_1222
-	v1224 := v1219 * v1222
-	v1225 := v1224 >> 25
-	v1226 := v1225
-	v1229 := v1226
-	v1230 := v1229
-	v1231 := 0x8000000 - v1230
-	v1232 := v1231
-	v1236 := v1232
-	v1237 := v1222 * v1236
-	v1238 := v1237 >> 20
-	v1239 := v1238
-	v1240 := v1239 << v1218
-	v1241 := v1240 >> 1
-	v1242 := (v1240) & 0x1 // rnd_inc_1242
-	v1245 := v1241
-	v1246 := v1242
-	v1247 := v1245 + v1246
-	v1248 := (v1247) & 0xffffffffffffff
-	v1250 := v1247 > 0xffffffffffffff // ovf_hi_1250
-	v1252 := v1248
-	if v1250 {
-		v1252 = 0xffffffffffffff
-	}
-	v1255 := v1175 == 0x0
-	v1256 := v1252
-	if v1255 {
-		v1256 = 0xffffffffffffff
-	}
-	v1257h, v1257l := bits.Mul64(v1256, 0xf33333)
-	v1258 := v1257l>>24 | v1257h<<40
-	v1259 := (v1257l >> 23) & 0x1 // rnd_inc_1259
-	v1265 := v1258
-	v1266 := v1259
-	v1267 := v1265 + v1266
-	v1268 := v1267
-	v1272 := v1268
-	v1274 := 0x100000000 < v1272
-	v1275 := v1272
-	if v1274 {
-		v1275 = 0x100000000
-	}
-	v1276 := v1272
-	if v1185 {
-		v1276 = v1275
-	}
+	v1188 := v1185u | v1187u           // mi
 	v3 := (uint64(st.Wc)) & 0xffffffff // st_wc
-	v1277h, v1277l := bits.Mul64(v3, v1276)
-	v1278 := v1277l>>32 | v1277h<<32
-	v1279 := (v1277l >> 31) & 0x1 // rnd_inc_1279
-	v1285 := v1278
-	v1286 := v1279
-	v1287 := v1285 + v1286
-	v1288 := (v1287) & 0xffffffff
-	v1290 := v1287 > 0xffffffff // ovf_hi_1290
-	v1292 := v1288
-	if v1290 {
-		v1292 = 0xffffffff
-	}
-	v1293 := v1292
-	v1295 := v1293 + 0x3e80
-	v1296 := (v1295) & 0xffffffff
-	v1298 := v1295 > 0xffffffff // ovf_hi_1298
-	v1300 := v1296
-	if v1298 {
-		v1300 = 0xffffffff
-	}
 	v1301 := v3
 	v1303 := v1301 + 0x3e80
 	v1304 := (v1303) & 0xffffffff
@@ -1733,9 +1632,140 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1306 {
 		v1308 = 0xffffffff
 	}
-	v1309 := v1308
+	var v1309 uint64
 	if v1188 != 0 {
+		v1255 := v1175 == 0x0
+		var v1256 uint64
+		if v1255 {
+			v1256 = 0xffffffffffffff
+		} else {
+			v1215 := v1175 == 0x0
+			var v1218 uint64 // clz_1218
+			if v1215 {
+				v1218 = 0x20
+			} else {
+				v1189 := v1175 >> 16
+				v1190 := (v1175) & 0xffff
+				v1192 := v1189 == 0x0
+				var v1192u uint64
+				if v1192 {
+					v1192u = 1
+				}
+				v1193 := v1189
+				if v1192 {
+					v1193 = v1190
+				}
+				v1194 := v1193 >> 8
+				v1195 := (v1193) & 0xff
+				v1197 := v1194 == 0x0
+				var v1197u uint64
+				if v1197 {
+					v1197u = 1
+				}
+				v1198 := v1194
+				if v1197 {
+					v1198 = v1195
+				}
+				v1199 := v1198 >> 4
+				v1200 := (v1198) & 0xf
+				v1202 := v1199 == 0x0
+				var v1202u uint64
+				if v1202 {
+					v1202u = 1
+				}
+				v1203 := v1199
+				if v1202 {
+					v1203 = v1200
+				}
+				v1204 := v1203 >> 2
+				v1205 := (v1203) & 0x3
+				v1207 := v1204 == 0x0
+				var v1207u uint64
+				if v1207 {
+					v1207u = 1
+				}
+				v1208 := v1204
+				if v1207 {
+					v1208 = v1205
+				}
+				v1209 := v1208 >> 1
+				v1212 := v1209 == 0x0
+				var v1212u uint64
+				if v1212 {
+					v1212u = 1
+				}
+				v1213 := v1212u | v1207u<<1 | v1202u<<2 | v1197u<<3 | v1192u<<4
+				v1216 := v1213
+				v1218 = v1216
+			}
+			v1219 := (v1175 << v1218) & 0xffffffff // recip_mant_1219
+			v1221 := (v1219 >> 21) & 0x3ff
+			v1222 := uint64(defaultrom1222[(v1221)&0x3ff]) // recip_rom_1222
+			v1224 := v1219 * v1222
+			v1225 := v1224 >> 25
+			v1226 := v1225
+			v1229 := v1226
+			v1230 := v1229
+			v1231 := 0x8000000 - v1230
+			v1232 := v1231
+			v1236 := v1232
+			v1237 := v1222 * v1236
+			v1238 := v1237 >> 20
+			v1239 := v1238
+			v1240 := v1239 << v1218
+			v1241 := v1240 >> 1
+			v1242 := (v1240) & 0x1 // rnd_inc_1242
+			v1245 := v1241
+			v1246 := v1242
+			v1247 := v1245 + v1246
+			v1248 := (v1247) & 0xffffffffffffff
+			v1250 := v1247 > 0xffffffffffffff // ovf_hi_1250
+			v1252 := v1248
+			if v1250 {
+				v1252 = 0xffffffffffffff
+			}
+			v1256 = v1252
+		}
+		v1257h, v1257l := bits.Mul64(v1256, 0xf33333)
+		v1258 := v1257l>>24 | v1257h<<40
+		v1259 := (v1257l >> 23) & 0x1 // rnd_inc_1259
+		v1265 := v1258
+		v1266 := v1259
+		v1267 := v1265 + v1266
+		v1268 := v1267
+		v1272 := v1268
+		v1274 := 0x100000000 < v1272
+		v1275 := v1272
+		if v1274 {
+			v1275 = 0x100000000
+		}
+		v1276 := v1272
+		if v1185 {
+			v1276 = v1275
+		}
+		v1277h, v1277l := bits.Mul64(v3, v1276)
+		v1278 := v1277l>>32 | v1277h<<32
+		v1279 := (v1277l >> 31) & 0x1 // rnd_inc_1279
+		v1285 := v1278
+		v1286 := v1279
+		v1287 := v1285 + v1286
+		v1288 := (v1287) & 0xffffffff
+		v1290 := v1287 > 0xffffffff // ovf_hi_1290
+		v1292 := v1288
+		if v1290 {
+			v1292 = 0xffffffff
+		}
+		v1293 := v1292
+		v1295 := v1293 + 0x3e80
+		v1296 := (v1295) & 0xffffffff
+		v1298 := v1295 > 0xffffffff // ovf_hi_1298
+		v1300 := v1296
+		if v1298 {
+			v1300 = 0xffffffff
+		}
 		v1309 = v1300
+	} else {
+		v1309 = v1308
 	}
 	v1311 := 0x3e800 > v1309
 	v1312 := v1309

@@ -215,312 +215,320 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v153 != 0 {
 		v156 = v154
 	}
-	v158 := 0x3f | v156<<6
-	v159 := v158 >> 16
-	v160 := (v158) & 0xffff
-	v162 := v159 == 0x0
-	var v162u uint64
-	if v162 {
-		v162u = 1
-	}
-	v163 := v159
-	if v162 {
-		v163 = v160
-	}
-	v164 := v163 >> 8
-	v165 := (v163) & 0xff
-	v167 := v164 == 0x0
-	var v167u uint64
-	if v167 {
-		v167u = 1
-	}
-	v168 := v164
-	if v167 {
-		v168 = v165
-	}
-	v169 := v168 >> 4
-	v170 := (v168) & 0xf
-	v172 := v169 == 0x0
-	var v172u uint64
-	if v172 {
-		v172u = 1
-	}
-	v173 := v169
-	if v172 {
-		v173 = v170
-	}
-	v174 := v173 >> 2
-	v175 := (v173) & 0x3
-	v177 := v174 == 0x0
-	var v177u uint64
-	if v177 {
-		v177u = 1
-	}
-	v178 := v174
-	if v177 {
-		v178 = v175
-	}
-	v179 := v178 >> 1
-	v182 := v179 == 0x0
-	var v182u uint64
-	if v182 {
-		v182u = 1
-	}
-	v183 := v182u | v177u<<1 | v172u<<2 | v167u<<3 | v162u<<4 // clz
-	v184 := (v156 << v183) & 0x3ffffff                        // recip_mant
-	v186 := (v184 >> 15) & 0x3ff
-	v187 := uint64(multiQrom187[(v186)&0x3ff]) // recip_rom
-	v189 := v184 * v187
-	v190 := v189 >> 19
-	v191 := v190
-	v194 := v191
-	v195 := v194
-	v196 := 0x8000000 - v195
-	v197 := v196
-	v201 := v197
-	v202 := v187 * v201
-	v203 := v202 >> 20
-	v204 := v203
-	v205 := (v204 << v183) & 0x1fffffffffffff
-	v206 := v205 >> 1
-	v207 := (v205) & 0x1 // rnd_inc
-	v210 := v206
-	v211 := v207
-	v212 := v210 + v211
-	v213 := (v212) & 0x7ffffffffffff
-	v215 := v212 > 0x7ffffffffffff // ovf_hi
-	v217 := v213
-	if v215 {
-		v217 = 0x7ffffffffffff
-	}
-	v220 := v156 == 0x0
-	v221 := v217
-	if v220 {
-		v221 = 0x7ffffffffffff
-	}
+	v419 := v153 & 0x1                               // h0_take
 	v34 := (uint64(in.Hops[0].TxBytes)) & 0xffffffff // in_hop0_tx_bytes
 	v8 := (uint64(st.Hops[0].TxBytes)) & 0xffffffff  // st_hop0_tx_bytes
-	v222 := (v34 - v8) & 0xffffffff
-	v223h, v223l := bits.Mul64(v222, v221)
-	v224l := v223l>>18 | v223h<<46
-	v224h := (v223h >> 18) & 0x1
-	v225 := (v223l >> 17) & 0x1 // rnd_inc_225
-	v231l := v224l
-	v231h := (v224h) & 0x3
-	v232 := v225
-	v233l, v233c := bits.Add64(v231l, v232, 0)
-	v233h := (v231h + 0 + v233c) & 0x3
-	v234 := (v233l) & 0xfffffffffffff
-	v236 := v233h > 0 || v233h == 0 && v233l > 0xfffffffffffff // ovf_hi_236
-	v238 := v234
-	if v236 {
-		v238 = 0xfffffffffffff
-	}
-	v35 := (uint64(in.Hops[0].Qlen)) & 0xffffff // in_hop0_qlen
-	v9 := (uint64(st.Hops[0].Qlen)) & 0xffffff  // st_hop0_qlen
-	v239 := v35 < v9
-	v240 := v9
-	if v239 {
-		v240 = v35
-	}
-	v241 := uint64(multiQrom241[(v30)&0xf]) // kq
-	v242 := v240 * v241
-	v243 := v242 >> 19
-	v244 := (v242 >> 18) & 0x1 // rnd_inc_244
-	v250 := v243
-	v251 := v244
-	v252 := v250 + v251
-	v253 := v252
-	v254 := uint64(multiQrom254[(v30)&0xf]) // kr
-	v255h, v255l := bits.Mul64(v238, v254)
-	v256 := v255l>>38 | v255h<<26
-	v257 := (v255l >> 37) & 0x1 // rnd_inc_257
-	v263 := v256
-	v264 := v257
-	v265 := v263 + v264
-	v266 := (v265) & 0xffffffffff
-	v268 := v265 > 0xffffffffff // ovf_hi_268
-	v270 := v266
-	if v268 {
-		v270 = 0xffffffffff
-	}
-	v271 := v253
-	v272 := v270
-	v273 := v271 + v272
-	v274 := (v273) & 0xffffffff
-	v276 := v273 > 0xffffffff // ovf_hi_276
-	v278 := v274
-	if v276 {
-		v278 = 0xffffffff
-	}
-	v279 := uint64(multiQrom279[(v30)&0xf]) // mq_wb
-	v280 := uint64(multiQrom280[(v30)&0xf]) // mq_bh
-	v281 := v238 <= v279                    // h0_mq_within
-	v283 := v240 > 0x5dc                    // h0_mq_is_backlog
-	v284 := v238
-	v285 := v280
-	v286 := v284 + v285 // h0_mq_s
-	v287 := v238
-	v288 := v287 << 1
-	v289 := v286 // h0_mq_y
-	if v283 {
-		v289 = v288
-	}
-	v291 := 0x7ff | v289<<11
-	v292 := v291 >> 32
-	v293 := (v291) & 0xffffffff
-	v295 := v292 == 0x0
-	var v295u uint64
-	if v295 {
-		v295u = 1
-	}
-	v296 := v292
-	if v295 {
-		v296 = v293
-	}
-	v297 := v296 >> 16
-	v298 := (v296) & 0xffff
-	v300 := v297 == 0x0
-	var v300u uint64
-	if v300 {
-		v300u = 1
-	}
-	v301 := v297
-	if v300 {
-		v301 = v298
-	}
-	v302 := v301 >> 8
-	v303 := (v301) & 0xff
-	v305 := v302 == 0x0
-	var v305u uint64
-	if v305 {
-		v305u = 1
-	}
-	v306 := v302
-	if v305 {
-		v306 = v303
-	}
-	v307 := v306 >> 4
-	v308 := (v306) & 0xf
-	v310 := v307 == 0x0
-	var v310u uint64
-	if v310 {
-		v310u = 1
-	}
-	v311 := v307
-	if v310 {
-		v311 = v308
-	}
-	v312 := v311 >> 2
-	v313 := (v311) & 0x3
-	v315 := v312 == 0x0
-	var v315u uint64
-	if v315 {
-		v315u = 1
-	}
-	v316 := v312
-	if v315 {
-		v316 = v313
-	}
-	v317 := v316 >> 1
-	v320 := v317 == 0x0
-	var v320u uint64
-	if v320 {
-		v320u = 1
-	}
-	v321 := v320u | v315u<<1 | v310u<<2 | v305u<<3 | v300u<<4 | v295u<<5 // clz_321
-	v322 := (v289 << v321) & 0x1fffffffffffff                            // recip_mant_322
-	v324 := (v322 >> 42) & 0x3ff
-	v325 := uint64(multiQrom325[(v324)&0x3ff]) // recip_rom_325
-	v327h, v327l := bits.Mul64(v322, v325)
-	v328 := v327l>>46 | v327h<<18
-	v329 := v328
-	v332 := v329
-	v333 := v332
-	v334 := 0x8000000 - v333
-	v335 := v334
-	v339 := v335
-	v340 := v325 * v339
-	v341 := v340 >> 20
-	v342 := v341
-	v343s := v321
-	v343l := v342 << v343s
-	v343h := (uint64(0)<<v343s | v342>>(64-v343s) | v342<<(v343s-64)) & 0xffff
-	v344l := v343l
-	v344h := (v343h) & 0x7fffff
-	v345l := v344l << 7
-	v345h := (v344h<<7 | v344l>>57) & 0x7fffff
-	v346 := (v345l) & 0x3fffffffffffff
-	v348 := v345h > 0 || v345h == 0 && v345l > 0x3fffffffffffff // ovf_hi_348
-	v350 := v346
-	if v348 {
-		v350 = 0x3fffffffffffff
-	}
-	v353 := v289 == 0x0
-	v354 := v350 // h0_recip_mq
-	if v353 {
-		v354 = 0x3fffffffffffff
-	}
-	v355h, v355l := bits.Mul64(v279, v354)
-	v356 := v355l>>44 | v355h<<20
-	v357 := (v355l >> 43) & 0x1 // rnd_inc_357
-	v363 := v356
-	v364 := v357
-	v365 := v363 + v364
-	v366 := (v365) & 0x1ffffffffff
-	v368 := v365 > 0x1ffffffffff // ovf_hi_368
-	v370 := v366                 // h0_mq_rho
-	if v368 {
-		v370 = 0x1ffffffffff
-	}
-	v371h, v371l := bits.Mul64(v253, v370)
-	v372 := v371l>>40 | v371h<<24
-	v373 := (v371l >> 39) & 0x1 // rnd_inc_373
-	v379 := v372
-	v380 := v373
-	v381 := v379 + v380
-	v382 := v381
-	v386 := v382 // h0_q_term_bl
-	v388 := v386
-	v390 := v388 + 0x1000000
-	v391 := (v390) & 0xffffffff
-	v393 := v390 > 0xffffffff // ovf_hi_393
-	v395 := v391              // h0_u_bl
-	if v393 {
-		v395 = 0xffffffff
-	}
-	v396h, v396l := bits.Mul64(v238, v354)
-	v397 := v396l>>60 | v396h<<4
-	v398 := (v396l >> 59) & 0x1 // rnd_inc_398
-	v404 := v397
-	v405 := v398
-	v406 := v404 + v405
-	v407 := (v406) & 0xffffffff
-	v409 := v406 > 0xffffffff // ovf_hi_409
-	v411 := v407              // h0_u_nbl
-	if v409 {
-		v411 = 0xffffffff
-	}
-	v412 := v411
-	if v283 {
-		v412 = v395
-	}
-	v413 := v412 // h0_u_hop_mq
-	if v281 {
-		v413 = v278
-	}
-	v415 := uint64(0x0) // h0_u
-	if v153 != 0 {
-		v415 = v413
-	}
-	v419 := v153 & 0x1 // h0_take
-	v420 := uint64(0x0)
+	v35 := (uint64(in.Hops[0].Qlen)) & 0xffffff      // in_hop0_qlen
+	v9 := (uint64(st.Hops[0].Qlen)) & 0xffffff       // st_hop0_qlen
+	var v420 uint64
 	if v419 != 0 {
+		var v415 uint64 // h0_u
+		if v153 != 0 {
+			v220 := v156 == 0x0
+			var v221 uint64
+			if v220 {
+				v221 = 0x7ffffffffffff
+			} else {
+				v158 := 0x3f | v156<<6
+				v159 := v158 >> 16
+				v160 := (v158) & 0xffff
+				v162 := v159 == 0x0
+				var v162u uint64
+				if v162 {
+					v162u = 1
+				}
+				v163 := v159
+				if v162 {
+					v163 = v160
+				}
+				v164 := v163 >> 8
+				v165 := (v163) & 0xff
+				v167 := v164 == 0x0
+				var v167u uint64
+				if v167 {
+					v167u = 1
+				}
+				v168 := v164
+				if v167 {
+					v168 = v165
+				}
+				v169 := v168 >> 4
+				v170 := (v168) & 0xf
+				v172 := v169 == 0x0
+				var v172u uint64
+				if v172 {
+					v172u = 1
+				}
+				v173 := v169
+				if v172 {
+					v173 = v170
+				}
+				v174 := v173 >> 2
+				v175 := (v173) & 0x3
+				v177 := v174 == 0x0
+				var v177u uint64
+				if v177 {
+					v177u = 1
+				}
+				v178 := v174
+				if v177 {
+					v178 = v175
+				}
+				v179 := v178 >> 1
+				v182 := v179 == 0x0
+				var v182u uint64
+				if v182 {
+					v182u = 1
+				}
+				v183 := v182u | v177u<<1 | v172u<<2 | v167u<<3 | v162u<<4 // clz
+				v184 := (v156 << v183) & 0x3ffffff                        // recip_mant
+				v186 := (v184 >> 15) & 0x3ff
+				v187 := uint64(multiQrom187[(v186)&0x3ff]) // recip_rom
+				v189 := v184 * v187
+				v190 := v189 >> 19
+				v191 := v190
+				v194 := v191
+				v195 := v194
+				v196 := 0x8000000 - v195
+				v197 := v196
+				v201 := v197
+				v202 := v187 * v201
+				v203 := v202 >> 20
+				v204 := v203
+				v205 := (v204 << v183) & 0x1fffffffffffff
+				v206 := v205 >> 1
+				v207 := (v205) & 0x1 // rnd_inc
+				v210 := v206
+				v211 := v207
+				v212 := v210 + v211
+				v213 := (v212) & 0x7ffffffffffff
+				v215 := v212 > 0x7ffffffffffff // ovf_hi
+				v217 := v213
+				if v215 {
+					v217 = 0x7ffffffffffff
+				}
+				v221 = v217
+			}
+			v222 := (v34 - v8) & 0xffffffff
+			v223h, v223l := bits.Mul64(v222, v221)
+			v224l := v223l>>18 | v223h<<46
+			v224h := (v223h >> 18) & 0x1
+			v225 := (v223l >> 17) & 0x1 // rnd_inc_225
+			v231l := v224l
+			v231h := (v224h) & 0x3
+			v232 := v225
+			v233l, v233c := bits.Add64(v231l, v232, 0)
+			v233h := (v231h + 0 + v233c) & 0x3
+			v234 := (v233l) & 0xfffffffffffff
+			v236 := v233h > 0 || v233h == 0 && v233l > 0xfffffffffffff // ovf_hi_236
+			v238 := v234
+			if v236 {
+				v238 = 0xfffffffffffff
+			}
+			v239 := v35 < v9
+			v240 := v9
+			if v239 {
+				v240 = v35
+			}
+			v241 := uint64(multiQrom241[(v30)&0xf]) // kq
+			v242 := v240 * v241
+			v243 := v242 >> 19
+			v244 := (v242 >> 18) & 0x1 // rnd_inc_244
+			v250 := v243
+			v251 := v244
+			v252 := v250 + v251
+			v253 := v252
+			v279 := uint64(multiQrom279[(v30)&0xf]) // mq_wb
+			v281 := v238 <= v279                    // h0_mq_within
+			var v413 uint64                         // h0_u_hop_mq
+			if v281 {
+				v254 := uint64(multiQrom254[(v30)&0xf]) // kr
+				v255h, v255l := bits.Mul64(v238, v254)
+				v256 := v255l>>38 | v255h<<26
+				v257 := (v255l >> 37) & 0x1 // rnd_inc_257
+				v263 := v256
+				v264 := v257
+				v265 := v263 + v264
+				v266 := (v265) & 0xffffffffff
+				v268 := v265 > 0xffffffffff // ovf_hi_268
+				v270 := v266
+				if v268 {
+					v270 = 0xffffffffff
+				}
+				v271 := v253
+				v272 := v270
+				v273 := v271 + v272
+				v274 := (v273) & 0xffffffff
+				v276 := v273 > 0xffffffff // ovf_hi_276
+				v278 := v274
+				if v276 {
+					v278 = 0xffffffff
+				}
+				v413 = v278
+			} else {
+				v280 := uint64(multiQrom280[(v30)&0xf]) // mq_bh
+				v283 := v240 > 0x5dc                    // h0_mq_is_backlog
+				v284 := v238
+				v285 := v280
+				v286 := v284 + v285 // h0_mq_s
+				v287 := v238
+				v288 := v287 << 1
+				v289 := v286 // h0_mq_y
+				if v283 {
+					v289 = v288
+				}
+				v353 := v289 == 0x0
+				var v354 uint64 // h0_recip_mq
+				if v353 {
+					v354 = 0x3fffffffffffff
+				} else {
+					v291 := 0x7ff | v289<<11
+					v292 := v291 >> 32
+					v293 := (v291) & 0xffffffff
+					v295 := v292 == 0x0
+					var v295u uint64
+					if v295 {
+						v295u = 1
+					}
+					v296 := v292
+					if v295 {
+						v296 = v293
+					}
+					v297 := v296 >> 16
+					v298 := (v296) & 0xffff
+					v300 := v297 == 0x0
+					var v300u uint64
+					if v300 {
+						v300u = 1
+					}
+					v301 := v297
+					if v300 {
+						v301 = v298
+					}
+					v302 := v301 >> 8
+					v303 := (v301) & 0xff
+					v305 := v302 == 0x0
+					var v305u uint64
+					if v305 {
+						v305u = 1
+					}
+					v306 := v302
+					if v305 {
+						v306 = v303
+					}
+					v307 := v306 >> 4
+					v308 := (v306) & 0xf
+					v310 := v307 == 0x0
+					var v310u uint64
+					if v310 {
+						v310u = 1
+					}
+					v311 := v307
+					if v310 {
+						v311 = v308
+					}
+					v312 := v311 >> 2
+					v313 := (v311) & 0x3
+					v315 := v312 == 0x0
+					var v315u uint64
+					if v315 {
+						v315u = 1
+					}
+					v316 := v312
+					if v315 {
+						v316 = v313
+					}
+					v317 := v316 >> 1
+					v320 := v317 == 0x0
+					var v320u uint64
+					if v320 {
+						v320u = 1
+					}
+					v321 := v320u | v315u<<1 | v310u<<2 | v305u<<3 | v300u<<4 | v295u<<5 // clz_321
+					v322 := (v289 << v321) & 0x1fffffffffffff                            // recip_mant_322
+					v324 := (v322 >> 42) & 0x3ff
+					v325 := uint64(multiQrom325[(v324)&0x3ff]) // recip_rom_325
+					v327h, v327l := bits.Mul64(v322, v325)
+					v328 := v327l>>46 | v327h<<18
+					v329 := v328
+					v332 := v329
+					v333 := v332
+					v334 := 0x8000000 - v333
+					v335 := v334
+					v339 := v335
+					v340 := v325 * v339
+					v341 := v340 >> 20
+					v342 := v341
+					v343s := v321
+					v343l := v342 << v343s
+					v343h := (uint64(0)<<v343s | v342>>(64-v343s) | v342<<(v343s-64)) & 0xffff
+					v344l := v343l
+					v344h := (v343h) & 0x7fffff
+					v345l := v344l << 7
+					v345h := (v344h<<7 | v344l>>57) & 0x7fffff
+					v346 := (v345l) & 0x3fffffffffffff
+					v348 := v345h > 0 || v345h == 0 && v345l > 0x3fffffffffffff // ovf_hi_348
+					v350 := v346
+					if v348 {
+						v350 = 0x3fffffffffffff
+					}
+					v354 = v350
+				}
+				var v412 uint64
+				if v283 {
+					v355h, v355l := bits.Mul64(v279, v354)
+					v356 := v355l>>44 | v355h<<20
+					v357 := (v355l >> 43) & 0x1 // rnd_inc_357
+					v363 := v356
+					v364 := v357
+					v365 := v363 + v364
+					v366 := (v365) & 0x1ffffffffff
+					v368 := v365 > 0x1ffffffffff // ovf_hi_368
+					v370 := v366                 // h0_mq_rho
+					if v368 {
+						v370 = 0x1ffffffffff
+					}
+					v371h, v371l := bits.Mul64(v253, v370)
+					v372 := v371l>>40 | v371h<<24
+					v373 := (v371l >> 39) & 0x1 // rnd_inc_373
+					v379 := v372
+					v380 := v373
+					v381 := v379 + v380
+					v382 := v381
+					v386 := v382 // h0_q_term_bl
+					v388 := v386
+					v390 := v388 + 0x1000000
+					v391 := (v390) & 0xffffffff
+					v393 := v390 > 0xffffffff // ovf_hi_393
+					v395 := v391              // h0_u_bl
+					if v393 {
+						v395 = 0xffffffff
+					}
+					v412 = v395
+				} else {
+					v396h, v396l := bits.Mul64(v238, v354)
+					v397 := v396l>>60 | v396h<<4
+					v398 := (v396l >> 59) & 0x1 // rnd_inc_398
+					v404 := v397
+					v405 := v398
+					v406 := v404 + v405
+					v407 := (v406) & 0xffffffff
+					v409 := v406 > 0xffffffff // ovf_hi_409
+					v411 := v407              // h0_u_nbl
+					if v409 {
+						v411 = 0xffffffff
+					}
+					v412 = v411
+				}
+				v413 = v412
+			}
+			v415 = v413
+		} else {
+			v415 = 0x0
+		}
 		v420 = v415
-	}
-	v421 := uint64(0x0)
-	if v419 != 0 {
-		v421 = v156
+	} else {
+		v420 = 0x0
 	}
 	v423 := uint64(0x5)
 	if v419 != 0 {
@@ -656,303 +664,313 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v500 != 0 {
 		v503 = v501
 	}
-	v505 := 0x3f | v503<<6
-	v506 := v505 >> 16
-	v507 := (v505) & 0xffff
-	v509 := v506 == 0x0
-	var v509u uint64
-	if v509 {
-		v509u = 1
-	}
-	v510 := v506
-	if v509 {
-		v510 = v507
-	}
-	v511 := v510 >> 8
-	v512 := (v510) & 0xff
-	v514 := v511 == 0x0
-	var v514u uint64
-	if v514 {
-		v514u = 1
-	}
-	v515 := v511
-	if v514 {
-		v515 = v512
-	}
-	v516 := v515 >> 4
-	v517 := (v515) & 0xf
-	v519 := v516 == 0x0
-	var v519u uint64
-	if v519 {
-		v519u = 1
-	}
-	v520 := v516
-	if v519 {
-		v520 = v517
-	}
-	v521 := v520 >> 2
-	v522 := (v520) & 0x3
-	v524 := v521 == 0x0
-	var v524u uint64
-	if v524 {
-		v524u = 1
-	}
-	v525 := v521
-	if v524 {
-		v525 = v522
-	}
-	v526 := v525 >> 1
-	v529 := v526 == 0x0
-	var v529u uint64
-	if v529 {
-		v529u = 1
-	}
-	v530 := v529u | v524u<<1 | v519u<<2 | v514u<<3 | v509u<<4 // clz_530
-	v531 := (v503 << v530) & 0x3ffffff                        // recip_mant_531
-	v533 := (v531 >> 15) & 0x3ff
-	v534 := uint64(multiQrom534[(v533)&0x3ff]) // recip_rom_534
-	v536 := v531 * v534
-	v537 := v536 >> 19
-	v538 := v537
-	v541 := v538
-	v542 := v541
-	v543 := 0x8000000 - v542
-	v544 := v543
-	v548 := v544
-	v549 := v534 * v548
-	v550 := v549 >> 20
-	v551 := v550
-	v552 := (v551 << v530) & 0x1fffffffffffff
-	v553 := v552 >> 1
-	v554 := (v552) & 0x1 // rnd_inc_554
-	v557 := v553
-	v558 := v554
-	v559 := v557 + v558
-	v560 := (v559) & 0x7ffffffffffff
-	v562 := v559 > 0x7ffffffffffff // ovf_hi_562
-	v564 := v560
-	if v562 {
-		v564 = 0x7ffffffffffff
-	}
-	v567 := v503 == 0x0
-	v568 := v564
-	if v567 {
-		v568 = 0x7ffffffffffff
-	}
 	v42 := (uint64(in.Hops[1].TxBytes)) & 0xffffffff // in_hop1_tx_bytes
 	v12 := (uint64(st.Hops[1].TxBytes)) & 0xffffffff // st_hop1_tx_bytes
-	v569 := (v42 - v12) & 0xffffffff
-	v570h, v570l := bits.Mul64(v569, v568)
-	v571l := v570l>>18 | v570h<<46
-	v571h := (v570h >> 18) & 0x1
-	v572 := (v570l >> 17) & 0x1 // rnd_inc_572
-	v578l := v571l
-	v578h := (v571h) & 0x3
-	v579 := v572
-	v580l, v580c := bits.Add64(v578l, v579, 0)
-	v580h := (v578h + 0 + v580c) & 0x3
-	v581 := (v580l) & 0xfffffffffffff
-	v583 := v580h > 0 || v580h == 0 && v580l > 0xfffffffffffff // ovf_hi_583
-	v585 := v581
-	if v583 {
-		v585 = 0xfffffffffffff
-	}
-	v43 := (uint64(in.Hops[1].Qlen)) & 0xffffff // in_hop1_qlen
-	v13 := (uint64(st.Hops[1].Qlen)) & 0xffffff // st_hop1_qlen
-	v586 := v43 < v13
-	v587 := v13
-	if v586 {
-		v587 = v43
-	}
-	v588 := uint64(multiQrom588[(v38)&0xf]) // kq_588
-	v589 := v587 * v588
-	v590 := v589 >> 19
-	v591 := (v589 >> 18) & 0x1 // rnd_inc_591
-	v597 := v590
-	v598 := v591
-	v599 := v597 + v598
-	v600 := v599
-	v601 := uint64(multiQrom601[(v38)&0xf]) // kr_601
-	v602h, v602l := bits.Mul64(v585, v601)
-	v603 := v602l>>38 | v602h<<26
-	v604 := (v602l >> 37) & 0x1 // rnd_inc_604
-	v610 := v603
-	v611 := v604
-	v612 := v610 + v611
-	v613 := (v612) & 0xffffffffff
-	v615 := v612 > 0xffffffffff // ovf_hi_615
-	v617 := v613
-	if v615 {
-		v617 = 0xffffffffff
-	}
-	v618 := v600
-	v619 := v617
-	v620 := v618 + v619
-	v621 := (v620) & 0xffffffff
-	v623 := v620 > 0xffffffff // ovf_hi_623
-	v625 := v621
-	if v623 {
-		v625 = 0xffffffff
-	}
-	v626 := uint64(multiQrom626[(v38)&0xf]) // mq_wb_626
-	v627 := uint64(multiQrom627[(v38)&0xf]) // mq_bh_627
-	v628 := v585 <= v626                    // h1_mq_within
-	v630 := v587 > 0x5dc                    // h1_mq_is_backlog
-	v631 := v585
-	v632 := v627
-	v633 := v631 + v632 // h1_mq_s
-	v634 := v585
-	v635 := v634 << 1
-	v636 := v633 // h1_mq_y
-	if v630 {
-		v636 = v635
-	}
-	v638 := 0x7ff | v636<<11
-	v639 := v638 >> 32
-	v640 := (v638) & 0xffffffff
-	v642 := v639 == 0x0
-	var v642u uint64
-	if v642 {
-		v642u = 1
-	}
-	v643 := v639
-	if v642 {
-		v643 = v640
-	}
-	v644 := v643 >> 16
-	v645 := (v643) & 0xffff
-	v647 := v644 == 0x0
-	var v647u uint64
-	if v647 {
-		v647u = 1
-	}
-	v648 := v644
-	if v647 {
-		v648 = v645
-	}
-	v649 := v648 >> 8
-	v650 := (v648) & 0xff
-	v652 := v649 == 0x0
-	var v652u uint64
-	if v652 {
-		v652u = 1
-	}
-	v653 := v649
-	if v652 {
-		v653 = v650
-	}
-	v654 := v653 >> 4
-	v655 := (v653) & 0xf
-	v657 := v654 == 0x0
-	var v657u uint64
-	if v657 {
-		v657u = 1
-	}
-	v658 := v654
-	if v657 {
-		v658 = v655
-	}
-	v659 := v658 >> 2
-	v660 := (v658) & 0x3
-	v662 := v659 == 0x0
-	var v662u uint64
-	if v662 {
-		v662u = 1
-	}
-	v663 := v659
-	if v662 {
-		v663 = v660
-	}
-	v664 := v663 >> 1
-	v667 := v664 == 0x0
-	var v667u uint64
-	if v667 {
-		v667u = 1
-	}
-	v668 := v667u | v662u<<1 | v657u<<2 | v652u<<3 | v647u<<4 | v642u<<5 // clz_668
-	v669 := (v636 << v668) & 0x1fffffffffffff                            // recip_mant_669
-	v671 := (v669 >> 42) & 0x3ff
-	v672 := uint64(multiQrom672[(v671)&0x3ff]) // recip_rom_672
-	v674h, v674l := bits.Mul64(v669, v672)
-	v675 := v674l>>46 | v674h<<18
-	v676 := v675
-	v679 := v676
-	v680 := v679
-	v681 := 0x8000000 - v680
-	v682 := v681
-	v686 := v682
-	v687 := v672 * v686
-	v688 := v687 >> 20
-	v689 := v688
-	v690s := v668
-	v690l := v689 << v690s
-	v690h := (uint64(0)<<v690s | v689>>(64-v690s) | v689<<(v690s-64)) & 0xffff
-	v691l := v690l
-	v691h := (v690h) & 0x7fffff
-	v692l := v691l << 7
-	v692h := (v691h<<7 | v691l>>57) & 0x7fffff
-	v693 := (v692l) & 0x3fffffffffffff
-	v695 := v692h > 0 || v692h == 0 && v692l > 0x3fffffffffffff // ovf_hi_695
-	v697 := v693
-	if v695 {
-		v697 = 0x3fffffffffffff
-	}
-	v700 := v636 == 0x0
-	v701 := v697 // h1_recip_mq
-	if v700 {
-		v701 = 0x3fffffffffffff
-	}
-	v702h, v702l := bits.Mul64(v626, v701)
-	v703 := v702l>>44 | v702h<<20
-	v704 := (v702l >> 43) & 0x1 // rnd_inc_704
-	v710 := v703
-	v711 := v704
-	v712 := v710 + v711
-	v713 := (v712) & 0x1ffffffffff
-	v715 := v712 > 0x1ffffffffff // ovf_hi_715
-	v717 := v713                 // h1_mq_rho
-	if v715 {
-		v717 = 0x1ffffffffff
-	}
-	v718h, v718l := bits.Mul64(v600, v717)
-	v719 := v718l>>40 | v718h<<24
-	v720 := (v718l >> 39) & 0x1 // rnd_inc_720
-	v726 := v719
-	v727 := v720
-	v728 := v726 + v727
-	v729 := v728
-	v733 := v729 // h1_q_term_bl
-	v735 := v733
-	v737 := v735 + 0x1000000
-	v738 := (v737) & 0xffffffff
-	v740 := v737 > 0xffffffff // ovf_hi_740
-	v742 := v738              // h1_u_bl
-	if v740 {
-		v742 = 0xffffffff
-	}
-	v743h, v743l := bits.Mul64(v585, v701)
-	v744 := v743l>>60 | v743h<<4
-	v745 := (v743l >> 59) & 0x1 // rnd_inc_745
-	v751 := v744
-	v752 := v745
-	v753 := v751 + v752
-	v754 := (v753) & 0xffffffff
-	v756 := v753 > 0xffffffff // ovf_hi_756
-	v758 := v754              // h1_u_nbl
-	if v756 {
-		v758 = 0xffffffff
-	}
-	v759 := v758
-	if v630 {
-		v759 = v742
-	}
-	v760 := v759 // h1_u_hop_mq
-	if v628 {
-		v760 = v625
-	}
-	v762 := uint64(0x0) // h1_u
+	v43 := (uint64(in.Hops[1].Qlen)) & 0xffffff      // in_hop1_qlen
+	v13 := (uint64(st.Hops[1].Qlen)) & 0xffffff      // st_hop1_qlen
+	var v762 uint64                                  // h1_u
 	if v500 != 0 {
+		v567 := v503 == 0x0
+		var v568 uint64
+		if v567 {
+			v568 = 0x7ffffffffffff
+		} else {
+			v505 := 0x3f | v503<<6
+			v506 := v505 >> 16
+			v507 := (v505) & 0xffff
+			v509 := v506 == 0x0
+			var v509u uint64
+			if v509 {
+				v509u = 1
+			}
+			v510 := v506
+			if v509 {
+				v510 = v507
+			}
+			v511 := v510 >> 8
+			v512 := (v510) & 0xff
+			v514 := v511 == 0x0
+			var v514u uint64
+			if v514 {
+				v514u = 1
+			}
+			v515 := v511
+			if v514 {
+				v515 = v512
+			}
+			v516 := v515 >> 4
+			v517 := (v515) & 0xf
+			v519 := v516 == 0x0
+			var v519u uint64
+			if v519 {
+				v519u = 1
+			}
+			v520 := v516
+			if v519 {
+				v520 = v517
+			}
+			v521 := v520 >> 2
+			v522 := (v520) & 0x3
+			v524 := v521 == 0x0
+			var v524u uint64
+			if v524 {
+				v524u = 1
+			}
+			v525 := v521
+			if v524 {
+				v525 = v522
+			}
+			v526 := v525 >> 1
+			v529 := v526 == 0x0
+			var v529u uint64
+			if v529 {
+				v529u = 1
+			}
+			v530 := v529u | v524u<<1 | v519u<<2 | v514u<<3 | v509u<<4 // clz_530
+			v531 := (v503 << v530) & 0x3ffffff                        // recip_mant_531
+			v533 := (v531 >> 15) & 0x3ff
+			v534 := uint64(multiQrom534[(v533)&0x3ff]) // recip_rom_534
+			v536 := v531 * v534
+			v537 := v536 >> 19
+			v538 := v537
+			v541 := v538
+			v542 := v541
+			v543 := 0x8000000 - v542
+			v544 := v543
+			v548 := v544
+			v549 := v534 * v548
+			v550 := v549 >> 20
+			v551 := v550
+			v552 := (v551 << v530) & 0x1fffffffffffff
+			v553 := v552 >> 1
+			v554 := (v552) & 0x1 // rnd_inc_554
+			v557 := v553
+			v558 := v554
+			v559 := v557 + v558
+			v560 := (v559) & 0x7ffffffffffff
+			v562 := v559 > 0x7ffffffffffff // ovf_hi_562
+			v564 := v560
+			if v562 {
+				v564 = 0x7ffffffffffff
+			}
+			v568 = v564
+		}
+		v569 := (v42 - v12) & 0xffffffff
+		v570h, v570l := bits.Mul64(v569, v568)
+		v571l := v570l>>18 | v570h<<46
+		v571h := (v570h >> 18) & 0x1
+		v572 := (v570l >> 17) & 0x1 // rnd_inc_572
+		v578l := v571l
+		v578h := (v571h) & 0x3
+		v579 := v572
+		v580l, v580c := bits.Add64(v578l, v579, 0)
+		v580h := (v578h + 0 + v580c) & 0x3
+		v581 := (v580l) & 0xfffffffffffff
+		v583 := v580h > 0 || v580h == 0 && v580l > 0xfffffffffffff // ovf_hi_583
+		v585 := v581
+		if v583 {
+			v585 = 0xfffffffffffff
+		}
+		v586 := v43 < v13
+		v587 := v13
+		if v586 {
+			v587 = v43
+		}
+		v588 := uint64(multiQrom588[(v38)&0xf]) // kq_588
+		v589 := v587 * v588
+		v590 := v589 >> 19
+		v591 := (v589 >> 18) & 0x1 // rnd_inc_591
+		v597 := v590
+		v598 := v591
+		v599 := v597 + v598
+		v600 := v599
+		v626 := uint64(multiQrom626[(v38)&0xf]) // mq_wb_626
+		v628 := v585 <= v626                    // h1_mq_within
+		var v760 uint64                         // h1_u_hop_mq
+		if v628 {
+			v601 := uint64(multiQrom601[(v38)&0xf]) // kr_601
+			v602h, v602l := bits.Mul64(v585, v601)
+			v603 := v602l>>38 | v602h<<26
+			v604 := (v602l >> 37) & 0x1 // rnd_inc_604
+			v610 := v603
+			v611 := v604
+			v612 := v610 + v611
+			v613 := (v612) & 0xffffffffff
+			v615 := v612 > 0xffffffffff // ovf_hi_615
+			v617 := v613
+			if v615 {
+				v617 = 0xffffffffff
+			}
+			v618 := v600
+			v619 := v617
+			v620 := v618 + v619
+			v621 := (v620) & 0xffffffff
+			v623 := v620 > 0xffffffff // ovf_hi_623
+			v625 := v621
+			if v623 {
+				v625 = 0xffffffff
+			}
+			v760 = v625
+		} else {
+			v627 := uint64(multiQrom627[(v38)&0xf]) // mq_bh_627
+			v630 := v587 > 0x5dc                    // h1_mq_is_backlog
+			v631 := v585
+			v632 := v627
+			v633 := v631 + v632 // h1_mq_s
+			v634 := v585
+			v635 := v634 << 1
+			v636 := v633 // h1_mq_y
+			if v630 {
+				v636 = v635
+			}
+			v700 := v636 == 0x0
+			var v701 uint64 // h1_recip_mq
+			if v700 {
+				v701 = 0x3fffffffffffff
+			} else {
+				v638 := 0x7ff | v636<<11
+				v639 := v638 >> 32
+				v640 := (v638) & 0xffffffff
+				v642 := v639 == 0x0
+				var v642u uint64
+				if v642 {
+					v642u = 1
+				}
+				v643 := v639
+				if v642 {
+					v643 = v640
+				}
+				v644 := v643 >> 16
+				v645 := (v643) & 0xffff
+				v647 := v644 == 0x0
+				var v647u uint64
+				if v647 {
+					v647u = 1
+				}
+				v648 := v644
+				if v647 {
+					v648 = v645
+				}
+				v649 := v648 >> 8
+				v650 := (v648) & 0xff
+				v652 := v649 == 0x0
+				var v652u uint64
+				if v652 {
+					v652u = 1
+				}
+				v653 := v649
+				if v652 {
+					v653 = v650
+				}
+				v654 := v653 >> 4
+				v655 := (v653) & 0xf
+				v657 := v654 == 0x0
+				var v657u uint64
+				if v657 {
+					v657u = 1
+				}
+				v658 := v654
+				if v657 {
+					v658 = v655
+				}
+				v659 := v658 >> 2
+				v660 := (v658) & 0x3
+				v662 := v659 == 0x0
+				var v662u uint64
+				if v662 {
+					v662u = 1
+				}
+				v663 := v659
+				if v662 {
+					v663 = v660
+				}
+				v664 := v663 >> 1
+				v667 := v664 == 0x0
+				var v667u uint64
+				if v667 {
+					v667u = 1
+				}
+				v668 := v667u | v662u<<1 | v657u<<2 | v652u<<3 | v647u<<4 | v642u<<5 // clz_668
+				v669 := (v636 << v668) & 0x1fffffffffffff                            // recip_mant_669
+				v671 := (v669 >> 42) & 0x3ff
+				v672 := uint64(multiQrom672[(v671)&0x3ff]) // recip_rom_672
+				v674h, v674l := bits.Mul64(v669, v672)
+				v675 := v674l>>46 | v674h<<18
+				v676 := v675
+				v679 := v676
+				v680 := v679
+				v681 := 0x8000000 - v680
+				v682 := v681
+				v686 := v682
+				v687 := v672 * v686
+				v688 := v687 >> 20
+				v689 := v688
+				v690s := v668
+				v690l := v689 << v690s
+				v690h := (uint64(0)<<v690s | v689>>(64-v690s) | v689<<(v690s-64)) & 0xffff
+				v691l := v690l
+				v691h := (v690h) & 0x7fffff
+				v692l := v691l << 7
+				v692h := (v691h<<7 | v691l>>57) & 0x7fffff
+				v693 := (v692l) & 0x3fffffffffffff
+				v695 := v692h > 0 || v692h == 0 && v692l > 0x3fffffffffffff // ovf_hi_695
+				v697 := v693
+				if v695 {
+					v697 = 0x3fffffffffffff
+				}
+				v701 = v697
+			}
+			var v759 uint64
+			if v630 {
+				v702h, v702l := bits.Mul64(v626, v701)
+				v703 := v702l>>44 | v702h<<20
+				v704 := (v702l >> 43) & 0x1 // rnd_inc_704
+				v710 := v703
+				v711 := v704
+				v712 := v710 + v711
+				v713 := (v712) & 0x1ffffffffff
+				v715 := v712 > 0x1ffffffffff // ovf_hi_715
+				v717 := v713                 // h1_mq_rho
+				if v715 {
+					v717 = 0x1ffffffffff
+				}
+				v718h, v718l := bits.Mul64(v600, v717)
+				v719 := v718l>>40 | v718h<<24
+				v720 := (v718l >> 39) & 0x1 // rnd_inc_720
+				v726 := v719
+				v727 := v720
+				v728 := v726 + v727
+				v729 := v728
+				v733 := v729 // h1_q_term_bl
+				v735 := v733
+				v737 := v735 + 0x1000000
+				v738 := (v737) & 0xffffffff
+				v740 := v737 > 0xffffffff // ovf_hi_740
+				v742 := v738              // h1_u_bl
+				if v740 {
+					v742 = 0xffffffff
+				}
+				v759 = v742
+			} else {
+				v743h, v743l := bits.Mul64(v585, v701)
+				v744 := v743l>>60 | v743h<<4
+				v745 := (v743l >> 59) & 0x1 // rnd_inc_745
+				v751 := v744
+				v752 := v745
+				v753 := v751 + v752
+				v754 := (v753) & 0xffffffff
+				v756 := v753 > 0xffffffff // ovf_hi_756
+				v758 := v754              // h1_u_nbl
+				if v756 {
+					v758 = 0xffffffff
+				}
+				v759 = v758
+			}
+			v760 = v759
+		}
 		v762 = v760
+	} else {
+		v762 = 0x0
 	}
 	v763 := (^v424) & 0x1
 	v764 := v762 > v420
@@ -965,10 +983,6 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v767 := v420
 	if v766 != 0 {
 		v767 = v762
-	}
-	v768 := v421
-	if v766 != 0 {
-		v768 = v503
 	}
 	v770 := v423
 	if v766 != 0 {
@@ -1104,303 +1118,313 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v847 != 0 {
 		v850 = v848
 	}
-	v852 := 0x3f | v850<<6
-	v853 := v852 >> 16
-	v854 := (v852) & 0xffff
-	v856 := v853 == 0x0
-	var v856u uint64
-	if v856 {
-		v856u = 1
-	}
-	v857 := v853
-	if v856 {
-		v857 = v854
-	}
-	v858 := v857 >> 8
-	v859 := (v857) & 0xff
-	v861 := v858 == 0x0
-	var v861u uint64
-	if v861 {
-		v861u = 1
-	}
-	v862 := v858
-	if v861 {
-		v862 = v859
-	}
-	v863 := v862 >> 4
-	v864 := (v862) & 0xf
-	v866 := v863 == 0x0
-	var v866u uint64
-	if v866 {
-		v866u = 1
-	}
-	v867 := v863
-	if v866 {
-		v867 = v864
-	}
-	v868 := v867 >> 2
-	v869 := (v867) & 0x3
-	v871 := v868 == 0x0
-	var v871u uint64
-	if v871 {
-		v871u = 1
-	}
-	v872 := v868
-	if v871 {
-		v872 = v869
-	}
-	v873 := v872 >> 1
-	v876 := v873 == 0x0
-	var v876u uint64
-	if v876 {
-		v876u = 1
-	}
-	v877 := v876u | v871u<<1 | v866u<<2 | v861u<<3 | v856u<<4 // clz_877
-	v878 := (v850 << v877) & 0x3ffffff                        // recip_mant_878
-	v880 := (v878 >> 15) & 0x3ff
-	v881 := uint64(multiQrom881[(v880)&0x3ff]) // recip_rom_881
-	v883 := v878 * v881
-	v884 := v883 >> 19
-	v885 := v884
-	v888 := v885
-	v889 := v888
-	v890 := 0x8000000 - v889
-	v891 := v890
-	v895 := v891
-	v896 := v881 * v895
-	v897 := v896 >> 20
-	v898 := v897
-	v899 := (v898 << v877) & 0x1fffffffffffff
-	v900 := v899 >> 1
-	v901 := (v899) & 0x1 // rnd_inc_901
-	v904 := v900
-	v905 := v901
-	v906 := v904 + v905
-	v907 := (v906) & 0x7ffffffffffff
-	v909 := v906 > 0x7ffffffffffff // ovf_hi_909
-	v911 := v907
-	if v909 {
-		v911 = 0x7ffffffffffff
-	}
-	v914 := v850 == 0x0
-	v915 := v911
-	if v914 {
-		v915 = 0x7ffffffffffff
-	}
 	v50 := (uint64(in.Hops[2].TxBytes)) & 0xffffffff // in_hop2_tx_bytes
 	v16 := (uint64(st.Hops[2].TxBytes)) & 0xffffffff // st_hop2_tx_bytes
-	v916 := (v50 - v16) & 0xffffffff
-	v917h, v917l := bits.Mul64(v916, v915)
-	v918l := v917l>>18 | v917h<<46
-	v918h := (v917h >> 18) & 0x1
-	v919 := (v917l >> 17) & 0x1 // rnd_inc_919
-	v925l := v918l
-	v925h := (v918h) & 0x3
-	v926 := v919
-	v927l, v927c := bits.Add64(v925l, v926, 0)
-	v927h := (v925h + 0 + v927c) & 0x3
-	v928 := (v927l) & 0xfffffffffffff
-	v930 := v927h > 0 || v927h == 0 && v927l > 0xfffffffffffff // ovf_hi_930
-	v932 := v928
-	if v930 {
-		v932 = 0xfffffffffffff
-	}
-	v51 := (uint64(in.Hops[2].Qlen)) & 0xffffff // in_hop2_qlen
-	v17 := (uint64(st.Hops[2].Qlen)) & 0xffffff // st_hop2_qlen
-	v933 := v51 < v17
-	v934 := v17
-	if v933 {
-		v934 = v51
-	}
-	v935 := uint64(multiQrom935[(v46)&0xf]) // kq_935
-	v936 := v934 * v935
-	v937 := v936 >> 19
-	v938 := (v936 >> 18) & 0x1 // rnd_inc_938
-	v944 := v937
-	v945 := v938
-	v946 := v944 + v945
-	v947 := v946
-	v948 := uint64(multiQrom948[(v46)&0xf]) // kr_948
-	v949h, v949l := bits.Mul64(v932, v948)
-	v950 := v949l>>38 | v949h<<26
-	v951 := (v949l >> 37) & 0x1 // rnd_inc_951
-	v957 := v950
-	v958 := v951
-	v959 := v957 + v958
-	v960 := (v959) & 0xffffffffff
-	v962 := v959 > 0xffffffffff // ovf_hi_962
-	v964 := v960
-	if v962 {
-		v964 = 0xffffffffff
-	}
-	v965 := v947
-	v966 := v964
-	v967 := v965 + v966
-	v968 := (v967) & 0xffffffff
-	v970 := v967 > 0xffffffff // ovf_hi_970
-	v972 := v968
-	if v970 {
-		v972 = 0xffffffff
-	}
-	v973 := uint64(multiQrom973[(v46)&0xf]) // mq_wb_973
-	v974 := uint64(multiQrom974[(v46)&0xf]) // mq_bh_974
-	v975 := v932 <= v973                    // h2_mq_within
-	v977 := v934 > 0x5dc                    // h2_mq_is_backlog
-	v978 := v932
-	v979 := v974
-	v980 := v978 + v979 // h2_mq_s
-	v981 := v932
-	v982 := v981 << 1
-	v983 := v980 // h2_mq_y
-	if v977 {
-		v983 = v982
-	}
-	v985 := 0x7ff | v983<<11
-	v986 := v985 >> 32
-	v987 := (v985) & 0xffffffff
-	v989 := v986 == 0x0
-	var v989u uint64
-	if v989 {
-		v989u = 1
-	}
-	v990 := v986
-	if v989 {
-		v990 = v987
-	}
-	v991 := v990 >> 16
-	v992 := (v990) & 0xffff
-	v994 := v991 == 0x0
-	var v994u uint64
-	if v994 {
-		v994u = 1
-	}
-	v995 := v991
-	if v994 {
-		v995 = v992
-	}
-	v996 := v995 >> 8
-	v997 := (v995) & 0xff
-	v999 := v996 == 0x0
-	var v999u uint64
-	if v999 {
-		v999u = 1
-	}
-	v1000 := v996
-	if v999 {
-		v1000 = v997
-	}
-	v1001 := v1000 >> 4
-	v1002 := (v1000) & 0xf
-	v1004 := v1001 == 0x0
-	var v1004u uint64
-	if v1004 {
-		v1004u = 1
-	}
-	v1005 := v1001
-	if v1004 {
-		v1005 = v1002
-	}
-	v1006 := v1005 >> 2
-	v1007 := (v1005) & 0x3
-	v1009 := v1006 == 0x0
-	var v1009u uint64
-	if v1009 {
-		v1009u = 1
-	}
-	v1010 := v1006
-	if v1009 {
-		v1010 = v1007
-	}
-	v1011 := v1010 >> 1
-	v1014 := v1011 == 0x0
-	var v1014u uint64
-	if v1014 {
-		v1014u = 1
-	}
-	v1015 := v1014u | v1009u<<1 | v1004u<<2 | v999u<<3 | v994u<<4 | v989u<<5 // clz_1015
-	v1016 := (v983 << v1015) & 0x1fffffffffffff                              // recip_mant_1016
-	v1018 := (v1016 >> 42) & 0x3ff
-	v1019 := uint64(multiQrom1019[(v1018)&0x3ff]) // recip_rom_1019
-	v1021h, v1021l := bits.Mul64(v1016, v1019)
-	v1022 := v1021l>>46 | v1021h<<18
-	v1023 := v1022
-	v1026 := v1023
-	v1027 := v1026
-	v1028 := 0x8000000 - v1027
-	v1029 := v1028
-	v1033 := v1029
-	v1034 := v1019 * v1033
-	v1035 := v1034 >> 20
-	v1036 := v1035
-	v1037s := v1015
-	v1037l := v1036 << v1037s
-	v1037h := (uint64(0)<<v1037s | v1036>>(64-v1037s) | v1036<<(v1037s-64)) & 0xffff
-	v1038l := v1037l
-	v1038h := (v1037h) & 0x7fffff
-	v1039l := v1038l << 7
-	v1039h := (v1038h<<7 | v1038l>>57) & 0x7fffff
-	v1040 := (v1039l) & 0x3fffffffffffff
-	v1042 := v1039h > 0 || v1039h == 0 && v1039l > 0x3fffffffffffff // ovf_hi_1042
-	v1044 := v1040
-	if v1042 {
-		v1044 = 0x3fffffffffffff
-	}
-	v1047 := v983 == 0x0
-	v1048 := v1044 // h2_recip_mq
-	if v1047 {
-		v1048 = 0x3fffffffffffff
-	}
-	v1049h, v1049l := bits.Mul64(v973, v1048)
-	v1050 := v1049l>>44 | v1049h<<20
-	v1051 := (v1049l >> 43) & 0x1 // rnd_inc_1051
-	v1057 := v1050
-	v1058 := v1051
-	v1059 := v1057 + v1058
-	v1060 := (v1059) & 0x1ffffffffff
-	v1062 := v1059 > 0x1ffffffffff // ovf_hi_1062
-	v1064 := v1060                 // h2_mq_rho
-	if v1062 {
-		v1064 = 0x1ffffffffff
-	}
-	v1065h, v1065l := bits.Mul64(v947, v1064)
-	v1066 := v1065l>>40 | v1065h<<24
-	v1067 := (v1065l >> 39) & 0x1 // rnd_inc_1067
-	v1073 := v1066
-	v1074 := v1067
-	v1075 := v1073 + v1074
-	v1076 := v1075
-	v1080 := v1076 // h2_q_term_bl
-	v1082 := v1080
-	v1084 := v1082 + 0x1000000
-	v1085 := (v1084) & 0xffffffff
-	v1087 := v1084 > 0xffffffff // ovf_hi_1087
-	v1089 := v1085              // h2_u_bl
-	if v1087 {
-		v1089 = 0xffffffff
-	}
-	v1090h, v1090l := bits.Mul64(v932, v1048)
-	v1091 := v1090l>>60 | v1090h<<4
-	v1092 := (v1090l >> 59) & 0x1 // rnd_inc_1092
-	v1098 := v1091
-	v1099 := v1092
-	v1100 := v1098 + v1099
-	v1101 := (v1100) & 0xffffffff
-	v1103 := v1100 > 0xffffffff // ovf_hi_1103
-	v1105 := v1101              // h2_u_nbl
-	if v1103 {
-		v1105 = 0xffffffff
-	}
-	v1106 := v1105
-	if v977 {
-		v1106 = v1089
-	}
-	v1107 := v1106 // h2_u_hop_mq
-	if v975 {
-		v1107 = v972
-	}
-	v1109 := uint64(0x0) // h2_u
+	v51 := (uint64(in.Hops[2].Qlen)) & 0xffffff      // in_hop2_qlen
+	v17 := (uint64(st.Hops[2].Qlen)) & 0xffffff      // st_hop2_qlen
+	var v1109 uint64                                 // h2_u
 	if v847 != 0 {
+		v914 := v850 == 0x0
+		var v915 uint64
+		if v914 {
+			v915 = 0x7ffffffffffff
+		} else {
+			v852 := 0x3f | v850<<6
+			v853 := v852 >> 16
+			v854 := (v852) & 0xffff
+			v856 := v853 == 0x0
+			var v856u uint64
+			if v856 {
+				v856u = 1
+			}
+			v857 := v853
+			if v856 {
+				v857 = v854
+			}
+			v858 := v857 >> 8
+			v859 := (v857) & 0xff
+			v861 := v858 == 0x0
+			var v861u uint64
+			if v861 {
+				v861u = 1
+			}
+			v862 := v858
+			if v861 {
+				v862 = v859
+			}
+			v863 := v862 >> 4
+			v864 := (v862) & 0xf
+			v866 := v863 == 0x0
+			var v866u uint64
+			if v866 {
+				v866u = 1
+			}
+			v867 := v863
+			if v866 {
+				v867 = v864
+			}
+			v868 := v867 >> 2
+			v869 := (v867) & 0x3
+			v871 := v868 == 0x0
+			var v871u uint64
+			if v871 {
+				v871u = 1
+			}
+			v872 := v868
+			if v871 {
+				v872 = v869
+			}
+			v873 := v872 >> 1
+			v876 := v873 == 0x0
+			var v876u uint64
+			if v876 {
+				v876u = 1
+			}
+			v877 := v876u | v871u<<1 | v866u<<2 | v861u<<3 | v856u<<4 // clz_877
+			v878 := (v850 << v877) & 0x3ffffff                        // recip_mant_878
+			v880 := (v878 >> 15) & 0x3ff
+			v881 := uint64(multiQrom881[(v880)&0x3ff]) // recip_rom_881
+			v883 := v878 * v881
+			v884 := v883 >> 19
+			v885 := v884
+			v888 := v885
+			v889 := v888
+			v890 := 0x8000000 - v889
+			v891 := v890
+			v895 := v891
+			v896 := v881 * v895
+			v897 := v896 >> 20
+			v898 := v897
+			v899 := (v898 << v877) & 0x1fffffffffffff
+			v900 := v899 >> 1
+			v901 := (v899) & 0x1 // rnd_inc_901
+			v904 := v900
+			v905 := v901
+			v906 := v904 + v905
+			v907 := (v906) & 0x7ffffffffffff
+			v909 := v906 > 0x7ffffffffffff // ovf_hi_909
+			v911 := v907
+			if v909 {
+				v911 = 0x7ffffffffffff
+			}
+			v915 = v911
+		}
+		v916 := (v50 - v16) & 0xffffffff
+		v917h, v917l := bits.Mul64(v916, v915)
+		v918l := v917l>>18 | v917h<<46
+		v918h := (v917h >> 18) & 0x1
+		v919 := (v917l >> 17) & 0x1 // rnd_inc_919
+		v925l := v918l
+		v925h := (v918h) & 0x3
+		v926 := v919
+		v927l, v927c := bits.Add64(v925l, v926, 0)
+		v927h := (v925h + 0 + v927c) & 0x3
+		v928 := (v927l) & 0xfffffffffffff
+		v930 := v927h > 0 || v927h == 0 && v927l > 0xfffffffffffff // ovf_hi_930
+		v932 := v928
+		if v930 {
+			v932 = 0xfffffffffffff
+		}
+		v933 := v51 < v17
+		v934 := v17
+		if v933 {
+			v934 = v51
+		}
+		v935 := uint64(multiQrom935[(v46)&0xf]) // kq_935
+		v936 := v934 * v935
+		v937 := v936 >> 19
+		v938 := (v936 >> 18) & 0x1 // rnd_inc_938
+		v944 := v937
+		v945 := v938
+		v946 := v944 + v945
+		v947 := v946
+		v973 := uint64(multiQrom973[(v46)&0xf]) // mq_wb_973
+		v975 := v932 <= v973                    // h2_mq_within
+		var v1107 uint64                        // h2_u_hop_mq
+		if v975 {
+			v948 := uint64(multiQrom948[(v46)&0xf]) // kr_948
+			v949h, v949l := bits.Mul64(v932, v948)
+			v950 := v949l>>38 | v949h<<26
+			v951 := (v949l >> 37) & 0x1 // rnd_inc_951
+			v957 := v950
+			v958 := v951
+			v959 := v957 + v958
+			v960 := (v959) & 0xffffffffff
+			v962 := v959 > 0xffffffffff // ovf_hi_962
+			v964 := v960
+			if v962 {
+				v964 = 0xffffffffff
+			}
+			v965 := v947
+			v966 := v964
+			v967 := v965 + v966
+			v968 := (v967) & 0xffffffff
+			v970 := v967 > 0xffffffff // ovf_hi_970
+			v972 := v968
+			if v970 {
+				v972 = 0xffffffff
+			}
+			v1107 = v972
+		} else {
+			v974 := uint64(multiQrom974[(v46)&0xf]) // mq_bh_974
+			v977 := v934 > 0x5dc                    // h2_mq_is_backlog
+			v978 := v932
+			v979 := v974
+			v980 := v978 + v979 // h2_mq_s
+			v981 := v932
+			v982 := v981 << 1
+			v983 := v980 // h2_mq_y
+			if v977 {
+				v983 = v982
+			}
+			v1047 := v983 == 0x0
+			var v1048 uint64 // h2_recip_mq
+			if v1047 {
+				v1048 = 0x3fffffffffffff
+			} else {
+				v985 := 0x7ff | v983<<11
+				v986 := v985 >> 32
+				v987 := (v985) & 0xffffffff
+				v989 := v986 == 0x0
+				var v989u uint64
+				if v989 {
+					v989u = 1
+				}
+				v990 := v986
+				if v989 {
+					v990 = v987
+				}
+				v991 := v990 >> 16
+				v992 := (v990) & 0xffff
+				v994 := v991 == 0x0
+				var v994u uint64
+				if v994 {
+					v994u = 1
+				}
+				v995 := v991
+				if v994 {
+					v995 = v992
+				}
+				v996 := v995 >> 8
+				v997 := (v995) & 0xff
+				v999 := v996 == 0x0
+				var v999u uint64
+				if v999 {
+					v999u = 1
+				}
+				v1000 := v996
+				if v999 {
+					v1000 = v997
+				}
+				v1001 := v1000 >> 4
+				v1002 := (v1000) & 0xf
+				v1004 := v1001 == 0x0
+				var v1004u uint64
+				if v1004 {
+					v1004u = 1
+				}
+				v1005 := v1001
+				if v1004 {
+					v1005 = v1002
+				}
+				v1006 := v1005 >> 2
+				v1007 := (v1005) & 0x3
+				v1009 := v1006 == 0x0
+				var v1009u uint64
+				if v1009 {
+					v1009u = 1
+				}
+				v1010 := v1006
+				if v1009 {
+					v1010 = v1007
+				}
+				v1011 := v1010 >> 1
+				v1014 := v1011 == 0x0
+				var v1014u uint64
+				if v1014 {
+					v1014u = 1
+				}
+				v1015 := v1014u | v1009u<<1 | v1004u<<2 | v999u<<3 | v994u<<4 | v989u<<5 // clz_1015
+				v1016 := (v983 << v1015) & 0x1fffffffffffff                              // recip_mant_1016
+				v1018 := (v1016 >> 42) & 0x3ff
+				v1019 := uint64(multiQrom1019[(v1018)&0x3ff]) // recip_rom_1019
+				v1021h, v1021l := bits.Mul64(v1016, v1019)
+				v1022 := v1021l>>46 | v1021h<<18
+				v1023 := v1022
+				v1026 := v1023
+				v1027 := v1026
+				v1028 := 0x8000000 - v1027
+				v1029 := v1028
+				v1033 := v1029
+				v1034 := v1019 * v1033
+				v1035 := v1034 >> 20
+				v1036 := v1035
+				v1037s := v1015
+				v1037l := v1036 << v1037s
+				v1037h := (uint64(0)<<v1037s | v1036>>(64-v1037s) | v1036<<(v1037s-64)) & 0xffff
+				v1038l := v1037l
+				v1038h := (v1037h) & 0x7fffff
+				v1039l := v1038l << 7
+				v1039h := (v1038h<<7 | v1038l>>57) & 0x7fffff
+				v1040 := (v1039l) & 0x3fffffffffffff
+				v1042 := v1039h > 0 || v1039h == 0 && v1039l > 0x3fffffffffffff // ovf_hi_1042
+				v1044 := v1040
+				if v1042 {
+					v1044 = 0x3fffffffffffff
+				}
+				v1048 = v1044
+			}
+			var v1106 uint64
+			if v977 {
+				v1049h, v1049l := bits.Mul64(v973, v1048)
+				v1050 := v1049l>>44 | v1049h<<20
+				v1051 := (v1049l >> 43) & 0x1 // rnd_inc_1051
+				v1057 := v1050
+				v1058 := v1051
+				v1059 := v1057 + v1058
+				v1060 := (v1059) & 0x1ffffffffff
+				v1062 := v1059 > 0x1ffffffffff // ovf_hi_1062
+				v1064 := v1060                 // h2_mq_rho
+				if v1062 {
+					v1064 = 0x1ffffffffff
+				}
+				v1065h, v1065l := bits.Mul64(v947, v1064)
+				v1066 := v1065l>>40 | v1065h<<24
+				v1067 := (v1065l >> 39) & 0x1 // rnd_inc_1067
+				v1073 := v1066
+				v1074 := v1067
+				v1075 := v1073 + v1074
+				v1076 := v1075
+				v1080 := v1076 // h2_q_term_bl
+				v1082 := v1080
+				v1084 := v1082 + 0x1000000
+				v1085 := (v1084) & 0xffffffff
+				v1087 := v1084 > 0xffffffff // ovf_hi_1087
+				v1089 := v1085              // h2_u_bl
+				if v1087 {
+					v1089 = 0xffffffff
+				}
+				v1106 = v1089
+			} else {
+				v1090h, v1090l := bits.Mul64(v932, v1048)
+				v1091 := v1090l>>60 | v1090h<<4
+				v1092 := (v1090l >> 59) & 0x1 // rnd_inc_1092
+				v1098 := v1091
+				v1099 := v1092
+				v1100 := v1098 + v1099
+				v1101 := (v1100) & 0xffffffff
+				v1103 := v1100 > 0xffffffff // ovf_hi_1103
+				v1105 := v1101              // h2_u_nbl
+				if v1103 {
+					v1105 = 0xffffffff
+				}
+				v1106 = v1105
+			}
+			v1107 = v1106
+		}
 		v1109 = v1107
+	} else {
+		v1109 = 0x0
 	}
 	v1110 := (^v771) & 0x1
 	v1111 := v1109 > v767
@@ -1413,10 +1437,6 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1114 := v767
 	if v1113 != 0 {
 		v1114 = v1109
-	}
-	v1115 := v768
-	if v1113 != 0 {
-		v1115 = v850
 	}
 	v1117 := v770
 	if v1113 != 0 {
@@ -1552,303 +1572,313 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1194 != 0 {
 		v1197 = v1195
 	}
-	v1199 := 0x3f | v1197<<6
-	v1200 := v1199 >> 16
-	v1201 := (v1199) & 0xffff
-	v1203 := v1200 == 0x0
-	var v1203u uint64
-	if v1203 {
-		v1203u = 1
-	}
-	v1204 := v1200
-	if v1203 {
-		v1204 = v1201
-	}
-	v1205 := v1204 >> 8
-	v1206 := (v1204) & 0xff
-	v1208 := v1205 == 0x0
-	var v1208u uint64
-	if v1208 {
-		v1208u = 1
-	}
-	v1209 := v1205
-	if v1208 {
-		v1209 = v1206
-	}
-	v1210 := v1209 >> 4
-	v1211 := (v1209) & 0xf
-	v1213 := v1210 == 0x0
-	var v1213u uint64
-	if v1213 {
-		v1213u = 1
-	}
-	v1214 := v1210
-	if v1213 {
-		v1214 = v1211
-	}
-	v1215 := v1214 >> 2
-	v1216 := (v1214) & 0x3
-	v1218 := v1215 == 0x0
-	var v1218u uint64
-	if v1218 {
-		v1218u = 1
-	}
-	v1219 := v1215
-	if v1218 {
-		v1219 = v1216
-	}
-	v1220 := v1219 >> 1
-	v1223 := v1220 == 0x0
-	var v1223u uint64
-	if v1223 {
-		v1223u = 1
-	}
-	v1224 := v1223u | v1218u<<1 | v1213u<<2 | v1208u<<3 | v1203u<<4 // clz_1224
-	v1225 := (v1197 << v1224) & 0x3ffffff                           // recip_mant_1225
-	v1227 := (v1225 >> 15) & 0x3ff
-	v1228 := uint64(multiQrom1228[(v1227)&0x3ff]) // recip_rom_1228
-	v1230 := v1225 * v1228
-	v1231 := v1230 >> 19
-	v1232 := v1231
-	v1235 := v1232
-	v1236 := v1235
-	v1237 := 0x8000000 - v1236
-	v1238 := v1237
-	v1242 := v1238
-	v1243 := v1228 * v1242
-	v1244 := v1243 >> 20
-	v1245 := v1244
-	v1246 := (v1245 << v1224) & 0x1fffffffffffff
-	v1247 := v1246 >> 1
-	v1248 := (v1246) & 0x1 // rnd_inc_1248
-	v1251 := v1247
-	v1252 := v1248
-	v1253 := v1251 + v1252
-	v1254 := (v1253) & 0x7ffffffffffff
-	v1256 := v1253 > 0x7ffffffffffff // ovf_hi_1256
-	v1258 := v1254
-	if v1256 {
-		v1258 = 0x7ffffffffffff
-	}
-	v1261 := v1197 == 0x0
-	v1262 := v1258
-	if v1261 {
-		v1262 = 0x7ffffffffffff
-	}
 	v58 := (uint64(in.Hops[3].TxBytes)) & 0xffffffff // in_hop3_tx_bytes
 	v20 := (uint64(st.Hops[3].TxBytes)) & 0xffffffff // st_hop3_tx_bytes
-	v1263 := (v58 - v20) & 0xffffffff
-	v1264h, v1264l := bits.Mul64(v1263, v1262)
-	v1265l := v1264l>>18 | v1264h<<46
-	v1265h := (v1264h >> 18) & 0x1
-	v1266 := (v1264l >> 17) & 0x1 // rnd_inc_1266
-	v1272l := v1265l
-	v1272h := (v1265h) & 0x3
-	v1273 := v1266
-	v1274l, v1274c := bits.Add64(v1272l, v1273, 0)
-	v1274h := (v1272h + 0 + v1274c) & 0x3
-	v1275 := (v1274l) & 0xfffffffffffff
-	v1277 := v1274h > 0 || v1274h == 0 && v1274l > 0xfffffffffffff // ovf_hi_1277
-	v1279 := v1275
-	if v1277 {
-		v1279 = 0xfffffffffffff
-	}
-	v59 := (uint64(in.Hops[3].Qlen)) & 0xffffff // in_hop3_qlen
-	v21 := (uint64(st.Hops[3].Qlen)) & 0xffffff // st_hop3_qlen
-	v1280 := v59 < v21
-	v1281 := v21
-	if v1280 {
-		v1281 = v59
-	}
-	v1282 := uint64(multiQrom1282[(v54)&0xf]) // kq_1282
-	v1283 := v1281 * v1282
-	v1284 := v1283 >> 19
-	v1285 := (v1283 >> 18) & 0x1 // rnd_inc_1285
-	v1291 := v1284
-	v1292 := v1285
-	v1293 := v1291 + v1292
-	v1294 := v1293
-	v1295 := uint64(multiQrom1295[(v54)&0xf]) // kr_1295
-	v1296h, v1296l := bits.Mul64(v1279, v1295)
-	v1297 := v1296l>>38 | v1296h<<26
-	v1298 := (v1296l >> 37) & 0x1 // rnd_inc_1298
-	v1304 := v1297
-	v1305 := v1298
-	v1306 := v1304 + v1305
-	v1307 := (v1306) & 0xffffffffff
-	v1309 := v1306 > 0xffffffffff // ovf_hi_1309
-	v1311 := v1307
-	if v1309 {
-		v1311 = 0xffffffffff
-	}
-	v1312 := v1294
-	v1313 := v1311
-	v1314 := v1312 + v1313
-	v1315 := (v1314) & 0xffffffff
-	v1317 := v1314 > 0xffffffff // ovf_hi_1317
-	v1319 := v1315
-	if v1317 {
-		v1319 = 0xffffffff
-	}
-	v1320 := uint64(multiQrom1320[(v54)&0xf]) // mq_wb_1320
-	v1321 := uint64(multiQrom1321[(v54)&0xf]) // mq_bh_1321
-	v1322 := v1279 <= v1320                   // h3_mq_within
-	v1324 := v1281 > 0x5dc                    // h3_mq_is_backlog
-	v1325 := v1279
-	v1326 := v1321
-	v1327 := v1325 + v1326 // h3_mq_s
-	v1328 := v1279
-	v1329 := v1328 << 1
-	v1330 := v1327 // h3_mq_y
-	if v1324 {
-		v1330 = v1329
-	}
-	v1332 := 0x7ff | v1330<<11
-	v1333 := v1332 >> 32
-	v1334 := (v1332) & 0xffffffff
-	v1336 := v1333 == 0x0
-	var v1336u uint64
-	if v1336 {
-		v1336u = 1
-	}
-	v1337 := v1333
-	if v1336 {
-		v1337 = v1334
-	}
-	v1338 := v1337 >> 16
-	v1339 := (v1337) & 0xffff
-	v1341 := v1338 == 0x0
-	var v1341u uint64
-	if v1341 {
-		v1341u = 1
-	}
-	v1342 := v1338
-	if v1341 {
-		v1342 = v1339
-	}
-	v1343 := v1342 >> 8
-	v1344 := (v1342) & 0xff
-	v1346 := v1343 == 0x0
-	var v1346u uint64
-	if v1346 {
-		v1346u = 1
-	}
-	v1347 := v1343
-	if v1346 {
-		v1347 = v1344
-	}
-	v1348 := v1347 >> 4
-	v1349 := (v1347) & 0xf
-	v1351 := v1348 == 0x0
-	var v1351u uint64
-	if v1351 {
-		v1351u = 1
-	}
-	v1352 := v1348
-	if v1351 {
-		v1352 = v1349
-	}
-	v1353 := v1352 >> 2
-	v1354 := (v1352) & 0x3
-	v1356 := v1353 == 0x0
-	var v1356u uint64
-	if v1356 {
-		v1356u = 1
-	}
-	v1357 := v1353
-	if v1356 {
-		v1357 = v1354
-	}
-	v1358 := v1357 >> 1
-	v1361 := v1358 == 0x0
-	var v1361u uint64
-	if v1361 {
-		v1361u = 1
-	}
-	v1362 := v1361u | v1356u<<1 | v1351u<<2 | v1346u<<3 | v1341u<<4 | v1336u<<5 // clz_1362
-	v1363 := (v1330 << v1362) & 0x1fffffffffffff                                // recip_mant_1363
-	v1365 := (v1363 >> 42) & 0x3ff
-	v1366 := uint64(multiQrom1366[(v1365)&0x3ff]) // recip_rom_1366
-	v1368h, v1368l := bits.Mul64(v1363, v1366)
-	v1369 := v1368l>>46 | v1368h<<18
-	v1370 := v1369
-	v1373 := v1370
-	v1374 := v1373
-	v1375 := 0x8000000 - v1374
-	v1376 := v1375
-	v1380 := v1376
-	v1381 := v1366 * v1380
-	v1382 := v1381 >> 20
-	v1383 := v1382
-	v1384s := v1362
-	v1384l := v1383 << v1384s
-	v1384h := (uint64(0)<<v1384s | v1383>>(64-v1384s) | v1383<<(v1384s-64)) & 0xffff
-	v1385l := v1384l
-	v1385h := (v1384h) & 0x7fffff
-	v1386l := v1385l << 7
-	v1386h := (v1385h<<7 | v1385l>>57) & 0x7fffff
-	v1387 := (v1386l) & 0x3fffffffffffff
-	v1389 := v1386h > 0 || v1386h == 0 && v1386l > 0x3fffffffffffff // ovf_hi_1389
-	v1391 := v1387
-	if v1389 {
-		v1391 = 0x3fffffffffffff
-	}
-	v1394 := v1330 == 0x0
-	v1395 := v1391 // h3_recip_mq
-	if v1394 {
-		v1395 = 0x3fffffffffffff
-	}
-	v1396h, v1396l := bits.Mul64(v1320, v1395)
-	v1397 := v1396l>>44 | v1396h<<20
-	v1398 := (v1396l >> 43) & 0x1 // rnd_inc_1398
-	v1404 := v1397
-	v1405 := v1398
-	v1406 := v1404 + v1405
-	v1407 := (v1406) & 0x1ffffffffff
-	v1409 := v1406 > 0x1ffffffffff // ovf_hi_1409
-	v1411 := v1407                 // h3_mq_rho
-	if v1409 {
-		v1411 = 0x1ffffffffff
-	}
-	v1412h, v1412l := bits.Mul64(v1294, v1411)
-	v1413 := v1412l>>40 | v1412h<<24
-	v1414 := (v1412l >> 39) & 0x1 // rnd_inc_1414
-	v1420 := v1413
-	v1421 := v1414
-	v1422 := v1420 + v1421
-	v1423 := v1422
-	v1427 := v1423 // h3_q_term_bl
-	v1429 := v1427
-	v1431 := v1429 + 0x1000000
-	v1432 := (v1431) & 0xffffffff
-	v1434 := v1431 > 0xffffffff // ovf_hi_1434
-	v1436 := v1432              // h3_u_bl
-	if v1434 {
-		v1436 = 0xffffffff
-	}
-	v1437h, v1437l := bits.Mul64(v1279, v1395)
-	v1438 := v1437l>>60 | v1437h<<4
-	v1439 := (v1437l >> 59) & 0x1 // rnd_inc_1439
-	v1445 := v1438
-	v1446 := v1439
-	v1447 := v1445 + v1446
-	v1448 := (v1447) & 0xffffffff
-	v1450 := v1447 > 0xffffffff // ovf_hi_1450
-	v1452 := v1448              // h3_u_nbl
-	if v1450 {
-		v1452 = 0xffffffff
-	}
-	v1453 := v1452
-	if v1324 {
-		v1453 = v1436
-	}
-	v1454 := v1453 // h3_u_hop_mq
-	if v1322 {
-		v1454 = v1319
-	}
-	v1456 := uint64(0x0) // h3_u
+	v59 := (uint64(in.Hops[3].Qlen)) & 0xffffff      // in_hop3_qlen
+	v21 := (uint64(st.Hops[3].Qlen)) & 0xffffff      // st_hop3_qlen
+	var v1456 uint64                                 // h3_u
 	if v1194 != 0 {
+		v1261 := v1197 == 0x0
+		var v1262 uint64
+		if v1261 {
+			v1262 = 0x7ffffffffffff
+		} else {
+			v1199 := 0x3f | v1197<<6
+			v1200 := v1199 >> 16
+			v1201 := (v1199) & 0xffff
+			v1203 := v1200 == 0x0
+			var v1203u uint64
+			if v1203 {
+				v1203u = 1
+			}
+			v1204 := v1200
+			if v1203 {
+				v1204 = v1201
+			}
+			v1205 := v1204 >> 8
+			v1206 := (v1204) & 0xff
+			v1208 := v1205 == 0x0
+			var v1208u uint64
+			if v1208 {
+				v1208u = 1
+			}
+			v1209 := v1205
+			if v1208 {
+				v1209 = v1206
+			}
+			v1210 := v1209 >> 4
+			v1211 := (v1209) & 0xf
+			v1213 := v1210 == 0x0
+			var v1213u uint64
+			if v1213 {
+				v1213u = 1
+			}
+			v1214 := v1210
+			if v1213 {
+				v1214 = v1211
+			}
+			v1215 := v1214 >> 2
+			v1216 := (v1214) & 0x3
+			v1218 := v1215 == 0x0
+			var v1218u uint64
+			if v1218 {
+				v1218u = 1
+			}
+			v1219 := v1215
+			if v1218 {
+				v1219 = v1216
+			}
+			v1220 := v1219 >> 1
+			v1223 := v1220 == 0x0
+			var v1223u uint64
+			if v1223 {
+				v1223u = 1
+			}
+			v1224 := v1223u | v1218u<<1 | v1213u<<2 | v1208u<<3 | v1203u<<4 // clz_1224
+			v1225 := (v1197 << v1224) & 0x3ffffff                           // recip_mant_1225
+			v1227 := (v1225 >> 15) & 0x3ff
+			v1228 := uint64(multiQrom1228[(v1227)&0x3ff]) // recip_rom_1228
+			v1230 := v1225 * v1228
+			v1231 := v1230 >> 19
+			v1232 := v1231
+			v1235 := v1232
+			v1236 := v1235
+			v1237 := 0x8000000 - v1236
+			v1238 := v1237
+			v1242 := v1238
+			v1243 := v1228 * v1242
+			v1244 := v1243 >> 20
+			v1245 := v1244
+			v1246 := (v1245 << v1224) & 0x1fffffffffffff
+			v1247 := v1246 >> 1
+			v1248 := (v1246) & 0x1 // rnd_inc_1248
+			v1251 := v1247
+			v1252 := v1248
+			v1253 := v1251 + v1252
+			v1254 := (v1253) & 0x7ffffffffffff
+			v1256 := v1253 > 0x7ffffffffffff // ovf_hi_1256
+			v1258 := v1254
+			if v1256 {
+				v1258 = 0x7ffffffffffff
+			}
+			v1262 = v1258
+		}
+		v1263 := (v58 - v20) & 0xffffffff
+		v1264h, v1264l := bits.Mul64(v1263, v1262)
+		v1265l := v1264l>>18 | v1264h<<46
+		v1265h := (v1264h >> 18) & 0x1
+		v1266 := (v1264l >> 17) & 0x1 // rnd_inc_1266
+		v1272l := v1265l
+		v1272h := (v1265h) & 0x3
+		v1273 := v1266
+		v1274l, v1274c := bits.Add64(v1272l, v1273, 0)
+		v1274h := (v1272h + 0 + v1274c) & 0x3
+		v1275 := (v1274l) & 0xfffffffffffff
+		v1277 := v1274h > 0 || v1274h == 0 && v1274l > 0xfffffffffffff // ovf_hi_1277
+		v1279 := v1275
+		if v1277 {
+			v1279 = 0xfffffffffffff
+		}
+		v1280 := v59 < v21
+		v1281 := v21
+		if v1280 {
+			v1281 = v59
+		}
+		v1282 := uint64(multiQrom1282[(v54)&0xf]) // kq_1282
+		v1283 := v1281 * v1282
+		v1284 := v1283 >> 19
+		v1285 := (v1283 >> 18) & 0x1 // rnd_inc_1285
+		v1291 := v1284
+		v1292 := v1285
+		v1293 := v1291 + v1292
+		v1294 := v1293
+		v1320 := uint64(multiQrom1320[(v54)&0xf]) // mq_wb_1320
+		v1322 := v1279 <= v1320                   // h3_mq_within
+		var v1454 uint64                          // h3_u_hop_mq
+		if v1322 {
+			v1295 := uint64(multiQrom1295[(v54)&0xf]) // kr_1295
+			v1296h, v1296l := bits.Mul64(v1279, v1295)
+			v1297 := v1296l>>38 | v1296h<<26
+			v1298 := (v1296l >> 37) & 0x1 // rnd_inc_1298
+			v1304 := v1297
+			v1305 := v1298
+			v1306 := v1304 + v1305
+			v1307 := (v1306) & 0xffffffffff
+			v1309 := v1306 > 0xffffffffff // ovf_hi_1309
+			v1311 := v1307
+			if v1309 {
+				v1311 = 0xffffffffff
+			}
+			v1312 := v1294
+			v1313 := v1311
+			v1314 := v1312 + v1313
+			v1315 := (v1314) & 0xffffffff
+			v1317 := v1314 > 0xffffffff // ovf_hi_1317
+			v1319 := v1315
+			if v1317 {
+				v1319 = 0xffffffff
+			}
+			v1454 = v1319
+		} else {
+			v1321 := uint64(multiQrom1321[(v54)&0xf]) // mq_bh_1321
+			v1324 := v1281 > 0x5dc                    // h3_mq_is_backlog
+			v1325 := v1279
+			v1326 := v1321
+			v1327 := v1325 + v1326 // h3_mq_s
+			v1328 := v1279
+			v1329 := v1328 << 1
+			v1330 := v1327 // h3_mq_y
+			if v1324 {
+				v1330 = v1329
+			}
+			v1394 := v1330 == 0x0
+			var v1395 uint64 // h3_recip_mq
+			if v1394 {
+				v1395 = 0x3fffffffffffff
+			} else {
+				v1332 := 0x7ff | v1330<<11
+				v1333 := v1332 >> 32
+				v1334 := (v1332) & 0xffffffff
+				v1336 := v1333 == 0x0
+				var v1336u uint64
+				if v1336 {
+					v1336u = 1
+				}
+				v1337 := v1333
+				if v1336 {
+					v1337 = v1334
+				}
+				v1338 := v1337 >> 16
+				v1339 := (v1337) & 0xffff
+				v1341 := v1338 == 0x0
+				var v1341u uint64
+				if v1341 {
+					v1341u = 1
+				}
+				v1342 := v1338
+				if v1341 {
+					v1342 = v1339
+				}
+				v1343 := v1342 >> 8
+				v1344 := (v1342) & 0xff
+				v1346 := v1343 == 0x0
+				var v1346u uint64
+				if v1346 {
+					v1346u = 1
+				}
+				v1347 := v1343
+				if v1346 {
+					v1347 = v1344
+				}
+				v1348 := v1347 >> 4
+				v1349 := (v1347) & 0xf
+				v1351 := v1348 == 0x0
+				var v1351u uint64
+				if v1351 {
+					v1351u = 1
+				}
+				v1352 := v1348
+				if v1351 {
+					v1352 = v1349
+				}
+				v1353 := v1352 >> 2
+				v1354 := (v1352) & 0x3
+				v1356 := v1353 == 0x0
+				var v1356u uint64
+				if v1356 {
+					v1356u = 1
+				}
+				v1357 := v1353
+				if v1356 {
+					v1357 = v1354
+				}
+				v1358 := v1357 >> 1
+				v1361 := v1358 == 0x0
+				var v1361u uint64
+				if v1361 {
+					v1361u = 1
+				}
+				v1362 := v1361u | v1356u<<1 | v1351u<<2 | v1346u<<3 | v1341u<<4 | v1336u<<5 // clz_1362
+				v1363 := (v1330 << v1362) & 0x1fffffffffffff                                // recip_mant_1363
+				v1365 := (v1363 >> 42) & 0x3ff
+				v1366 := uint64(multiQrom1366[(v1365)&0x3ff]) // recip_rom_1366
+				v1368h, v1368l := bits.Mul64(v1363, v1366)
+				v1369 := v1368l>>46 | v1368h<<18
+				v1370 := v1369
+				v1373 := v1370
+				v1374 := v1373
+				v1375 := 0x8000000 - v1374
+				v1376 := v1375
+				v1380 := v1376
+				v1381 := v1366 * v1380
+				v1382 := v1381 >> 20
+				v1383 := v1382
+				v1384s := v1362
+				v1384l := v1383 << v1384s
+				v1384h := (uint64(0)<<v1384s | v1383>>(64-v1384s) | v1383<<(v1384s-64)) & 0xffff
+				v1385l := v1384l
+				v1385h := (v1384h) & 0x7fffff
+				v1386l := v1385l << 7
+				v1386h := (v1385h<<7 | v1385l>>57) & 0x7fffff
+				v1387 := (v1386l) & 0x3fffffffffffff
+				v1389 := v1386h > 0 || v1386h == 0 && v1386l > 0x3fffffffffffff // ovf_hi_1389
+				v1391 := v1387
+				if v1389 {
+					v1391 = 0x3fffffffffffff
+				}
+				v1395 = v1391
+			}
+			var v1453 uint64
+			if v1324 {
+				v1396h, v1396l := bits.Mul64(v1320, v1395)
+				v1397 := v1396l>>44 | v1396h<<20
+				v1398 := (v1396l >> 43) & 0x1 // rnd_inc_1398
+				v1404 := v1397
+				v1405 := v1398
+				v1406 := v1404 + v1405
+				v1407 := (v1406) & 0x1ffffffffff
+				v1409 := v1406 > 0x1ffffffffff // ovf_hi_1409
+				v1411 := v1407                 // h3_mq_rho
+				if v1409 {
+					v1411 = 0x1ffffffffff
+				}
+				v1412h, v1412l := bits.Mul64(v1294, v1411)
+				v1413 := v1412l>>40 | v1412h<<24
+				v1414 := (v1412l >> 39) & 0x1 // rnd_inc_1414
+				v1420 := v1413
+				v1421 := v1414
+				v1422 := v1420 + v1421
+				v1423 := v1422
+				v1427 := v1423 // h3_q_term_bl
+				v1429 := v1427
+				v1431 := v1429 + 0x1000000
+				v1432 := (v1431) & 0xffffffff
+				v1434 := v1431 > 0xffffffff // ovf_hi_1434
+				v1436 := v1432              // h3_u_bl
+				if v1434 {
+					v1436 = 0xffffffff
+				}
+				v1453 = v1436
+			} else {
+				v1437h, v1437l := bits.Mul64(v1279, v1395)
+				v1438 := v1437l>>60 | v1437h<<4
+				v1439 := (v1437l >> 59) & 0x1 // rnd_inc_1439
+				v1445 := v1438
+				v1446 := v1439
+				v1447 := v1445 + v1446
+				v1448 := (v1447) & 0xffffffff
+				v1450 := v1447 > 0xffffffff // ovf_hi_1450
+				v1452 := v1448              // h3_u_nbl
+				if v1450 {
+					v1452 = 0xffffffff
+				}
+				v1453 = v1452
+			}
+			v1454 = v1453
+		}
 		v1456 = v1454
+	} else {
+		v1456 = 0x0
 	}
 	v1457 := (^v1118) & 0x1
 	v1458 := v1456 > v1114
@@ -1861,10 +1891,6 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v1461 := v1114
 	if v1460 != 0 {
 		v1461 = v1456
-	}
-	v1462 := v1115
-	if v1460 != 0 {
-		v1462 = v1197
 	}
 	v1464 := v1117
 	if v1460 != 0 {
@@ -2000,303 +2026,313 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1541 != 0 {
 		v1544 = v1542
 	}
-	v1546 := 0x3f | v1544<<6
-	v1547 := v1546 >> 16
-	v1548 := (v1546) & 0xffff
-	v1550 := v1547 == 0x0
-	var v1550u uint64
-	if v1550 {
-		v1550u = 1
-	}
-	v1551 := v1547
-	if v1550 {
-		v1551 = v1548
-	}
-	v1552 := v1551 >> 8
-	v1553 := (v1551) & 0xff
-	v1555 := v1552 == 0x0
-	var v1555u uint64
-	if v1555 {
-		v1555u = 1
-	}
-	v1556 := v1552
-	if v1555 {
-		v1556 = v1553
-	}
-	v1557 := v1556 >> 4
-	v1558 := (v1556) & 0xf
-	v1560 := v1557 == 0x0
-	var v1560u uint64
-	if v1560 {
-		v1560u = 1
-	}
-	v1561 := v1557
-	if v1560 {
-		v1561 = v1558
-	}
-	v1562 := v1561 >> 2
-	v1563 := (v1561) & 0x3
-	v1565 := v1562 == 0x0
-	var v1565u uint64
-	if v1565 {
-		v1565u = 1
-	}
-	v1566 := v1562
-	if v1565 {
-		v1566 = v1563
-	}
-	v1567 := v1566 >> 1
-	v1570 := v1567 == 0x0
-	var v1570u uint64
-	if v1570 {
-		v1570u = 1
-	}
-	v1571 := v1570u | v1565u<<1 | v1560u<<2 | v1555u<<3 | v1550u<<4 // clz_1571
-	v1572 := (v1544 << v1571) & 0x3ffffff                           // recip_mant_1572
-	v1574 := (v1572 >> 15) & 0x3ff
-	v1575 := uint64(multiQrom1575[(v1574)&0x3ff]) // recip_rom_1575
-	v1577 := v1572 * v1575
-	v1578 := v1577 >> 19
-	v1579 := v1578
-	v1582 := v1579
-	v1583 := v1582
-	v1584 := 0x8000000 - v1583
-	v1585 := v1584
-	v1589 := v1585
-	v1590 := v1575 * v1589
-	v1591 := v1590 >> 20
-	v1592 := v1591
-	v1593 := (v1592 << v1571) & 0x1fffffffffffff
-	v1594 := v1593 >> 1
-	v1595 := (v1593) & 0x1 // rnd_inc_1595
-	v1598 := v1594
-	v1599 := v1595
-	v1600 := v1598 + v1599
-	v1601 := (v1600) & 0x7ffffffffffff
-	v1603 := v1600 > 0x7ffffffffffff // ovf_hi_1603
-	v1605 := v1601
-	if v1603 {
-		v1605 = 0x7ffffffffffff
-	}
-	v1608 := v1544 == 0x0
-	v1609 := v1605
-	if v1608 {
-		v1609 = 0x7ffffffffffff
-	}
 	v66 := (uint64(in.Hops[4].TxBytes)) & 0xffffffff // in_hop4_tx_bytes
 	v24 := (uint64(st.Hops[4].TxBytes)) & 0xffffffff // st_hop4_tx_bytes
-	v1610 := (v66 - v24) & 0xffffffff
-	v1611h, v1611l := bits.Mul64(v1610, v1609)
-	v1612l := v1611l>>18 | v1611h<<46
-	v1612h := (v1611h >> 18) & 0x1
-	v1613 := (v1611l >> 17) & 0x1 // rnd_inc_1613
-	v1619l := v1612l
-	v1619h := (v1612h) & 0x3
-	v1620 := v1613
-	v1621l, v1621c := bits.Add64(v1619l, v1620, 0)
-	v1621h := (v1619h + 0 + v1621c) & 0x3
-	v1622 := (v1621l) & 0xfffffffffffff
-	v1624 := v1621h > 0 || v1621h == 0 && v1621l > 0xfffffffffffff // ovf_hi_1624
-	v1626 := v1622
-	if v1624 {
-		v1626 = 0xfffffffffffff
-	}
-	v67 := (uint64(in.Hops[4].Qlen)) & 0xffffff // in_hop4_qlen
-	v25 := (uint64(st.Hops[4].Qlen)) & 0xffffff // st_hop4_qlen
-	v1627 := v67 < v25
-	v1628 := v25
-	if v1627 {
-		v1628 = v67
-	}
-	v1629 := uint64(multiQrom1629[(v62)&0xf]) // kq_1629
-	v1630 := v1628 * v1629
-	v1631 := v1630 >> 19
-	v1632 := (v1630 >> 18) & 0x1 // rnd_inc_1632
-	v1638 := v1631
-	v1639 := v1632
-	v1640 := v1638 + v1639
-	v1641 := v1640
-	v1642 := uint64(multiQrom1642[(v62)&0xf]) // kr_1642
-	v1643h, v1643l := bits.Mul64(v1626, v1642)
-	v1644 := v1643l>>38 | v1643h<<26
-	v1645 := (v1643l >> 37) & 0x1 // rnd_inc_1645
-	v1651 := v1644
-	v1652 := v1645
-	v1653 := v1651 + v1652
-	v1654 := (v1653) & 0xffffffffff
-	v1656 := v1653 > 0xffffffffff // ovf_hi_1656
-	v1658 := v1654
-	if v1656 {
-		v1658 = 0xffffffffff
-	}
-	v1659 := v1641
-	v1660 := v1658
-	v1661 := v1659 + v1660
-	v1662 := (v1661) & 0xffffffff
-	v1664 := v1661 > 0xffffffff // ovf_hi_1664
-	v1666 := v1662
-	if v1664 {
-		v1666 = 0xffffffff
-	}
-	v1667 := uint64(multiQrom1667[(v62)&0xf]) // mq_wb_1667
-	v1668 := uint64(multiQrom1668[(v62)&0xf]) // mq_bh_1668
-	v1669 := v1626 <= v1667                   // h4_mq_within
-	v1671 := v1628 > 0x5dc                    // h4_mq_is_backlog
-	v1672 := v1626
-	v1673 := v1668
-	v1674 := v1672 + v1673 // h4_mq_s
-	v1675 := v1626
-	v1676 := v1675 << 1
-	v1677 := v1674 // h4_mq_y
-	if v1671 {
-		v1677 = v1676
-	}
-	v1679 := 0x7ff | v1677<<11
-	v1680 := v1679 >> 32
-	v1681 := (v1679) & 0xffffffff
-	v1683 := v1680 == 0x0
-	var v1683u uint64
-	if v1683 {
-		v1683u = 1
-	}
-	v1684 := v1680
-	if v1683 {
-		v1684 = v1681
-	}
-	v1685 := v1684 >> 16
-	v1686 := (v1684) & 0xffff
-	v1688 := v1685 == 0x0
-	var v1688u uint64
-	if v1688 {
-		v1688u = 1
-	}
-	v1689 := v1685
-	if v1688 {
-		v1689 = v1686
-	}
-	v1690 := v1689 >> 8
-	v1691 := (v1689) & 0xff
-	v1693 := v1690 == 0x0
-	var v1693u uint64
-	if v1693 {
-		v1693u = 1
-	}
-	v1694 := v1690
-	if v1693 {
-		v1694 = v1691
-	}
-	v1695 := v1694 >> 4
-	v1696 := (v1694) & 0xf
-	v1698 := v1695 == 0x0
-	var v1698u uint64
-	if v1698 {
-		v1698u = 1
-	}
-	v1699 := v1695
-	if v1698 {
-		v1699 = v1696
-	}
-	v1700 := v1699 >> 2
-	v1701 := (v1699) & 0x3
-	v1703 := v1700 == 0x0
-	var v1703u uint64
-	if v1703 {
-		v1703u = 1
-	}
-	v1704 := v1700
-	if v1703 {
-		v1704 = v1701
-	}
-	v1705 := v1704 >> 1
-	v1708 := v1705 == 0x0
-	var v1708u uint64
-	if v1708 {
-		v1708u = 1
-	}
-	v1709 := v1708u | v1703u<<1 | v1698u<<2 | v1693u<<3 | v1688u<<4 | v1683u<<5 // clz_1709
-	v1710 := (v1677 << v1709) & 0x1fffffffffffff                                // recip_mant_1710
-	v1712 := (v1710 >> 42) & 0x3ff
-	v1713 := uint64(multiQrom1713[(v1712)&0x3ff]) // recip_rom_1713
-	v1715h, v1715l := bits.Mul64(v1710, v1713)
-	v1716 := v1715l>>46 | v1715h<<18
-	v1717 := v1716
-	v1720 := v1717
-	v1721 := v1720
-	v1722 := 0x8000000 - v1721
-	v1723 := v1722
-	v1727 := v1723
-	v1728 := v1713 * v1727
-	v1729 := v1728 >> 20
-	v1730 := v1729
-	v1731s := v1709
-	v1731l := v1730 << v1731s
-	v1731h := (uint64(0)<<v1731s | v1730>>(64-v1731s) | v1730<<(v1731s-64)) & 0xffff
-	v1732l := v1731l
-	v1732h := (v1731h) & 0x7fffff
-	v1733l := v1732l << 7
-	v1733h := (v1732h<<7 | v1732l>>57) & 0x7fffff
-	v1734 := (v1733l) & 0x3fffffffffffff
-	v1736 := v1733h > 0 || v1733h == 0 && v1733l > 0x3fffffffffffff // ovf_hi_1736
-	v1738 := v1734
-	if v1736 {
-		v1738 = 0x3fffffffffffff
-	}
-	v1741 := v1677 == 0x0
-	v1742 := v1738 // h4_recip_mq
-	if v1741 {
-		v1742 = 0x3fffffffffffff
-	}
-	v1743h, v1743l := bits.Mul64(v1667, v1742)
-	v1744 := v1743l>>44 | v1743h<<20
-	v1745 := (v1743l >> 43) & 0x1 // rnd_inc_1745
-	v1751 := v1744
-	v1752 := v1745
-	v1753 := v1751 + v1752
-	v1754 := (v1753) & 0x1ffffffffff
-	v1756 := v1753 > 0x1ffffffffff // ovf_hi_1756
-	v1758 := v1754                 // h4_mq_rho
-	if v1756 {
-		v1758 = 0x1ffffffffff
-	}
-	v1759h, v1759l := bits.Mul64(v1641, v1758)
-	v1760 := v1759l>>40 | v1759h<<24
-	v1761 := (v1759l >> 39) & 0x1 // rnd_inc_1761
-	v1767 := v1760
-	v1768 := v1761
-	v1769 := v1767 + v1768
-	v1770 := v1769
-	v1774 := v1770 // h4_q_term_bl
-	v1776 := v1774
-	v1778 := v1776 + 0x1000000
-	v1779 := (v1778) & 0xffffffff
-	v1781 := v1778 > 0xffffffff // ovf_hi_1781
-	v1783 := v1779              // h4_u_bl
-	if v1781 {
-		v1783 = 0xffffffff
-	}
-	v1784h, v1784l := bits.Mul64(v1626, v1742)
-	v1785 := v1784l>>60 | v1784h<<4
-	v1786 := (v1784l >> 59) & 0x1 // rnd_inc_1786
-	v1792 := v1785
-	v1793 := v1786
-	v1794 := v1792 + v1793
-	v1795 := (v1794) & 0xffffffff
-	v1797 := v1794 > 0xffffffff // ovf_hi_1797
-	v1799 := v1795              // h4_u_nbl
-	if v1797 {
-		v1799 = 0xffffffff
-	}
-	v1800 := v1799
-	if v1671 {
-		v1800 = v1783
-	}
-	v1801 := v1800 // h4_u_hop_mq
-	if v1669 {
-		v1801 = v1666
-	}
-	v1803 := uint64(0x0) // h4_u
+	v67 := (uint64(in.Hops[4].Qlen)) & 0xffffff      // in_hop4_qlen
+	v25 := (uint64(st.Hops[4].Qlen)) & 0xffffff      // st_hop4_qlen
+	var v1803 uint64                                 // h4_u
 	if v1541 != 0 {
+		v1608 := v1544 == 0x0
+		var v1609 uint64
+		if v1608 {
+			v1609 = 0x7ffffffffffff
+		} else {
+			v1546 := 0x3f | v1544<<6
+			v1547 := v1546 >> 16
+			v1548 := (v1546) & 0xffff
+			v1550 := v1547 == 0x0
+			var v1550u uint64
+			if v1550 {
+				v1550u = 1
+			}
+			v1551 := v1547
+			if v1550 {
+				v1551 = v1548
+			}
+			v1552 := v1551 >> 8
+			v1553 := (v1551) & 0xff
+			v1555 := v1552 == 0x0
+			var v1555u uint64
+			if v1555 {
+				v1555u = 1
+			}
+			v1556 := v1552
+			if v1555 {
+				v1556 = v1553
+			}
+			v1557 := v1556 >> 4
+			v1558 := (v1556) & 0xf
+			v1560 := v1557 == 0x0
+			var v1560u uint64
+			if v1560 {
+				v1560u = 1
+			}
+			v1561 := v1557
+			if v1560 {
+				v1561 = v1558
+			}
+			v1562 := v1561 >> 2
+			v1563 := (v1561) & 0x3
+			v1565 := v1562 == 0x0
+			var v1565u uint64
+			if v1565 {
+				v1565u = 1
+			}
+			v1566 := v1562
+			if v1565 {
+				v1566 = v1563
+			}
+			v1567 := v1566 >> 1
+			v1570 := v1567 == 0x0
+			var v1570u uint64
+			if v1570 {
+				v1570u = 1
+			}
+			v1571 := v1570u | v1565u<<1 | v1560u<<2 | v1555u<<3 | v1550u<<4 // clz_1571
+			v1572 := (v1544 << v1571) & 0x3ffffff                           // recip_mant_1572
+			v1574 := (v1572 >> 15) & 0x3ff
+			v1575 := uint64(multiQrom1575[(v1574)&0x3ff]) // recip_rom_1575
+			v1577 := v1572 * v1575
+			v1578 := v1577 >> 19
+			v1579 := v1578
+			v1582 := v1579
+			v1583 := v1582
+			v1584 := 0x8000000 - v1583
+			v1585 := v1584
+			v1589 := v1585
+			v1590 := v1575 * v1589
+			v1591 := v1590 >> 20
+			v1592 := v1591
+			v1593 := (v1592 << v1571) & 0x1fffffffffffff
+			v1594 := v1593 >> 1
+			v1595 := (v1593) & 0x1 // rnd_inc_1595
+			v1598 := v1594
+			v1599 := v1595
+			v1600 := v1598 + v1599
+			v1601 := (v1600) & 0x7ffffffffffff
+			v1603 := v1600 > 0x7ffffffffffff // ovf_hi_1603
+			v1605 := v1601
+			if v1603 {
+				v1605 = 0x7ffffffffffff
+			}
+			v1609 = v1605
+		}
+		v1610 := (v66 - v24) & 0xffffffff
+		v1611h, v1611l := bits.Mul64(v1610, v1609)
+		v1612l := v1611l>>18 | v1611h<<46
+		v1612h := (v1611h >> 18) & 0x1
+		v1613 := (v1611l >> 17) & 0x1 // rnd_inc_1613
+		v1619l := v1612l
+		v1619h := (v1612h) & 0x3
+		v1620 := v1613
+		v1621l, v1621c := bits.Add64(v1619l, v1620, 0)
+		v1621h := (v1619h + 0 + v1621c) & 0x3
+		v1622 := (v1621l) & 0xfffffffffffff
+		v1624 := v1621h > 0 || v1621h == 0 && v1621l > 0xfffffffffffff // ovf_hi_1624
+		v1626 := v1622
+		if v1624 {
+			v1626 = 0xfffffffffffff
+		}
+		v1627 := v67 < v25
+		v1628 := v25
+		if v1627 {
+			v1628 = v67
+		}
+		v1629 := uint64(multiQrom1629[(v62)&0xf]) // kq_1629
+		v1630 := v1628 * v1629
+		v1631 := v1630 >> 19
+		v1632 := (v1630 >> 18) & 0x1 // rnd_inc_1632
+		v1638 := v1631
+		v1639 := v1632
+		v1640 := v1638 + v1639
+		v1641 := v1640
+		v1667 := uint64(multiQrom1667[(v62)&0xf]) // mq_wb_1667
+		v1669 := v1626 <= v1667                   // h4_mq_within
+		var v1801 uint64                          // h4_u_hop_mq
+		if v1669 {
+			v1642 := uint64(multiQrom1642[(v62)&0xf]) // kr_1642
+			v1643h, v1643l := bits.Mul64(v1626, v1642)
+			v1644 := v1643l>>38 | v1643h<<26
+			v1645 := (v1643l >> 37) & 0x1 // rnd_inc_1645
+			v1651 := v1644
+			v1652 := v1645
+			v1653 := v1651 + v1652
+			v1654 := (v1653) & 0xffffffffff
+			v1656 := v1653 > 0xffffffffff // ovf_hi_1656
+			v1658 := v1654
+			if v1656 {
+				v1658 = 0xffffffffff
+			}
+			v1659 := v1641
+			v1660 := v1658
+			v1661 := v1659 + v1660
+			v1662 := (v1661) & 0xffffffff
+			v1664 := v1661 > 0xffffffff // ovf_hi_1664
+			v1666 := v1662
+			if v1664 {
+				v1666 = 0xffffffff
+			}
+			v1801 = v1666
+		} else {
+			v1668 := uint64(multiQrom1668[(v62)&0xf]) // mq_bh_1668
+			v1671 := v1628 > 0x5dc                    // h4_mq_is_backlog
+			v1672 := v1626
+			v1673 := v1668
+			v1674 := v1672 + v1673 // h4_mq_s
+			v1675 := v1626
+			v1676 := v1675 << 1
+			v1677 := v1674 // h4_mq_y
+			if v1671 {
+				v1677 = v1676
+			}
+			v1741 := v1677 == 0x0
+			var v1742 uint64 // h4_recip_mq
+			if v1741 {
+				v1742 = 0x3fffffffffffff
+			} else {
+				v1679 := 0x7ff | v1677<<11
+				v1680 := v1679 >> 32
+				v1681 := (v1679) & 0xffffffff
+				v1683 := v1680 == 0x0
+				var v1683u uint64
+				if v1683 {
+					v1683u = 1
+				}
+				v1684 := v1680
+				if v1683 {
+					v1684 = v1681
+				}
+				v1685 := v1684 >> 16
+				v1686 := (v1684) & 0xffff
+				v1688 := v1685 == 0x0
+				var v1688u uint64
+				if v1688 {
+					v1688u = 1
+				}
+				v1689 := v1685
+				if v1688 {
+					v1689 = v1686
+				}
+				v1690 := v1689 >> 8
+				v1691 := (v1689) & 0xff
+				v1693 := v1690 == 0x0
+				var v1693u uint64
+				if v1693 {
+					v1693u = 1
+				}
+				v1694 := v1690
+				if v1693 {
+					v1694 = v1691
+				}
+				v1695 := v1694 >> 4
+				v1696 := (v1694) & 0xf
+				v1698 := v1695 == 0x0
+				var v1698u uint64
+				if v1698 {
+					v1698u = 1
+				}
+				v1699 := v1695
+				if v1698 {
+					v1699 = v1696
+				}
+				v1700 := v1699 >> 2
+				v1701 := (v1699) & 0x3
+				v1703 := v1700 == 0x0
+				var v1703u uint64
+				if v1703 {
+					v1703u = 1
+				}
+				v1704 := v1700
+				if v1703 {
+					v1704 = v1701
+				}
+				v1705 := v1704 >> 1
+				v1708 := v1705 == 0x0
+				var v1708u uint64
+				if v1708 {
+					v1708u = 1
+				}
+				v1709 := v1708u | v1703u<<1 | v1698u<<2 | v1693u<<3 | v1688u<<4 | v1683u<<5 // clz_1709
+				v1710 := (v1677 << v1709) & 0x1fffffffffffff                                // recip_mant_1710
+				v1712 := (v1710 >> 42) & 0x3ff
+				v1713 := uint64(multiQrom1713[(v1712)&0x3ff]) // recip_rom_1713
+				v1715h, v1715l := bits.Mul64(v1710, v1713)
+				v1716 := v1715l>>46 | v1715h<<18
+				v1717 := v1716
+				v1720 := v1717
+				v1721 := v1720
+				v1722 := 0x8000000 - v1721
+				v1723 := v1722
+				v1727 := v1723
+				v1728 := v1713 * v1727
+				v1729 := v1728 >> 20
+				v1730 := v1729
+				v1731s := v1709
+				v1731l := v1730 << v1731s
+				v1731h := (uint64(0)<<v1731s | v1730>>(64-v1731s) | v1730<<(v1731s-64)) & 0xffff
+				v1732l := v1731l
+				v1732h := (v1731h) & 0x7fffff
+				v1733l := v1732l << 7
+				v1733h := (v1732h<<7 | v1732l>>57) & 0x7fffff
+				v1734 := (v1733l) & 0x3fffffffffffff
+				v1736 := v1733h > 0 || v1733h == 0 && v1733l > 0x3fffffffffffff // ovf_hi_1736
+				v1738 := v1734
+				if v1736 {
+					v1738 = 0x3fffffffffffff
+				}
+				v1742 = v1738
+			}
+			var v1800 uint64
+			if v1671 {
+				v1743h, v1743l := bits.Mul64(v1667, v1742)
+				v1744 := v1743l>>44 | v1743h<<20
+				v1745 := (v1743l >> 43) & 0x1 // rnd_inc_1745
+				v1751 := v1744
+				v1752 := v1745
+				v1753 := v1751 + v1752
+				v1754 := (v1753) & 0x1ffffffffff
+				v1756 := v1753 > 0x1ffffffffff // ovf_hi_1756
+				v1758 := v1754                 // h4_mq_rho
+				if v1756 {
+					v1758 = 0x1ffffffffff
+				}
+				v1759h, v1759l := bits.Mul64(v1641, v1758)
+				v1760 := v1759l>>40 | v1759h<<24
+				v1761 := (v1759l >> 39) & 0x1 // rnd_inc_1761
+				v1767 := v1760
+				v1768 := v1761
+				v1769 := v1767 + v1768
+				v1770 := v1769
+				v1774 := v1770 // h4_q_term_bl
+				v1776 := v1774
+				v1778 := v1776 + 0x1000000
+				v1779 := (v1778) & 0xffffffff
+				v1781 := v1778 > 0xffffffff // ovf_hi_1781
+				v1783 := v1779              // h4_u_bl
+				if v1781 {
+					v1783 = 0xffffffff
+				}
+				v1800 = v1783
+			} else {
+				v1784h, v1784l := bits.Mul64(v1626, v1742)
+				v1785 := v1784l>>60 | v1784h<<4
+				v1786 := (v1784l >> 59) & 0x1 // rnd_inc_1786
+				v1792 := v1785
+				v1793 := v1786
+				v1794 := v1792 + v1793
+				v1795 := (v1794) & 0xffffffff
+				v1797 := v1794 > 0xffffffff // ovf_hi_1797
+				v1799 := v1795              // h4_u_nbl
+				if v1797 {
+					v1799 = 0xffffffff
+				}
+				v1800 = v1799
+			}
+			v1801 = v1800
+		}
 		v1803 = v1801
+	} else {
+		v1803 = 0x0
 	}
 	v1804 := (^v1465) & 0x1
 	v1805 := v1803 > v1461
@@ -2306,55 +2342,73 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v1806 := v1804 | v1805u
 	v1807 := v1541 & v1806 // h4_take
-	v1808 := v1461
-	if v1807 != 0 {
-		v1808 = v1803
-	}
-	v1809 := v1462
-	if v1807 != 0 {
-		v1809 = v1544
-	}
 	v1811 := v1464
 	if v1807 != 0 {
 		v1811 = 0x4
 	}
-	v1812 := v1465 | v1541 // any_valid
-	v1815 := 0x1388 < v1809
-	v1816 := (v1809) & 0x1ffff
-	v1818 := v1809 > 0x1ffff // ovf_hi_1818
-	v1820 := v1816
-	if v1818 {
-		v1820 = 0x1ffff
-	}
-	v1821 := v1820 // tau
-	if v1815 {
-		v1821 = 0x1388
-	}
-	v1824 := v1821
-	v1825 := v1824
-	v1826 := (0x1388 - v1825) & 0x3ffff
-	v1827 := (v1826) & 0x1ffff
+	v1812 := v1465 | v1541            // any_valid
 	v4 := (uint64(st.U)) & 0xffffffff // st_u
-	v1828 := v1827 * v4
-	v1829 := v1821 * v1808
-	v1830 := v1828
-	v1831 := v1829
-	v1832 := v1830 + v1831
-	v1834h, v1834l := bits.Mul64(v1832, 0xd1b71759)
-	v1835 := v1834l>>44 | v1834h<<20
-	v1836 := (v1834l >> 43) & 0x1 // rnd_inc_1836
-	v1842 := v1835
-	v1843 := v1836
-	v1844 := v1842 + v1843
-	v1845 := (v1844) & 0xffffffff
-	v1847 := v1844 > 0xffffffff // ovf_hi_1847
-	v1849 := v1845              // u_ewma
-	if v1847 {
-		v1849 = 0xffffffff
-	}
-	v1850 := v4 // u_new
+	var v1850 uint64                  // u_new
 	if v1812 != 0 {
+		v421 := uint64(0x0)
+		if v419 != 0 {
+			v421 = v156
+		}
+		v768 := v421
+		if v766 != 0 {
+			v768 = v503
+		}
+		v1115 := v768
+		if v1113 != 0 {
+			v1115 = v850
+		}
+		v1462 := v1115
+		if v1460 != 0 {
+			v1462 = v1197
+		}
+		v1808 := v1461
+		if v1807 != 0 {
+			v1808 = v1803
+		}
+		v1809 := v1462
+		if v1807 != 0 {
+			v1809 = v1544
+		}
+		v1815 := 0x1388 < v1809
+		v1816 := (v1809) & 0x1ffff
+		v1818 := v1809 > 0x1ffff // ovf_hi_1818
+		v1820 := v1816
+		if v1818 {
+			v1820 = 0x1ffff
+		}
+		v1821 := v1820 // tau
+		if v1815 {
+			v1821 = 0x1388
+		}
+		v1824 := v1821
+		v1825 := v1824
+		v1826 := (0x1388 - v1825) & 0x3ffff
+		v1827 := (v1826) & 0x1ffff
+		v1828 := v1827 * v4
+		v1829 := v1821 * v1808
+		v1830 := v1828
+		v1831 := v1829
+		v1832 := v1830 + v1831
+		v1834h, v1834l := bits.Mul64(v1832, 0xd1b71759)
+		v1835 := v1834l>>44 | v1834h<<20
+		v1836 := (v1834l >> 43) & 0x1 // rnd_inc_1836
+		v1842 := v1835
+		v1843 := v1836
+		v1844 := v1842 + v1843
+		v1845 := (v1844) & 0xffffffff
+		v1847 := v1844 > 0xffffffff // ovf_hi_1847
+		v1849 := v1845              // u_ewma
+		if v1847 {
+			v1849 = 0xffffffff
+		}
 		v1850 = v1849
+	} else {
+		v1850 = v4
 	}
 	v27 := (uint64(in.Seq)) & 0xffffffff       // in_seq
 	v6 := (uint64(st.LastUpdate)) & 0xffffffff // st_last_update
@@ -2378,133 +2432,8 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1862 {
 		v1862u = 1
 	}
-	v1863 := v1860u | v1862u // mi
-	v1864 := v1850 >> 16
-	v1865 := (v1850) & 0xffff
-	v1867 := v1864 == 0x0
-	var v1867u uint64
-	if v1867 {
-		v1867u = 1
-	}
-	v1868 := v1864
-	if v1867 {
-		v1868 = v1865
-	}
-	v1869 := v1868 >> 8
-	v1870 := (v1868) & 0xff
-	v1872 := v1869 == 0x0
-	var v1872u uint64
-	if v1872 {
-		v1872u = 1
-	}
-	v1873 := v1869
-	if v1872 {
-		v1873 = v1870
-	}
-	v1874 := v1873 >> 4
-	v1875 := (v1873) & 0xf
-	v1877 := v1874 == 0x0
-	var v1877u uint64
-	if v1877 {
-		v1877u = 1
-	}
-	v1878 := v1874
-	if v1877 {
-		v1878 = v1875
-	}
-	v1879 := v1878 >> 2
-	v1880 := (v1878) & 0x3
-	v1882 := v1879 == 0x0
-	var v1882u uint64
-	if v1882 {
-		v1882u = 1
-	}
-	v1883 := v1879
-	if v1882 {
-		v1883 = v1880
-	}
-	v1884 := v1883 >> 1
-	v1887 := v1884 == 0x0
-	var v1887u uint64
-	if v1887 {
-		v1887u = 1
-	}
-	v1888 := v1887u | v1882u<<1 | v1877u<<2 | v1872u<<3 | v1867u<<4
-	v1890 := v1850 == 0x0
-	v1891 := v1888
-	v1893 := v1891 // clz_1893
-	if v1890 {
-		v1893 = 0x20
-	}
-	v1894 := (v1850 << v1893) & 0xffffffff // recip_mant_1894
-	v1896 := (v1894 >> 21) & 0x3ff
-	v1897 := uint64(multiQrom1897[(v1896)&0x3ff]) // recip_rom_1897
-	v1899 := v1894 * v1897
-	v1900 := v1899 >> 25
-	v1901 := v1900
-	v1904 := v1901
-	v1905 := v1904
-	v1906 := 0x8000000 - v1905
-	v1907 := v1906
-	v1911 := v1907
-	v1912 := v1897 * v1911
-	v1913 := v1912 >> 20
-	v1914 := v1913
-	v1915 := v1914 << v1893
-	v1916 := v1915 >> 1
-	v1917 := (v1915) & 0x1 // rnd_inc_1917
-	v1920 := v1916
-	v1921 := v1917
-	v1922 := v1920 + v1921
-	v1923 := (v1922) & 0xffffffffffffff
-	v1925 := v1922 > 0xffffffffffffff // ovf_hi_1925
-	v1927 := v1923
-	if v1925 {
-		v1927 = 0xffffffffffffff
-	}
-	v1930 := v1850 == 0x0
-	v1931 := v1927
-	if v1930 {
-		v1931 = 0xffffffffffffff
-	}
-	v1932h, v1932l := bits.Mul64(v1931, 0xf33333)
-	v1933 := v1932l>>24 | v1932h<<40
-	v1934 := (v1932l >> 23) & 0x1 // rnd_inc_1934
-	v1940 := v1933
-	v1941 := v1934
-	v1942 := v1940 + v1941
-	v1943 := v1942
-	v1947 := v1943
-	v1949 := 0x100000000 < v1947
-	v1950 := v1947
-	if v1949 {
-		v1950 = 0x100000000
-	}
-	v1951 := v1947
-	if v1860 {
-		v1951 = v1950
-	}
+	v1863 := v1860u | v1862u           // mi
 	v3 := (uint64(st.Wc)) & 0xffffffff // st_wc
-	v1952h, v1952l := bits.Mul64(v3, v1951)
-	v1953 := v1952l>>32 | v1952h<<32
-	v1954 := (v1952l >> 31) & 0x1 // rnd_inc_1954
-	v1960 := v1953
-	v1961 := v1954
-	v1962 := v1960 + v1961
-	v1963 := (v1962) & 0xffffffff
-	v1965 := v1962 > 0xffffffff // ovf_hi_1965
-	v1967 := v1963
-	if v1965 {
-		v1967 = 0xffffffff
-	}
-	v1968 := v1967
-	v1970 := v1968 + 0x3e80
-	v1971 := (v1970) & 0xffffffff
-	v1973 := v1970 > 0xffffffff // ovf_hi_1973
-	v1975 := v1971
-	if v1973 {
-		v1975 = 0xffffffff
-	}
 	v1976 := v3
 	v1978 := v1976 + 0x3e80
 	v1979 := (v1978) & 0xffffffff
@@ -2513,9 +2442,140 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1981 {
 		v1983 = 0xffffffff
 	}
-	v1984 := v1983
+	var v1984 uint64
 	if v1863 != 0 {
+		v1930 := v1850 == 0x0
+		var v1931 uint64
+		if v1930 {
+			v1931 = 0xffffffffffffff
+		} else {
+			v1890 := v1850 == 0x0
+			var v1893 uint64 // clz_1893
+			if v1890 {
+				v1893 = 0x20
+			} else {
+				v1864 := v1850 >> 16
+				v1865 := (v1850) & 0xffff
+				v1867 := v1864 == 0x0
+				var v1867u uint64
+				if v1867 {
+					v1867u = 1
+				}
+				v1868 := v1864
+				if v1867 {
+					v1868 = v1865
+				}
+				v1869 := v1868 >> 8
+				v1870 := (v1868) & 0xff
+				v1872 := v1869 == 0x0
+				var v1872u uint64
+				if v1872 {
+					v1872u = 1
+				}
+				v1873 := v1869
+				if v1872 {
+					v1873 = v1870
+				}
+				v1874 := v1873 >> 4
+				v1875 := (v1873) & 0xf
+				v1877 := v1874 == 0x0
+				var v1877u uint64
+				if v1877 {
+					v1877u = 1
+				}
+				v1878 := v1874
+				if v1877 {
+					v1878 = v1875
+				}
+				v1879 := v1878 >> 2
+				v1880 := (v1878) & 0x3
+				v1882 := v1879 == 0x0
+				var v1882u uint64
+				if v1882 {
+					v1882u = 1
+				}
+				v1883 := v1879
+				if v1882 {
+					v1883 = v1880
+				}
+				v1884 := v1883 >> 1
+				v1887 := v1884 == 0x0
+				var v1887u uint64
+				if v1887 {
+					v1887u = 1
+				}
+				v1888 := v1887u | v1882u<<1 | v1877u<<2 | v1872u<<3 | v1867u<<4
+				v1891 := v1888
+				v1893 = v1891
+			}
+			v1894 := (v1850 << v1893) & 0xffffffff // recip_mant_1894
+			v1896 := (v1894 >> 21) & 0x3ff
+			v1897 := uint64(multiQrom1897[(v1896)&0x3ff]) // recip_rom_1897
+			v1899 := v1894 * v1897
+			v1900 := v1899 >> 25
+			v1901 := v1900
+			v1904 := v1901
+			v1905 := v1904
+			v1906 := 0x8000000 - v1905
+			v1907 := v1906
+			v1911 := v1907
+			v1912 := v1897 * v1911
+			v1913 := v1912 >> 20
+			v1914 := v1913
+			v1915 := v1914 << v1893
+			v1916 := v1915 >> 1
+			v1917 := (v1915) & 0x1 // rnd_inc_1917
+			v1920 := v1916
+			v1921 := v1917
+			v1922 := v1920 + v1921
+			v1923 := (v1922) & 0xffffffffffffff
+			v1925 := v1922 > 0xffffffffffffff // ovf_hi_1925
+			v1927 := v1923
+			if v1925 {
+				v1927 = 0xffffffffffffff
+			}
+			v1931 = v1927
+		}
+		v1932h, v1932l := bits.Mul64(v1931, 0xf33333)
+		v1933 := v1932l>>24 | v1932h<<40
+		v1934 := (v1932l >> 23) & 0x1 // rnd_inc_1934
+		v1940 := v1933
+		v1941 := v1934
+		v1942 := v1940 + v1941
+		v1943 := v1942
+		v1947 := v1943
+		v1949 := 0x100000000 < v1947
+		v1950 := v1947
+		if v1949 {
+			v1950 = 0x100000000
+		}
+		v1951 := v1947
+		if v1860 {
+			v1951 = v1950
+		}
+		v1952h, v1952l := bits.Mul64(v3, v1951)
+		v1953 := v1952l>>32 | v1952h<<32
+		v1954 := (v1952l >> 31) & 0x1 // rnd_inc_1954
+		v1960 := v1953
+		v1961 := v1954
+		v1962 := v1960 + v1961
+		v1963 := (v1962) & 0xffffffff
+		v1965 := v1962 > 0xffffffff // ovf_hi_1965
+		v1967 := v1963
+		if v1965 {
+			v1967 = 0xffffffff
+		}
+		v1968 := v1967
+		v1970 := v1968 + 0x3e80
+		v1971 := (v1970) & 0xffffffff
+		v1973 := v1970 > 0xffffffff // ovf_hi_1973
+		v1975 := v1971
+		if v1973 {
+			v1975 = 0xffffffff
+		}
 		v1984 = v1975
+	} else {
+		v1984 = v1983
 	}
 	v1986 := 0x3e800 > v1984
 	v1987 := v1984
@@ -2866,15 +2926,15 @@ var multiQrom241 = [16]uint32{
 	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
 }
 
-// multiQrom254 is the ROM of node kr: 16 entries of 32 bits.
-var multiQrom254 = [16]uint32{
-	0x80008001, 0x33336667, 0x20002000, 0x1999b333, 0xcccd99a, 0x6666ccd, 0x3333666, 0x0,
-	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
-}
-
 // multiQrom279 is the ROM of node mq_wb: 16 entries of 52 bits.
 var multiQrom279 = [16]uint64{
 	0x7fff8000, 0x13ffec000, 0x1fffe0000, 0x27ffd8000, 0x4fffb0000, 0x9fff60000, 0x13ffec0000, 0x0,
+	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+}
+
+// multiQrom254 is the ROM of node kr: 16 entries of 32 bits.
+var multiQrom254 = [16]uint32{
+	0x80008001, 0x33336667, 0x20002000, 0x1999b333, 0xcccd99a, 0x6666ccd, 0x3333666, 0x0,
 	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
 }
 
@@ -3166,15 +3226,15 @@ var multiQrom588 = [16]uint32{
 	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
 }
 
-// multiQrom601 is the ROM of node kr_601: 16 entries of 32 bits.
-var multiQrom601 = [16]uint32{
-	0x80008001, 0x33336667, 0x20002000, 0x1999b333, 0xcccd99a, 0x6666ccd, 0x3333666, 0x0,
-	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
-}
-
 // multiQrom626 is the ROM of node mq_wb_626: 16 entries of 52 bits.
 var multiQrom626 = [16]uint64{
 	0x7fff8000, 0x13ffec000, 0x1fffe0000, 0x27ffd8000, 0x4fffb0000, 0x9fff60000, 0x13ffec0000, 0x0,
+	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+}
+
+// multiQrom601 is the ROM of node kr_601: 16 entries of 32 bits.
+var multiQrom601 = [16]uint32{
+	0x80008001, 0x33336667, 0x20002000, 0x1999b333, 0xcccd99a, 0x6666ccd, 0x3333666, 0x0,
 	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
 }
 
@@ -3466,15 +3526,15 @@ var multiQrom935 = [16]uint32{
 	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
 }
 
-// multiQrom948 is the ROM of node kr_948: 16 entries of 32 bits.
-var multiQrom948 = [16]uint32{
-	0x80008001, 0x33336667, 0x20002000, 0x1999b333, 0xcccd99a, 0x6666ccd, 0x3333666, 0x0,
-	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
-}
-
 // multiQrom973 is the ROM of node mq_wb_973: 16 entries of 52 bits.
 var multiQrom973 = [16]uint64{
 	0x7fff8000, 0x13ffec000, 0x1fffe0000, 0x27ffd8000, 0x4fffb0000, 0x9fff60000, 0x13ffec0000, 0x0,
+	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+}
+
+// multiQrom948 is the ROM of node kr_948: 16 entries of 32 bits.
+var multiQrom948 = [16]uint32{
+	0x80008001, 0x33336667, 0x20002000, 0x1999b333, 0xcccd99a, 0x6666ccd, 0x3333666, 0x0,
 	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
 }
 
@@ -3766,15 +3826,15 @@ var multiQrom1282 = [16]uint32{
 	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
 }
 
-// multiQrom1295 is the ROM of node kr_1295: 16 entries of 32 bits.
-var multiQrom1295 = [16]uint32{
-	0x80008001, 0x33336667, 0x20002000, 0x1999b333, 0xcccd99a, 0x6666ccd, 0x3333666, 0x0,
-	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
-}
-
 // multiQrom1320 is the ROM of node mq_wb_1320: 16 entries of 52 bits.
 var multiQrom1320 = [16]uint64{
 	0x7fff8000, 0x13ffec000, 0x1fffe0000, 0x27ffd8000, 0x4fffb0000, 0x9fff60000, 0x13ffec0000, 0x0,
+	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+}
+
+// multiQrom1295 is the ROM of node kr_1295: 16 entries of 32 bits.
+var multiQrom1295 = [16]uint32{
+	0x80008001, 0x33336667, 0x20002000, 0x1999b333, 0xcccd99a, 0x6666ccd, 0x3333666, 0x0,
 	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
 }
 
@@ -4066,15 +4126,15 @@ var multiQrom1629 = [16]uint32{
 	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
 }
 
-// multiQrom1642 is the ROM of node kr_1642: 16 entries of 32 bits.
-var multiQrom1642 = [16]uint32{
-	0x80008001, 0x33336667, 0x20002000, 0x1999b333, 0xcccd99a, 0x6666ccd, 0x3333666, 0x0,
-	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
-}
-
 // multiQrom1667 is the ROM of node mq_wb_1667: 16 entries of 52 bits.
 var multiQrom1667 = [16]uint64{
 	0x7fff8000, 0x13ffec000, 0x1fffe0000, 0x27ffd8000, 0x4fffb0000, 0x9fff60000, 0x13ffec0000, 0x0,
+	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+}
+
+// multiQrom1642 is the ROM of node kr_1642: 16 entries of 32 bits.
+var multiQrom1642 = [16]uint32{
+	0x80008001, 0x33336667, 0x20002000, 0x1999b333, 0xcccd99a, 0x6666ccd, 0x3333666, 0x0,
 	0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
 }
 

@@ -215,156 +215,158 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v152 != 0 {
 		v155 = v153
 	}
-	v157 := 0x3f | v155<<6
-	v158 := v157 >> 16
-	v159 := (v157) & 0xffff
-	v161 := v158 == 0x0
-	var v161u uint64
-	if v161 {
-		v161u = 1
-	}
-	v162 := v158
-	if v161 {
-		v162 = v159
-	}
-	v163 := v162 >> 8
-	v164 := (v162) & 0xff
-	v166 := v163 == 0x0
-	var v166u uint64
-	if v166 {
-		v166u = 1
-	}
-	v167 := v163
-	if v166 {
-		v167 = v164
-	}
-	v168 := v167 >> 4
-	v169 := (v167) & 0xf
-	v171 := v168 == 0x0
-	var v171u uint64
-	if v171 {
-		v171u = 1
-	}
-	v172 := v168
-	if v171 {
-		v172 = v169
-	}
-	v173 := v172 >> 2
-	v174 := (v172) & 0x3
-	v176 := v173 == 0x0
-	var v176u uint64
-	if v176 {
-		v176u = 1
-	}
-	v177 := v173
-	if v176 {
-		v177 = v174
-	}
-	v178 := v177 >> 1
-	v181 := v178 == 0x0
-	var v181u uint64
-	if v181 {
-		v181u = 1
-	}
-	v182 := v181u | v176u<<1 | v171u<<2 | v166u<<3 | v161u<<4 // clz
-	v183 := (v155 << v182) & 0x3ffffff                        // recip_mant
-	v185 := (v183 >> 15) & 0x3ff
-	v186 := uint64(receiverrom186[(v185)&0x3ff]) // recip_rom
-	v188 := v183 * v186
-	v189 := v188 >> 19
-	v190 := v189
-	v193 := v190
-	v194 := v193
-	v195 := 0x8000000 - v194
-	v196 := v195
-	v200 := v196
-	v201 := v186 * v200
-	v202 := v201 >> 20
-	v203 := v202
-	v204 := (v203 << v182) & 0x1fffffffffffff
-	v205 := v204 >> 1
-	v206 := (v204) & 0x1 // rnd_inc
-	v209 := v205
-	v210 := v206
-	v211 := v209 + v210
-	v212 := (v211) & 0x7ffffffffffff
-	v214 := v211 > 0x7ffffffffffff // ovf_hi
-	v216 := v212
-	if v214 {
-		v216 = 0x7ffffffffffff
-	}
-	v219 := v155 == 0x0
-	v220 := v216
-	if v219 {
-		v220 = 0x7ffffffffffff
-	}
+	v283 := v152 & 0x1                               // h0_take
 	v33 := (uint64(in.Hops[0].TxBytes)) & 0xffffffff // in_hop0_tx_bytes
 	v8 := (uint64(st.Hops[0].TxBytes)) & 0xffffffff  // st_hop0_tx_bytes
-	v221 := (v33 - v8) & 0xffffffff
-	v222h, v222l := bits.Mul64(v221, v220)
-	v223l := v222l>>18 | v222h<<46
-	v223h := (v222h >> 18) & 0x1
-	v224 := (v222l >> 17) & 0x1 // rnd_inc_224
-	v230l := v223l
-	v230h := (v223h) & 0x3
-	v231 := v224
-	v232l, v232c := bits.Add64(v230l, v231, 0)
-	v232h := (v230h + 0 + v232c) & 0x3
-	v233 := (v232l) & 0xfffffffffffff
-	v235 := v232h > 0 || v232h == 0 && v232l > 0xfffffffffffff // ovf_hi_235
-	v237 := v233
-	if v235 {
-		v237 = 0xfffffffffffff
-	}
-	v34 := (uint64(in.Hops[0].Qlen)) & 0xffffff // in_hop0_qlen
-	v9 := (uint64(st.Hops[0].Qlen)) & 0xffffff  // st_hop0_qlen
-	v238 := v34 < v9
-	v239 := v9
-	if v238 {
-		v239 = v34
-	}
-	v240 := uint64(receiverrom240[(v29)&0xf]) // kq
-	v241 := v239 * v240
-	v242 := v241 >> 20
-	v243 := (v241 >> 19) & 0x1 // rnd_inc_243
-	v249 := v242
-	v250 := v243
-	v251 := v249 + v250
-	v252 := v251
-	v253 := uint64(receiverrom253[(v29)&0xf]) // kr
-	v254h, v254l := bits.Mul64(v237, v253)
-	v255 := v254l>>40 | v254h<<24
-	v256 := (v254l >> 39) & 0x1 // rnd_inc_256
-	v262 := v255
-	v263 := v256
-	v264 := v262 + v263
-	v265 := (v264) & 0xffffffffff
-	v267 := v264 > 0xffffffffff // ovf_hi_267
-	v269 := v265
-	if v267 {
-		v269 = 0xffffffffff
-	}
-	v270 := v252
-	v271 := v269
-	v272 := v270 + v271
-	v273 := (v272) & 0xffffffff
-	v275 := v272 > 0xffffffff // ovf_hi_275
-	v277 := v273
-	if v275 {
-		v277 = 0xffffffff
-	}
-	v279 := uint64(0x0) // h0_u
-	if v152 != 0 {
-		v279 = v277
-	}
-	v283 := v152 & 0x1 // h0_take
-	v284 := uint64(0x0)
+	v34 := (uint64(in.Hops[0].Qlen)) & 0xffffff      // in_hop0_qlen
+	v9 := (uint64(st.Hops[0].Qlen)) & 0xffffff       // st_hop0_qlen
+	var v284 uint64
 	if v283 != 0 {
+		var v279 uint64 // h0_u
+		if v152 != 0 {
+			v219 := v155 == 0x0
+			var v220 uint64
+			if v219 {
+				v220 = 0x7ffffffffffff
+			} else {
+				v157 := 0x3f | v155<<6
+				v158 := v157 >> 16
+				v159 := (v157) & 0xffff
+				v161 := v158 == 0x0
+				var v161u uint64
+				if v161 {
+					v161u = 1
+				}
+				v162 := v158
+				if v161 {
+					v162 = v159
+				}
+				v163 := v162 >> 8
+				v164 := (v162) & 0xff
+				v166 := v163 == 0x0
+				var v166u uint64
+				if v166 {
+					v166u = 1
+				}
+				v167 := v163
+				if v166 {
+					v167 = v164
+				}
+				v168 := v167 >> 4
+				v169 := (v167) & 0xf
+				v171 := v168 == 0x0
+				var v171u uint64
+				if v171 {
+					v171u = 1
+				}
+				v172 := v168
+				if v171 {
+					v172 = v169
+				}
+				v173 := v172 >> 2
+				v174 := (v172) & 0x3
+				v176 := v173 == 0x0
+				var v176u uint64
+				if v176 {
+					v176u = 1
+				}
+				v177 := v173
+				if v176 {
+					v177 = v174
+				}
+				v178 := v177 >> 1
+				v181 := v178 == 0x0
+				var v181u uint64
+				if v181 {
+					v181u = 1
+				}
+				v182 := v181u | v176u<<1 | v171u<<2 | v166u<<3 | v161u<<4 // clz
+				v183 := (v155 << v182) & 0x3ffffff                        // recip_mant
+				v185 := (v183 >> 15) & 0x3ff
+				v186 := uint64(receiverrom186[(v185)&0x3ff]) // recip_rom
+				v188 := v183 * v186
+				v189 := v188 >> 19
+				v190 := v189
+				v193 := v190
+				v194 := v193
+				v195 := 0x8000000 - v194
+				v196 := v195
+				v200 := v196
+				v201 := v186 * v200
+				v202 := v201 >> 20
+				v203 := v202
+				v204 := (v203 << v182) & 0x1fffffffffffff
+				v205 := v204 >> 1
+				v206 := (v204) & 0x1 // rnd_inc
+				v209 := v205
+				v210 := v206
+				v211 := v209 + v210
+				v212 := (v211) & 0x7ffffffffffff
+				v214 := v211 > 0x7ffffffffffff // ovf_hi
+				v216 := v212
+				if v214 {
+					v216 = 0x7ffffffffffff
+				}
+				v220 = v216
+			}
+			v221 := (v33 - v8) & 0xffffffff
+			v222h, v222l := bits.Mul64(v221, v220)
+			v223l := v222l>>18 | v222h<<46
+			v223h := (v222h >> 18) & 0x1
+			v224 := (v222l >> 17) & 0x1 // rnd_inc_224
+			v230l := v223l
+			v230h := (v223h) & 0x3
+			v231 := v224
+			v232l, v232c := bits.Add64(v230l, v231, 0)
+			v232h := (v230h + 0 + v232c) & 0x3
+			v233 := (v232l) & 0xfffffffffffff
+			v235 := v232h > 0 || v232h == 0 && v232l > 0xfffffffffffff // ovf_hi_235
+			v237 := v233
+			if v235 {
+				v237 = 0xfffffffffffff
+			}
+			v238 := v34 < v9
+			v239 := v9
+			if v238 {
+				v239 = v34
+			}
+			v240 := uint64(receiverrom240[(v29)&0xf]) // kq
+			v241 := v239 * v240
+			v242 := v241 >> 20
+			v243 := (v241 >> 19) & 0x1 // rnd_inc_243
+			v249 := v242
+			v250 := v243
+			v251 := v249 + v250
+			v252 := v251
+			v253 := uint64(receiverrom253[(v29)&0xf]) // kr
+			v254h, v254l := bits.Mul64(v237, v253)
+			v255 := v254l>>40 | v254h<<24
+			v256 := (v254l >> 39) & 0x1 // rnd_inc_256
+			v262 := v255
+			v263 := v256
+			v264 := v262 + v263
+			v265 := (v264) & 0xffffffffff
+			v267 := v264 > 0xffffffffff // ovf_hi_267
+			v269 := v265
+			if v267 {
+				v269 = 0xffffffffff
+			}
+			v270 := v252
+			v271 := v269
+			v272 := v270 + v271
+			v273 := (v272) & 0xffffffff
+			v275 := v272 > 0xffffffff // ovf_hi_275
+			v277 := v273
+			if v275 {
+				v277 = 0xffffffff
+			}
+			v279 = v277
+		} else {
+			v279 = 0x0
+		}
 		v284 = v279
-	}
-	v285 := uint64(0x0)
-	if v283 != 0 {
-		v285 = v155
+	} else {
+		v284 = 0x0
 	}
 	v287 := uint64(0x5)
 	if v283 != 0 {
@@ -500,147 +502,151 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v364 != 0 {
 		v367 = v365
 	}
-	v369 := 0x3f | v367<<6
-	v370 := v369 >> 16
-	v371 := (v369) & 0xffff
-	v373 := v370 == 0x0
-	var v373u uint64
-	if v373 {
-		v373u = 1
-	}
-	v374 := v370
-	if v373 {
-		v374 = v371
-	}
-	v375 := v374 >> 8
-	v376 := (v374) & 0xff
-	v378 := v375 == 0x0
-	var v378u uint64
-	if v378 {
-		v378u = 1
-	}
-	v379 := v375
-	if v378 {
-		v379 = v376
-	}
-	v380 := v379 >> 4
-	v381 := (v379) & 0xf
-	v383 := v380 == 0x0
-	var v383u uint64
-	if v383 {
-		v383u = 1
-	}
-	v384 := v380
-	if v383 {
-		v384 = v381
-	}
-	v385 := v384 >> 2
-	v386 := (v384) & 0x3
-	v388 := v385 == 0x0
-	var v388u uint64
-	if v388 {
-		v388u = 1
-	}
-	v389 := v385
-	if v388 {
-		v389 = v386
-	}
-	v390 := v389 >> 1
-	v393 := v390 == 0x0
-	var v393u uint64
-	if v393 {
-		v393u = 1
-	}
-	v394 := v393u | v388u<<1 | v383u<<2 | v378u<<3 | v373u<<4 // clz_394
-	v395 := (v367 << v394) & 0x3ffffff                        // recip_mant_395
-	v397 := (v395 >> 15) & 0x3ff
-	v398 := uint64(receiverrom398[(v397)&0x3ff]) // recip_rom_398
-	v400 := v395 * v398
-	v401 := v400 >> 19
-	v402 := v401
-	v405 := v402
-	v406 := v405
-	v407 := 0x8000000 - v406
-	v408 := v407
-	v412 := v408
-	v413 := v398 * v412
-	v414 := v413 >> 20
-	v415 := v414
-	v416 := (v415 << v394) & 0x1fffffffffffff
-	v417 := v416 >> 1
-	v418 := (v416) & 0x1 // rnd_inc_418
-	v421 := v417
-	v422 := v418
-	v423 := v421 + v422
-	v424 := (v423) & 0x7ffffffffffff
-	v426 := v423 > 0x7ffffffffffff // ovf_hi_426
-	v428 := v424
-	if v426 {
-		v428 = 0x7ffffffffffff
-	}
-	v431 := v367 == 0x0
-	v432 := v428
-	if v431 {
-		v432 = 0x7ffffffffffff
-	}
 	v41 := (uint64(in.Hops[1].TxBytes)) & 0xffffffff // in_hop1_tx_bytes
 	v12 := (uint64(st.Hops[1].TxBytes)) & 0xffffffff // st_hop1_tx_bytes
-	v433 := (v41 - v12) & 0xffffffff
-	v434h, v434l := bits.Mul64(v433, v432)
-	v435l := v434l>>18 | v434h<<46
-	v435h := (v434h >> 18) & 0x1
-	v436 := (v434l >> 17) & 0x1 // rnd_inc_436
-	v442l := v435l
-	v442h := (v435h) & 0x3
-	v443 := v436
-	v444l, v444c := bits.Add64(v442l, v443, 0)
-	v444h := (v442h + 0 + v444c) & 0x3
-	v445 := (v444l) & 0xfffffffffffff
-	v447 := v444h > 0 || v444h == 0 && v444l > 0xfffffffffffff // ovf_hi_447
-	v449 := v445
-	if v447 {
-		v449 = 0xfffffffffffff
-	}
-	v42 := (uint64(in.Hops[1].Qlen)) & 0xffffff // in_hop1_qlen
-	v13 := (uint64(st.Hops[1].Qlen)) & 0xffffff // st_hop1_qlen
-	v450 := v42 < v13
-	v451 := v13
-	if v450 {
-		v451 = v42
-	}
-	v452 := uint64(receiverrom452[(v37)&0xf]) // kq_452
-	v453 := v451 * v452
-	v454 := v453 >> 20
-	v455 := (v453 >> 19) & 0x1 // rnd_inc_455
-	v461 := v454
-	v462 := v455
-	v463 := v461 + v462
-	v464 := v463
-	v465 := uint64(receiverrom465[(v37)&0xf]) // kr_465
-	v466h, v466l := bits.Mul64(v449, v465)
-	v467 := v466l>>40 | v466h<<24
-	v468 := (v466l >> 39) & 0x1 // rnd_inc_468
-	v474 := v467
-	v475 := v468
-	v476 := v474 + v475
-	v477 := (v476) & 0xffffffffff
-	v479 := v476 > 0xffffffffff // ovf_hi_479
-	v481 := v477
-	if v479 {
-		v481 = 0xffffffffff
-	}
-	v482 := v464
-	v483 := v481
-	v484 := v482 + v483
-	v485 := (v484) & 0xffffffff
-	v487 := v484 > 0xffffffff // ovf_hi_487
-	v489 := v485
-	if v487 {
-		v489 = 0xffffffff
-	}
-	v491 := uint64(0x0) // h1_u
+	v42 := (uint64(in.Hops[1].Qlen)) & 0xffffff      // in_hop1_qlen
+	v13 := (uint64(st.Hops[1].Qlen)) & 0xffffff      // st_hop1_qlen
+	var v491 uint64                                  // h1_u
 	if v364 != 0 {
+		v431 := v367 == 0x0
+		var v432 uint64
+		if v431 {
+			v432 = 0x7ffffffffffff
+		} else {
+			v369 := 0x3f | v367<<6
+			v370 := v369 >> 16
+			v371 := (v369) & 0xffff
+			v373 := v370 == 0x0
+			var v373u uint64
+			if v373 {
+				v373u = 1
+			}
+			v374 := v370
+			if v373 {
+				v374 = v371
+			}
+			v375 := v374 >> 8
+			v376 := (v374) & 0xff
+			v378 := v375 == 0x0
+			var v378u uint64
+			if v378 {
+				v378u = 1
+			}
+			v379 := v375
+			if v378 {
+				v379 = v376
+			}
+			v380 := v379 >> 4
+			v381 := (v379) & 0xf
+			v383 := v380 == 0x0
+			var v383u uint64
+			if v383 {
+				v383u = 1
+			}
+			v384 := v380
+			if v383 {
+				v384 = v381
+			}
+			v385 := v384 >> 2
+			v386 := (v384) & 0x3
+			v388 := v385 == 0x0
+			var v388u uint64
+			if v388 {
+				v388u = 1
+			}
+			v389 := v385
+			if v388 {
+				v389 = v386
+			}
+			v390 := v389 >> 1
+			v393 := v390 == 0x0
+			var v393u uint64
+			if v393 {
+				v393u = 1
+			}
+			v394 := v393u | v388u<<1 | v383u<<2 | v378u<<3 | v373u<<4 // clz_394
+			v395 := (v367 << v394) & 0x3ffffff                        // recip_mant_395
+			v397 := (v395 >> 15) & 0x3ff
+			v398 := uint64(receiverrom398[(v397)&0x3ff]) // recip_rom_398
+			v400 := v395 * v398
+			v401 := v400 >> 19
+			v402 := v401
+			v405 := v402
+			v406 := v405
+			v407 := 0x8000000 - v406
+			v408 := v407
+			v412 := v408
+			v413 := v398 * v412
+			v414 := v413 >> 20
+			v415 := v414
+			v416 := (v415 << v394) & 0x1fffffffffffff
+			v417 := v416 >> 1
+			v418 := (v416) & 0x1 // rnd_inc_418
+			v421 := v417
+			v422 := v418
+			v423 := v421 + v422
+			v424 := (v423) & 0x7ffffffffffff
+			v426 := v423 > 0x7ffffffffffff // ovf_hi_426
+			v428 := v424
+			if v426 {
+				v428 = 0x7ffffffffffff
+			}
+			v432 = v428
+		}
+		v433 := (v41 - v12) & 0xffffffff
+		v434h, v434l := bits.Mul64(v433, v432)
+		v435l := v434l>>18 | v434h<<46
+		v435h := (v434h >> 18) & 0x1
+		v436 := (v434l >> 17) & 0x1 // rnd_inc_436
+		v442l := v435l
+		v442h := (v435h) & 0x3
+		v443 := v436
+		v444l, v444c := bits.Add64(v442l, v443, 0)
+		v444h := (v442h + 0 + v444c) & 0x3
+		v445 := (v444l) & 0xfffffffffffff
+		v447 := v444h > 0 || v444h == 0 && v444l > 0xfffffffffffff // ovf_hi_447
+		v449 := v445
+		if v447 {
+			v449 = 0xfffffffffffff
+		}
+		v450 := v42 < v13
+		v451 := v13
+		if v450 {
+			v451 = v42
+		}
+		v452 := uint64(receiverrom452[(v37)&0xf]) // kq_452
+		v453 := v451 * v452
+		v454 := v453 >> 20
+		v455 := (v453 >> 19) & 0x1 // rnd_inc_455
+		v461 := v454
+		v462 := v455
+		v463 := v461 + v462
+		v464 := v463
+		v465 := uint64(receiverrom465[(v37)&0xf]) // kr_465
+		v466h, v466l := bits.Mul64(v449, v465)
+		v467 := v466l>>40 | v466h<<24
+		v468 := (v466l >> 39) & 0x1 // rnd_inc_468
+		v474 := v467
+		v475 := v468
+		v476 := v474 + v475
+		v477 := (v476) & 0xffffffffff
+		v479 := v476 > 0xffffffffff // ovf_hi_479
+		v481 := v477
+		if v479 {
+			v481 = 0xffffffffff
+		}
+		v482 := v464
+		v483 := v481
+		v484 := v482 + v483
+		v485 := (v484) & 0xffffffff
+		v487 := v484 > 0xffffffff // ovf_hi_487
+		v489 := v485
+		if v487 {
+			v489 = 0xffffffff
+		}
 		v491 = v489
+	} else {
+		v491 = 0x0
 	}
 	v492 := (^v288) & 0x1
 	v493 := v491 > v284
@@ -653,10 +659,6 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v496 := v284
 	if v495 != 0 {
 		v496 = v491
-	}
-	v497 := v285
-	if v495 != 0 {
-		v497 = v367
 	}
 	v499 := v287
 	if v495 != 0 {
@@ -792,147 +794,151 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v576 != 0 {
 		v579 = v577
 	}
-	v581 := 0x3f | v579<<6
-	v582 := v581 >> 16
-	v583 := (v581) & 0xffff
-	v585 := v582 == 0x0
-	var v585u uint64
-	if v585 {
-		v585u = 1
-	}
-	v586 := v582
-	if v585 {
-		v586 = v583
-	}
-	v587 := v586 >> 8
-	v588 := (v586) & 0xff
-	v590 := v587 == 0x0
-	var v590u uint64
-	if v590 {
-		v590u = 1
-	}
-	v591 := v587
-	if v590 {
-		v591 = v588
-	}
-	v592 := v591 >> 4
-	v593 := (v591) & 0xf
-	v595 := v592 == 0x0
-	var v595u uint64
-	if v595 {
-		v595u = 1
-	}
-	v596 := v592
-	if v595 {
-		v596 = v593
-	}
-	v597 := v596 >> 2
-	v598 := (v596) & 0x3
-	v600 := v597 == 0x0
-	var v600u uint64
-	if v600 {
-		v600u = 1
-	}
-	v601 := v597
-	if v600 {
-		v601 = v598
-	}
-	v602 := v601 >> 1
-	v605 := v602 == 0x0
-	var v605u uint64
-	if v605 {
-		v605u = 1
-	}
-	v606 := v605u | v600u<<1 | v595u<<2 | v590u<<3 | v585u<<4 // clz_606
-	v607 := (v579 << v606) & 0x3ffffff                        // recip_mant_607
-	v609 := (v607 >> 15) & 0x3ff
-	v610 := uint64(receiverrom610[(v609)&0x3ff]) // recip_rom_610
-	v612 := v607 * v610
-	v613 := v612 >> 19
-	v614 := v613
-	v617 := v614
-	v618 := v617
-	v619 := 0x8000000 - v618
-	v620 := v619
-	v624 := v620
-	v625 := v610 * v624
-	v626 := v625 >> 20
-	v627 := v626
-	v628 := (v627 << v606) & 0x1fffffffffffff
-	v629 := v628 >> 1
-	v630 := (v628) & 0x1 // rnd_inc_630
-	v633 := v629
-	v634 := v630
-	v635 := v633 + v634
-	v636 := (v635) & 0x7ffffffffffff
-	v638 := v635 > 0x7ffffffffffff // ovf_hi_638
-	v640 := v636
-	if v638 {
-		v640 = 0x7ffffffffffff
-	}
-	v643 := v579 == 0x0
-	v644 := v640
-	if v643 {
-		v644 = 0x7ffffffffffff
-	}
 	v49 := (uint64(in.Hops[2].TxBytes)) & 0xffffffff // in_hop2_tx_bytes
 	v16 := (uint64(st.Hops[2].TxBytes)) & 0xffffffff // st_hop2_tx_bytes
-	v645 := (v49 - v16) & 0xffffffff
-	v646h, v646l := bits.Mul64(v645, v644)
-	v647l := v646l>>18 | v646h<<46
-	v647h := (v646h >> 18) & 0x1
-	v648 := (v646l >> 17) & 0x1 // rnd_inc_648
-	v654l := v647l
-	v654h := (v647h) & 0x3
-	v655 := v648
-	v656l, v656c := bits.Add64(v654l, v655, 0)
-	v656h := (v654h + 0 + v656c) & 0x3
-	v657 := (v656l) & 0xfffffffffffff
-	v659 := v656h > 0 || v656h == 0 && v656l > 0xfffffffffffff // ovf_hi_659
-	v661 := v657
-	if v659 {
-		v661 = 0xfffffffffffff
-	}
-	v50 := (uint64(in.Hops[2].Qlen)) & 0xffffff // in_hop2_qlen
-	v17 := (uint64(st.Hops[2].Qlen)) & 0xffffff // st_hop2_qlen
-	v662 := v50 < v17
-	v663 := v17
-	if v662 {
-		v663 = v50
-	}
-	v664 := uint64(receiverrom664[(v45)&0xf]) // kq_664
-	v665 := v663 * v664
-	v666 := v665 >> 20
-	v667 := (v665 >> 19) & 0x1 // rnd_inc_667
-	v673 := v666
-	v674 := v667
-	v675 := v673 + v674
-	v676 := v675
-	v677 := uint64(receiverrom677[(v45)&0xf]) // kr_677
-	v678h, v678l := bits.Mul64(v661, v677)
-	v679 := v678l>>40 | v678h<<24
-	v680 := (v678l >> 39) & 0x1 // rnd_inc_680
-	v686 := v679
-	v687 := v680
-	v688 := v686 + v687
-	v689 := (v688) & 0xffffffffff
-	v691 := v688 > 0xffffffffff // ovf_hi_691
-	v693 := v689
-	if v691 {
-		v693 = 0xffffffffff
-	}
-	v694 := v676
-	v695 := v693
-	v696 := v694 + v695
-	v697 := (v696) & 0xffffffff
-	v699 := v696 > 0xffffffff // ovf_hi_699
-	v701 := v697
-	if v699 {
-		v701 = 0xffffffff
-	}
-	v703 := uint64(0x0) // h2_u
+	v50 := (uint64(in.Hops[2].Qlen)) & 0xffffff      // in_hop2_qlen
+	v17 := (uint64(st.Hops[2].Qlen)) & 0xffffff      // st_hop2_qlen
+	var v703 uint64                                  // h2_u
 	if v576 != 0 {
+		v643 := v579 == 0x0
+		var v644 uint64
+		if v643 {
+			v644 = 0x7ffffffffffff
+		} else {
+			v581 := 0x3f | v579<<6
+			v582 := v581 >> 16
+			v583 := (v581) & 0xffff
+			v585 := v582 == 0x0
+			var v585u uint64
+			if v585 {
+				v585u = 1
+			}
+			v586 := v582
+			if v585 {
+				v586 = v583
+			}
+			v587 := v586 >> 8
+			v588 := (v586) & 0xff
+			v590 := v587 == 0x0
+			var v590u uint64
+			if v590 {
+				v590u = 1
+			}
+			v591 := v587
+			if v590 {
+				v591 = v588
+			}
+			v592 := v591 >> 4
+			v593 := (v591) & 0xf
+			v595 := v592 == 0x0
+			var v595u uint64
+			if v595 {
+				v595u = 1
+			}
+			v596 := v592
+			if v595 {
+				v596 = v593
+			}
+			v597 := v596 >> 2
+			v598 := (v596) & 0x3
+			v600 := v597 == 0x0
+			var v600u uint64
+			if v600 {
+				v600u = 1
+			}
+			v601 := v597
+			if v600 {
+				v601 = v598
+			}
+			v602 := v601 >> 1
+			v605 := v602 == 0x0
+			var v605u uint64
+			if v605 {
+				v605u = 1
+			}
+			v606 := v605u | v600u<<1 | v595u<<2 | v590u<<3 | v585u<<4 // clz_606
+			v607 := (v579 << v606) & 0x3ffffff                        // recip_mant_607
+			v609 := (v607 >> 15) & 0x3ff
+			v610 := uint64(receiverrom610[(v609)&0x3ff]) // recip_rom_610
+			v612 := v607 * v610
+			v613 := v612 >> 19
+			v614 := v613
+			v617 := v614
+			v618 := v617
+			v619 := 0x8000000 - v618
+			v620 := v619
+			v624 := v620
+			v625 := v610 * v624
+			v626 := v625 >> 20
+			v627 := v626
+			v628 := (v627 << v606) & 0x1fffffffffffff
+			v629 := v628 >> 1
+			v630 := (v628) & 0x1 // rnd_inc_630
+			v633 := v629
+			v634 := v630
+			v635 := v633 + v634
+			v636 := (v635) & 0x7ffffffffffff
+			v638 := v635 > 0x7ffffffffffff // ovf_hi_638
+			v640 := v636
+			if v638 {
+				v640 = 0x7ffffffffffff
+			}
+			v644 = v640
+		}
+		v645 := (v49 - v16) & 0xffffffff
+		v646h, v646l := bits.Mul64(v645, v644)
+		v647l := v646l>>18 | v646h<<46
+		v647h := (v646h >> 18) & 0x1
+		v648 := (v646l >> 17) & 0x1 // rnd_inc_648
+		v654l := v647l
+		v654h := (v647h) & 0x3
+		v655 := v648
+		v656l, v656c := bits.Add64(v654l, v655, 0)
+		v656h := (v654h + 0 + v656c) & 0x3
+		v657 := (v656l) & 0xfffffffffffff
+		v659 := v656h > 0 || v656h == 0 && v656l > 0xfffffffffffff // ovf_hi_659
+		v661 := v657
+		if v659 {
+			v661 = 0xfffffffffffff
+		}
+		v662 := v50 < v17
+		v663 := v17
+		if v662 {
+			v663 = v50
+		}
+		v664 := uint64(receiverrom664[(v45)&0xf]) // kq_664
+		v665 := v663 * v664
+		v666 := v665 >> 20
+		v667 := (v665 >> 19) & 0x1 // rnd_inc_667
+		v673 := v666
+		v674 := v667
+		v675 := v673 + v674
+		v676 := v675
+		v677 := uint64(receiverrom677[(v45)&0xf]) // kr_677
+		v678h, v678l := bits.Mul64(v661, v677)
+		v679 := v678l>>40 | v678h<<24
+		v680 := (v678l >> 39) & 0x1 // rnd_inc_680
+		v686 := v679
+		v687 := v680
+		v688 := v686 + v687
+		v689 := (v688) & 0xffffffffff
+		v691 := v688 > 0xffffffffff // ovf_hi_691
+		v693 := v689
+		if v691 {
+			v693 = 0xffffffffff
+		}
+		v694 := v676
+		v695 := v693
+		v696 := v694 + v695
+		v697 := (v696) & 0xffffffff
+		v699 := v696 > 0xffffffff // ovf_hi_699
+		v701 := v697
+		if v699 {
+			v701 = 0xffffffff
+		}
 		v703 = v701
+	} else {
+		v703 = 0x0
 	}
 	v704 := (^v500) & 0x1
 	v705 := v703 > v496
@@ -945,10 +951,6 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v708 := v496
 	if v707 != 0 {
 		v708 = v703
-	}
-	v709 := v497
-	if v707 != 0 {
-		v709 = v579
 	}
 	v711 := v499
 	if v707 != 0 {
@@ -1084,147 +1086,151 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v788 != 0 {
 		v791 = v789
 	}
-	v793 := 0x3f | v791<<6
-	v794 := v793 >> 16
-	v795 := (v793) & 0xffff
-	v797 := v794 == 0x0
-	var v797u uint64
-	if v797 {
-		v797u = 1
-	}
-	v798 := v794
-	if v797 {
-		v798 = v795
-	}
-	v799 := v798 >> 8
-	v800 := (v798) & 0xff
-	v802 := v799 == 0x0
-	var v802u uint64
-	if v802 {
-		v802u = 1
-	}
-	v803 := v799
-	if v802 {
-		v803 = v800
-	}
-	v804 := v803 >> 4
-	v805 := (v803) & 0xf
-	v807 := v804 == 0x0
-	var v807u uint64
-	if v807 {
-		v807u = 1
-	}
-	v808 := v804
-	if v807 {
-		v808 = v805
-	}
-	v809 := v808 >> 2
-	v810 := (v808) & 0x3
-	v812 := v809 == 0x0
-	var v812u uint64
-	if v812 {
-		v812u = 1
-	}
-	v813 := v809
-	if v812 {
-		v813 = v810
-	}
-	v814 := v813 >> 1
-	v817 := v814 == 0x0
-	var v817u uint64
-	if v817 {
-		v817u = 1
-	}
-	v818 := v817u | v812u<<1 | v807u<<2 | v802u<<3 | v797u<<4 // clz_818
-	v819 := (v791 << v818) & 0x3ffffff                        // recip_mant_819
-	v821 := (v819 >> 15) & 0x3ff
-	v822 := uint64(receiverrom822[(v821)&0x3ff]) // recip_rom_822
-	v824 := v819 * v822
-	v825 := v824 >> 19
-	v826 := v825
-	v829 := v826
-	v830 := v829
-	v831 := 0x8000000 - v830
-	v832 := v831
-	v836 := v832
-	v837 := v822 * v836
-	v838 := v837 >> 20
-	v839 := v838
-	v840 := (v839 << v818) & 0x1fffffffffffff
-	v841 := v840 >> 1
-	v842 := (v840) & 0x1 // rnd_inc_842
-	v845 := v841
-	v846 := v842
-	v847 := v845 + v846
-	v848 := (v847) & 0x7ffffffffffff
-	v850 := v847 > 0x7ffffffffffff // ovf_hi_850
-	v852 := v848
-	if v850 {
-		v852 = 0x7ffffffffffff
-	}
-	v855 := v791 == 0x0
-	v856 := v852
-	if v855 {
-		v856 = 0x7ffffffffffff
-	}
 	v57 := (uint64(in.Hops[3].TxBytes)) & 0xffffffff // in_hop3_tx_bytes
 	v20 := (uint64(st.Hops[3].TxBytes)) & 0xffffffff // st_hop3_tx_bytes
-	v857 := (v57 - v20) & 0xffffffff
-	v858h, v858l := bits.Mul64(v857, v856)
-	v859l := v858l>>18 | v858h<<46
-	v859h := (v858h >> 18) & 0x1
-	v860 := (v858l >> 17) & 0x1 // rnd_inc_860
-	v866l := v859l
-	v866h := (v859h) & 0x3
-	v867 := v860
-	v868l, v868c := bits.Add64(v866l, v867, 0)
-	v868h := (v866h + 0 + v868c) & 0x3
-	v869 := (v868l) & 0xfffffffffffff
-	v871 := v868h > 0 || v868h == 0 && v868l > 0xfffffffffffff // ovf_hi_871
-	v873 := v869
-	if v871 {
-		v873 = 0xfffffffffffff
-	}
-	v58 := (uint64(in.Hops[3].Qlen)) & 0xffffff // in_hop3_qlen
-	v21 := (uint64(st.Hops[3].Qlen)) & 0xffffff // st_hop3_qlen
-	v874 := v58 < v21
-	v875 := v21
-	if v874 {
-		v875 = v58
-	}
-	v876 := uint64(receiverrom876[(v53)&0xf]) // kq_876
-	v877 := v875 * v876
-	v878 := v877 >> 20
-	v879 := (v877 >> 19) & 0x1 // rnd_inc_879
-	v885 := v878
-	v886 := v879
-	v887 := v885 + v886
-	v888 := v887
-	v889 := uint64(receiverrom889[(v53)&0xf]) // kr_889
-	v890h, v890l := bits.Mul64(v873, v889)
-	v891 := v890l>>40 | v890h<<24
-	v892 := (v890l >> 39) & 0x1 // rnd_inc_892
-	v898 := v891
-	v899 := v892
-	v900 := v898 + v899
-	v901 := (v900) & 0xffffffffff
-	v903 := v900 > 0xffffffffff // ovf_hi_903
-	v905 := v901
-	if v903 {
-		v905 = 0xffffffffff
-	}
-	v906 := v888
-	v907 := v905
-	v908 := v906 + v907
-	v909 := (v908) & 0xffffffff
-	v911 := v908 > 0xffffffff // ovf_hi_911
-	v913 := v909
-	if v911 {
-		v913 = 0xffffffff
-	}
-	v915 := uint64(0x0) // h3_u
+	v58 := (uint64(in.Hops[3].Qlen)) & 0xffffff      // in_hop3_qlen
+	v21 := (uint64(st.Hops[3].Qlen)) & 0xffffff      // st_hop3_qlen
+	var v915 uint64                                  // h3_u
 	if v788 != 0 {
+		v855 := v791 == 0x0
+		var v856 uint64
+		if v855 {
+			v856 = 0x7ffffffffffff
+		} else {
+			v793 := 0x3f | v791<<6
+			v794 := v793 >> 16
+			v795 := (v793) & 0xffff
+			v797 := v794 == 0x0
+			var v797u uint64
+			if v797 {
+				v797u = 1
+			}
+			v798 := v794
+			if v797 {
+				v798 = v795
+			}
+			v799 := v798 >> 8
+			v800 := (v798) & 0xff
+			v802 := v799 == 0x0
+			var v802u uint64
+			if v802 {
+				v802u = 1
+			}
+			v803 := v799
+			if v802 {
+				v803 = v800
+			}
+			v804 := v803 >> 4
+			v805 := (v803) & 0xf
+			v807 := v804 == 0x0
+			var v807u uint64
+			if v807 {
+				v807u = 1
+			}
+			v808 := v804
+			if v807 {
+				v808 = v805
+			}
+			v809 := v808 >> 2
+			v810 := (v808) & 0x3
+			v812 := v809 == 0x0
+			var v812u uint64
+			if v812 {
+				v812u = 1
+			}
+			v813 := v809
+			if v812 {
+				v813 = v810
+			}
+			v814 := v813 >> 1
+			v817 := v814 == 0x0
+			var v817u uint64
+			if v817 {
+				v817u = 1
+			}
+			v818 := v817u | v812u<<1 | v807u<<2 | v802u<<3 | v797u<<4 // clz_818
+			v819 := (v791 << v818) & 0x3ffffff                        // recip_mant_819
+			v821 := (v819 >> 15) & 0x3ff
+			v822 := uint64(receiverrom822[(v821)&0x3ff]) // recip_rom_822
+			v824 := v819 * v822
+			v825 := v824 >> 19
+			v826 := v825
+			v829 := v826
+			v830 := v829
+			v831 := 0x8000000 - v830
+			v832 := v831
+			v836 := v832
+			v837 := v822 * v836
+			v838 := v837 >> 20
+			v839 := v838
+			v840 := (v839 << v818) & 0x1fffffffffffff
+			v841 := v840 >> 1
+			v842 := (v840) & 0x1 // rnd_inc_842
+			v845 := v841
+			v846 := v842
+			v847 := v845 + v846
+			v848 := (v847) & 0x7ffffffffffff
+			v850 := v847 > 0x7ffffffffffff // ovf_hi_850
+			v852 := v848
+			if v850 {
+				v852 = 0x7ffffffffffff
+			}
+			v856 = v852
+		}
+		v857 := (v57 - v20) & 0xffffffff
+		v858h, v858l := bits.Mul64(v857, v856)
+		v859l := v858l>>18 | v858h<<46
+		v859h := (v858h >> 18) & 0x1
+		v860 := (v858l >> 17) & 0x1 // rnd_inc_860
+		v866l := v859l
+		v866h := (v859h) & 0x3
+		v867 := v860
+		v868l, v868c := bits.Add64(v866l, v867, 0)
+		v868h := (v866h + 0 + v868c) & 0x3
+		v869 := (v868l) & 0xfffffffffffff
+		v871 := v868h > 0 || v868h == 0 && v868l > 0xfffffffffffff // ovf_hi_871
+		v873 := v869
+		if v871 {
+			v873 = 0xfffffffffffff
+		}
+		v874 := v58 < v21
+		v875 := v21
+		if v874 {
+			v875 = v58
+		}
+		v876 := uint64(receiverrom876[(v53)&0xf]) // kq_876
+		v877 := v875 * v876
+		v878 := v877 >> 20
+		v879 := (v877 >> 19) & 0x1 // rnd_inc_879
+		v885 := v878
+		v886 := v879
+		v887 := v885 + v886
+		v888 := v887
+		v889 := uint64(receiverrom889[(v53)&0xf]) // kr_889
+		v890h, v890l := bits.Mul64(v873, v889)
+		v891 := v890l>>40 | v890h<<24
+		v892 := (v890l >> 39) & 0x1 // rnd_inc_892
+		v898 := v891
+		v899 := v892
+		v900 := v898 + v899
+		v901 := (v900) & 0xffffffffff
+		v903 := v900 > 0xffffffffff // ovf_hi_903
+		v905 := v901
+		if v903 {
+			v905 = 0xffffffffff
+		}
+		v906 := v888
+		v907 := v905
+		v908 := v906 + v907
+		v909 := (v908) & 0xffffffff
+		v911 := v908 > 0xffffffff // ovf_hi_911
+		v913 := v909
+		if v911 {
+			v913 = 0xffffffff
+		}
 		v915 = v913
+	} else {
+		v915 = 0x0
 	}
 	v916 := (^v712) & 0x1
 	v917 := v915 > v708
@@ -1237,10 +1243,6 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v920 := v708
 	if v919 != 0 {
 		v920 = v915
-	}
-	v921 := v709
-	if v919 != 0 {
-		v921 = v791
 	}
 	v923 := v711
 	if v919 != 0 {
@@ -1376,147 +1378,151 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1000 != 0 {
 		v1003 = v1001
 	}
-	v1005 := 0x3f | v1003<<6
-	v1006 := v1005 >> 16
-	v1007 := (v1005) & 0xffff
-	v1009 := v1006 == 0x0
-	var v1009u uint64
-	if v1009 {
-		v1009u = 1
-	}
-	v1010 := v1006
-	if v1009 {
-		v1010 = v1007
-	}
-	v1011 := v1010 >> 8
-	v1012 := (v1010) & 0xff
-	v1014 := v1011 == 0x0
-	var v1014u uint64
-	if v1014 {
-		v1014u = 1
-	}
-	v1015 := v1011
-	if v1014 {
-		v1015 = v1012
-	}
-	v1016 := v1015 >> 4
-	v1017 := (v1015) & 0xf
-	v1019 := v1016 == 0x0
-	var v1019u uint64
-	if v1019 {
-		v1019u = 1
-	}
-	v1020 := v1016
-	if v1019 {
-		v1020 = v1017
-	}
-	v1021 := v1020 >> 2
-	v1022 := (v1020) & 0x3
-	v1024 := v1021 == 0x0
-	var v1024u uint64
-	if v1024 {
-		v1024u = 1
-	}
-	v1025 := v1021
-	if v1024 {
-		v1025 = v1022
-	}
-	v1026 := v1025 >> 1
-	v1029 := v1026 == 0x0
-	var v1029u uint64
-	if v1029 {
-		v1029u = 1
-	}
-	v1030 := v1029u | v1024u<<1 | v1019u<<2 | v1014u<<3 | v1009u<<4 // clz_1030
-	v1031 := (v1003 << v1030) & 0x3ffffff                           // recip_mant_1031
-	v1033 := (v1031 >> 15) & 0x3ff
-	v1034 := uint64(receiverrom1034[(v1033)&0x3ff]) // recip_rom_1034
-	v1036 := v1031 * v1034
-	v1037 := v1036 >> 19
-	v1038 := v1037
-	v1041 := v1038
-	v1042 := v1041
-	v1043 := 0x8000000 - v1042
-	v1044 := v1043
-	v1048 := v1044
-	v1049 := v1034 * v1048
-	v1050 := v1049 >> 20
-	v1051 := v1050
-	v1052 := (v1051 << v1030) & 0x1fffffffffffff
-	v1053 := v1052 >> 1
-	v1054 := (v1052) & 0x1 // rnd_inc_1054
-	v1057 := v1053
-	v1058 := v1054
-	v1059 := v1057 + v1058
-	v1060 := (v1059) & 0x7ffffffffffff
-	v1062 := v1059 > 0x7ffffffffffff // ovf_hi_1062
-	v1064 := v1060
-	if v1062 {
-		v1064 = 0x7ffffffffffff
-	}
-	v1067 := v1003 == 0x0
-	v1068 := v1064
-	if v1067 {
-		v1068 = 0x7ffffffffffff
-	}
 	v65 := (uint64(in.Hops[4].TxBytes)) & 0xffffffff // in_hop4_tx_bytes
 	v24 := (uint64(st.Hops[4].TxBytes)) & 0xffffffff // st_hop4_tx_bytes
-	v1069 := (v65 - v24) & 0xffffffff
-	v1070h, v1070l := bits.Mul64(v1069, v1068)
-	v1071l := v1070l>>18 | v1070h<<46
-	v1071h := (v1070h >> 18) & 0x1
-	v1072 := (v1070l >> 17) & 0x1 // rnd_inc_1072
-	v1078l := v1071l
-	v1078h := (v1071h) & 0x3
-	v1079 := v1072
-	v1080l, v1080c := bits.Add64(v1078l, v1079, 0)
-	v1080h := (v1078h + 0 + v1080c) & 0x3
-	v1081 := (v1080l) & 0xfffffffffffff
-	v1083 := v1080h > 0 || v1080h == 0 && v1080l > 0xfffffffffffff // ovf_hi_1083
-	v1085 := v1081
-	if v1083 {
-		v1085 = 0xfffffffffffff
-	}
-	v66 := (uint64(in.Hops[4].Qlen)) & 0xffffff // in_hop4_qlen
-	v25 := (uint64(st.Hops[4].Qlen)) & 0xffffff // st_hop4_qlen
-	v1086 := v66 < v25
-	v1087 := v25
-	if v1086 {
-		v1087 = v66
-	}
-	v1088 := uint64(receiverrom1088[(v61)&0xf]) // kq_1088
-	v1089 := v1087 * v1088
-	v1090 := v1089 >> 20
-	v1091 := (v1089 >> 19) & 0x1 // rnd_inc_1091
-	v1097 := v1090
-	v1098 := v1091
-	v1099 := v1097 + v1098
-	v1100 := v1099
-	v1101 := uint64(receiverrom1101[(v61)&0xf]) // kr_1101
-	v1102h, v1102l := bits.Mul64(v1085, v1101)
-	v1103 := v1102l>>40 | v1102h<<24
-	v1104 := (v1102l >> 39) & 0x1 // rnd_inc_1104
-	v1110 := v1103
-	v1111 := v1104
-	v1112 := v1110 + v1111
-	v1113 := (v1112) & 0xffffffffff
-	v1115 := v1112 > 0xffffffffff // ovf_hi_1115
-	v1117 := v1113
-	if v1115 {
-		v1117 = 0xffffffffff
-	}
-	v1118 := v1100
-	v1119 := v1117
-	v1120 := v1118 + v1119
-	v1121 := (v1120) & 0xffffffff
-	v1123 := v1120 > 0xffffffff // ovf_hi_1123
-	v1125 := v1121
-	if v1123 {
-		v1125 = 0xffffffff
-	}
-	v1127 := uint64(0x0) // h4_u
+	v66 := (uint64(in.Hops[4].Qlen)) & 0xffffff      // in_hop4_qlen
+	v25 := (uint64(st.Hops[4].Qlen)) & 0xffffff      // st_hop4_qlen
+	var v1127 uint64                                 // h4_u
 	if v1000 != 0 {
+		v1067 := v1003 == 0x0
+		var v1068 uint64
+		if v1067 {
+			v1068 = 0x7ffffffffffff
+		} else {
+			v1005 := 0x3f | v1003<<6
+			v1006 := v1005 >> 16
+			v1007 := (v1005) & 0xffff
+			v1009 := v1006 == 0x0
+			var v1009u uint64
+			if v1009 {
+				v1009u = 1
+			}
+			v1010 := v1006
+			if v1009 {
+				v1010 = v1007
+			}
+			v1011 := v1010 >> 8
+			v1012 := (v1010) & 0xff
+			v1014 := v1011 == 0x0
+			var v1014u uint64
+			if v1014 {
+				v1014u = 1
+			}
+			v1015 := v1011
+			if v1014 {
+				v1015 = v1012
+			}
+			v1016 := v1015 >> 4
+			v1017 := (v1015) & 0xf
+			v1019 := v1016 == 0x0
+			var v1019u uint64
+			if v1019 {
+				v1019u = 1
+			}
+			v1020 := v1016
+			if v1019 {
+				v1020 = v1017
+			}
+			v1021 := v1020 >> 2
+			v1022 := (v1020) & 0x3
+			v1024 := v1021 == 0x0
+			var v1024u uint64
+			if v1024 {
+				v1024u = 1
+			}
+			v1025 := v1021
+			if v1024 {
+				v1025 = v1022
+			}
+			v1026 := v1025 >> 1
+			v1029 := v1026 == 0x0
+			var v1029u uint64
+			if v1029 {
+				v1029u = 1
+			}
+			v1030 := v1029u | v1024u<<1 | v1019u<<2 | v1014u<<3 | v1009u<<4 // clz_1030
+			v1031 := (v1003 << v1030) & 0x3ffffff                           // recip_mant_1031
+			v1033 := (v1031 >> 15) & 0x3ff
+			v1034 := uint64(receiverrom1034[(v1033)&0x3ff]) // recip_rom_1034
+			v1036 := v1031 * v1034
+			v1037 := v1036 >> 19
+			v1038 := v1037
+			v1041 := v1038
+			v1042 := v1041
+			v1043 := 0x8000000 - v1042
+			v1044 := v1043
+			v1048 := v1044
+			v1049 := v1034 * v1048
+			v1050 := v1049 >> 20
+			v1051 := v1050
+			v1052 := (v1051 << v1030) & 0x1fffffffffffff
+			v1053 := v1052 >> 1
+			v1054 := (v1052) & 0x1 // rnd_inc_1054
+			v1057 := v1053
+			v1058 := v1054
+			v1059 := v1057 + v1058
+			v1060 := (v1059) & 0x7ffffffffffff
+			v1062 := v1059 > 0x7ffffffffffff // ovf_hi_1062
+			v1064 := v1060
+			if v1062 {
+				v1064 = 0x7ffffffffffff
+			}
+			v1068 = v1064
+		}
+		v1069 := (v65 - v24) & 0xffffffff
+		v1070h, v1070l := bits.Mul64(v1069, v1068)
+		v1071l := v1070l>>18 | v1070h<<46
+		v1071h := (v1070h >> 18) & 0x1
+		v1072 := (v1070l >> 17) & 0x1 // rnd_inc_1072
+		v1078l := v1071l
+		v1078h := (v1071h) & 0x3
+		v1079 := v1072
+		v1080l, v1080c := bits.Add64(v1078l, v1079, 0)
+		v1080h := (v1078h + 0 + v1080c) & 0x3
+		v1081 := (v1080l) & 0xfffffffffffff
+		v1083 := v1080h > 0 || v1080h == 0 && v1080l > 0xfffffffffffff // ovf_hi_1083
+		v1085 := v1081
+		if v1083 {
+			v1085 = 0xfffffffffffff
+		}
+		v1086 := v66 < v25
+		v1087 := v25
+		if v1086 {
+			v1087 = v66
+		}
+		v1088 := uint64(receiverrom1088[(v61)&0xf]) // kq_1088
+		v1089 := v1087 * v1088
+		v1090 := v1089 >> 20
+		v1091 := (v1089 >> 19) & 0x1 // rnd_inc_1091
+		v1097 := v1090
+		v1098 := v1091
+		v1099 := v1097 + v1098
+		v1100 := v1099
+		v1101 := uint64(receiverrom1101[(v61)&0xf]) // kr_1101
+		v1102h, v1102l := bits.Mul64(v1085, v1101)
+		v1103 := v1102l>>40 | v1102h<<24
+		v1104 := (v1102l >> 39) & 0x1 // rnd_inc_1104
+		v1110 := v1103
+		v1111 := v1104
+		v1112 := v1110 + v1111
+		v1113 := (v1112) & 0xffffffffff
+		v1115 := v1112 > 0xffffffffff // ovf_hi_1115
+		v1117 := v1113
+		if v1115 {
+			v1117 = 0xffffffffff
+		}
+		v1118 := v1100
+		v1119 := v1117
+		v1120 := v1118 + v1119
+		v1121 := (v1120) & 0xffffffff
+		v1123 := v1120 > 0xffffffff // ovf_hi_1123
+		v1125 := v1121
+		if v1123 {
+			v1125 = 0xffffffff
+		}
 		v1127 = v1125
+	} else {
+		v1127 = 0x0
 	}
 	v1128 := (^v924) & 0x1
 	v1129 := v1127 > v920
@@ -1526,55 +1532,73 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v1130 := v1128 | v1129u
 	v1131 := v1000 & v1130 // h4_take
-	v1132 := v920
-	if v1131 != 0 {
-		v1132 = v1127
-	}
-	v1133 := v921
-	if v1131 != 0 {
-		v1133 = v1003
-	}
 	v1135 := v923
 	if v1131 != 0 {
 		v1135 = 0x4
 	}
-	v1136 := v924 | v1000 // any_valid
-	v1139 := 0x1388 < v1133
-	v1140 := (v1133) & 0x1ffff
-	v1142 := v1133 > 0x1ffff // ovf_hi_1142
-	v1144 := v1140
-	if v1142 {
-		v1144 = 0x1ffff
-	}
-	v1145 := v1144 // tau
-	if v1139 {
-		v1145 = 0x1388
-	}
-	v1148 := v1145
-	v1149 := v1148
-	v1150 := (0x1388 - v1149) & 0x3ffff
-	v1151 := (v1150) & 0x1ffff
+	v1136 := v924 | v1000             // any_valid
 	v4 := (uint64(st.U)) & 0xffffffff // st_u
-	v1152 := v1151 * v4
-	v1153 := v1145 * v1132
-	v1154 := v1152
-	v1155 := v1153
-	v1156 := v1154 + v1155
-	v1158h, v1158l := bits.Mul64(v1156, 0xd1b71759)
-	v1159 := v1158l>>44 | v1158h<<20
-	v1160 := (v1158l >> 43) & 0x1 // rnd_inc_1160
-	v1166 := v1159
-	v1167 := v1160
-	v1168 := v1166 + v1167
-	v1169 := (v1168) & 0xffffffff
-	v1171 := v1168 > 0xffffffff // ovf_hi_1171
-	v1173 := v1169              // u_ewma
-	if v1171 {
-		v1173 = 0xffffffff
-	}
-	v1174 := v4 // u_new
+	var v1174 uint64                  // u_new
 	if v1136 != 0 {
+		v285 := uint64(0x0)
+		if v283 != 0 {
+			v285 = v155
+		}
+		v497 := v285
+		if v495 != 0 {
+			v497 = v367
+		}
+		v709 := v497
+		if v707 != 0 {
+			v709 = v579
+		}
+		v921 := v709
+		if v919 != 0 {
+			v921 = v791
+		}
+		v1132 := v920
+		if v1131 != 0 {
+			v1132 = v1127
+		}
+		v1133 := v921
+		if v1131 != 0 {
+			v1133 = v1003
+		}
+		v1139 := 0x1388 < v1133
+		v1140 := (v1133) & 0x1ffff
+		v1142 := v1133 > 0x1ffff // ovf_hi_1142
+		v1144 := v1140
+		if v1142 {
+			v1144 = 0x1ffff
+		}
+		v1145 := v1144 // tau
+		if v1139 {
+			v1145 = 0x1388
+		}
+		v1148 := v1145
+		v1149 := v1148
+		v1150 := (0x1388 - v1149) & 0x3ffff
+		v1151 := (v1150) & 0x1ffff
+		v1152 := v1151 * v4
+		v1153 := v1145 * v1132
+		v1154 := v1152
+		v1155 := v1153
+		v1156 := v1154 + v1155
+		v1158h, v1158l := bits.Mul64(v1156, 0xd1b71759)
+		v1159 := v1158l>>44 | v1158h<<20
+		v1160 := (v1158l >> 43) & 0x1 // rnd_inc_1160
+		v1166 := v1159
+		v1167 := v1160
+		v1168 := v1166 + v1167
+		v1169 := (v1168) & 0xffffffff
+		v1171 := v1168 > 0xffffffff // ovf_hi_1171
+		v1173 := v1169              // u_ewma
+		if v1171 {
+			v1173 = 0xffffffff
+		}
 		v1174 = v1173
+	} else {
+		v1174 = v4
 	}
 	v27 := (uint64(in.NowNs)) & 0xffffffff     // in_now
 	v6 := (uint64(st.LastUpdate)) & 0xffffffff // st_last_update
@@ -1595,133 +1619,8 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1183 {
 		v1183u = 1
 	}
-	v1184 := v1181u | v1183u // mi
-	v1185 := v1174 >> 16
-	v1186 := (v1174) & 0xffff
-	v1188 := v1185 == 0x0
-	var v1188u uint64
-	if v1188 {
-		v1188u = 1
-	}
-	v1189 := v1185
-	if v1188 {
-		v1189 = v1186
-	}
-	v1190 := v1189 >> 8
-	v1191 := (v1189) & 0xff
-	v1193 := v1190 == 0x0
-	var v1193u uint64
-	if v1193 {
-		v1193u = 1
-	}
-	v1194 := v1190
-	if v1193 {
-		v1194 = v1191
-	}
-	v1195 := v1194 >> 4
-	v1196 := (v1194) & 0xf
-	v1198 := v1195 == 0x0
-	var v1198u uint64
-	if v1198 {
-		v1198u = 1
-	}
-	v1199 := v1195
-	if v1198 {
-		v1199 = v1196
-	}
-	v1200 := v1199 >> 2
-	v1201 := (v1199) & 0x3
-	v1203 := v1200 == 0x0
-	var v1203u uint64
-	if v1203 {
-		v1203u = 1
-	}
-	v1204 := v1200
-	if v1203 {
-		v1204 = v1201
-	}
-	v1205 := v1204 >> 1
-	v1208 := v1205 == 0x0
-	var v1208u uint64
-	if v1208 {
-		v1208u = 1
-	}
-	v1209 := v1208u | v1203u<<1 | v1198u<<2 | v1193u<<3 | v1188u<<4
-	v1211 := v1174 == 0x0
-	v1212 := v1209
-	v1214 := v1212 // clz_1214
-	if v1211 {
-		v1214 = 0x20
-	}
-	v1215 := (v1174 << v1214) & 0xffffffff // recip_mant_1215
-	v1217 := (v1215 >> 21) & 0x3ff
-	v1218 := uint64(receiverrom1218[(v1217)&0x3ff]) // recip_rom_1218
-	v1220 := v1215 * v1218
-	v1221 := v1220 >> 25
-	v1222 := v1221
-	v1225 := v1222
-	v1226 := v1225
-	v1227 := 0x8000000 - v1226
-	v1228 := v1227
-	v1232 := v1228
-	v1233 := v1218 * v1232
-	v1234 := v1233 >> 20
-	v1235 := v1234
-	v1236 := v1235 << v1214
-	v1237 := v1236 >> 1
-	v1238 := (v1236) & 0x1 // rnd_inc_1238
-	v1241 := v1237
-	v1242 := v1238
-	v1243 := v1241 + v1242
-	v1244 := (v1243) & 0xffffffffffffff
-	v1246 := v1243 > 0xffffffffffffff // ovf_hi_1246
-	v1248 := v1244
-	if v1246 {
-		v1248 = 0xffffffffffffff
-	}
-	v1251 := v1174 == 0x0
-	v1252 := v1248
-	if v1251 {
-		v1252 = 0xffffffffffffff
-	}
-	v1253h, v1253l := bits.Mul64(v1252, 0xf33333)
-	v1254 := v1253l>>24 | v1253h<<40
-	v1255 := (v1253l >> 23) & 0x1 // rnd_inc_1255
-	v1261 := v1254
-	v1262 := v1255
-	v1263 := v1261 + v1262
-	v1264 := v1263
-	v1268 := v1264
-	v1270 := 0x100000000 < v1268
-	v1271 := v1268
-	if v1270 {
-		v1271 = 0x100000000
-	}
-	v1272 := v1268
-	if v1181 {
-		v1272 = v1271
-	}
+	v1184 := v1181u | v1183u           // mi
 	v3 := (uint64(st.Wc)) & 0xffffffff // st_wc
-	v1273h, v1273l := bits.Mul64(v3, v1272)
-	v1274 := v1273l>>32 | v1273h<<32
-	v1275 := (v1273l >> 31) & 0x1 // rnd_inc_1275
-	v1281 := v1274
-	v1282 := v1275
-	v1283 := v1281 + v1282
-	v1284 := (v1283) & 0xffffffff
-	v1286 := v1283 > 0xffffffff // ovf_hi_1286
-	v1288 := v1284
-	if v1286 {
-		v1288 = 0xffffffff
-	}
-	v1289 := v1288
-	v1291 := v1289 + 0x3e80
-	v1292 := (v1291) & 0xffffffff
-	v1294 := v1291 > 0xffffffff // ovf_hi_1294
-	v1296 := v1292
-	if v1294 {
-		v1296 = 0xffffffff
-	}
 	v1297 := v3
 	v1299 := v1297 + 0x3e80
 	v1300 := (v1299) & 0xffffffff
@@ -1730,9 +1629,140 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1302 {
 		v1304 = 0xffffffff
 	}
-	v1305 := v1304
+	var v1305 uint64
 	if v1184 != 0 {
+		v1251 := v1174 == 0x0
+		var v1252 uint64
+		if v1251 {
+			v1252 = 0xffffffffffffff
+		} else {
+			v1211 := v1174 == 0x0
+			var v1214 uint64 // clz_1214
+			if v1211 {
+				v1214 = 0x20
+			} else {
+				v1185 := v1174 >> 16
+				v1186 := (v1174) & 0xffff
+				v1188 := v1185 == 0x0
+				var v1188u uint64
+				if v1188 {
+					v1188u = 1
+				}
+				v1189 := v1185
+				if v1188 {
+					v1189 = v1186
+				}
+				v1190 := v1189 >> 8
+				v1191 := (v1189) & 0xff
+				v1193 := v1190 == 0x0
+				var v1193u uint64
+				if v1193 {
+					v1193u = 1
+				}
+				v1194 := v1190
+				if v1193 {
+					v1194 = v1191
+				}
+				v1195 := v1194 >> 4
+				v1196 := (v1194) & 0xf
+				v1198 := v1195 == 0x0
+				var v1198u uint64
+				if v1198 {
+					v1198u = 1
+				}
+				v1199 := v1195
+				if v1198 {
+					v1199 = v1196
+				}
+				v1200 := v1199 >> 2
+				v1201 := (v1199) & 0x3
+				v1203 := v1200 == 0x0
+				var v1203u uint64
+				if v1203 {
+					v1203u = 1
+				}
+				v1204 := v1200
+				if v1203 {
+					v1204 = v1201
+				}
+				v1205 := v1204 >> 1
+				v1208 := v1205 == 0x0
+				var v1208u uint64
+				if v1208 {
+					v1208u = 1
+				}
+				v1209 := v1208u | v1203u<<1 | v1198u<<2 | v1193u<<3 | v1188u<<4
+				v1212 := v1209
+				v1214 = v1212
+			}
+			v1215 := (v1174 << v1214) & 0xffffffff // recip_mant_1215
+			v1217 := (v1215 >> 21) & 0x3ff
+			v1218 := uint64(receiverrom1218[(v1217)&0x3ff]) // recip_rom_1218
+			v1220 := v1215 * v1218
+			v1221 := v1220 >> 25
+			v1222 := v1221
+			v1225 := v1222
+			v1226 := v1225
+			v1227 := 0x8000000 - v1226
+			v1228 := v1227
+			v1232 := v1228
+			v1233 := v1218 * v1232
+			v1234 := v1233 >> 20
+			v1235 := v1234
+			v1236 := v1235 << v1214
+			v1237 := v1236 >> 1
+			v1238 := (v1236) & 0x1 // rnd_inc_1238
+			v1241 := v1237
+			v1242 := v1238
+			v1243 := v1241 + v1242
+			v1244 := (v1243) & 0xffffffffffffff
+			v1246 := v1243 > 0xffffffffffffff // ovf_hi_1246
+			v1248 := v1244
+			if v1246 {
+				v1248 = 0xffffffffffffff
+			}
+			v1252 = v1248
+		}
+		v1253h, v1253l := bits.Mul64(v1252, 0xf33333)
+		v1254 := v1253l>>24 | v1253h<<40
+		v1255 := (v1253l >> 23) & 0x1 // rnd_inc_1255
+		v1261 := v1254
+		v1262 := v1255
+		v1263 := v1261 + v1262
+		v1264 := v1263
+		v1268 := v1264
+		v1270 := 0x100000000 < v1268
+		v1271 := v1268
+		if v1270 {
+			v1271 = 0x100000000
+		}
+		v1272 := v1268
+		if v1181 {
+			v1272 = v1271
+		}
+		v1273h, v1273l := bits.Mul64(v3, v1272)
+		v1274 := v1273l>>32 | v1273h<<32
+		v1275 := (v1273l >> 31) & 0x1 // rnd_inc_1275
+		v1281 := v1274
+		v1282 := v1275
+		v1283 := v1281 + v1282
+		v1284 := (v1283) & 0xffffffff
+		v1286 := v1283 > 0xffffffff // ovf_hi_1286
+		v1288 := v1284
+		if v1286 {
+			v1288 = 0xffffffff
+		}
+		v1289 := v1288
+		v1291 := v1289 + 0x3e80
+		v1292 := (v1291) & 0xffffffff
+		v1294 := v1291 > 0xffffffff // ovf_hi_1294
+		v1296 := v1292
+		if v1294 {
+			v1296 = 0xffffffff
+		}
 		v1305 = v1296
+	} else {
+		v1305 = v1304
 	}
 	v1307 := 0x3e800 > v1305
 	v1308 := v1305

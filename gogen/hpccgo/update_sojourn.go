@@ -223,155 +223,157 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v159 != 0 {
 		v162 = v160
 	}
-	v164 := 0x3f | v162<<6
-	v165 := v164 >> 16
-	v166 := (v164) & 0xffff
-	v168 := v165 == 0x0
-	var v168u uint64
-	if v168 {
-		v168u = 1
-	}
-	v169 := v165
-	if v168 {
-		v169 = v166
-	}
-	v170 := v169 >> 8
-	v171 := (v169) & 0xff
-	v173 := v170 == 0x0
-	var v173u uint64
-	if v173 {
-		v173u = 1
-	}
-	v174 := v170
-	if v173 {
-		v174 = v171
-	}
-	v175 := v174 >> 4
-	v176 := (v174) & 0xf
-	v178 := v175 == 0x0
-	var v178u uint64
-	if v178 {
-		v178u = 1
-	}
-	v179 := v175
-	if v178 {
-		v179 = v176
-	}
-	v180 := v179 >> 2
-	v181 := (v179) & 0x3
-	v183 := v180 == 0x0
-	var v183u uint64
-	if v183 {
-		v183u = 1
-	}
-	v184 := v180
-	if v183 {
-		v184 = v181
-	}
-	v185 := v184 >> 1
-	v188 := v185 == 0x0
-	var v188u uint64
-	if v188 {
-		v188u = 1
-	}
-	v189 := v188u | v183u<<1 | v178u<<2 | v173u<<3 | v168u<<4 // clz
-	v190 := (v162 << v189) & 0x3ffffff                        // recip_mant
-	v192 := (v190 >> 15) & 0x3ff
-	v193 := uint64(sojournrom193[(v192)&0x3ff]) // recip_rom
-	v195 := v190 * v193
-	v196 := v195 >> 19
-	v197 := v196
-	v200 := v197
-	v201 := v200
-	v202 := 0x8000000 - v201
-	v203 := v202
-	v207 := v203
-	v208 := v193 * v207
-	v209 := v208 >> 20
-	v210 := v209
-	v211 := (v210 << v189) & 0x1fffffffffffff
-	v212 := v211 >> 1
-	v213 := (v211) & 0x1 // rnd_inc
-	v216 := v212
-	v217 := v213
-	v218 := v216 + v217
-	v219 := (v218) & 0x7ffffffffffff
-	v221 := v218 > 0x7ffffffffffff // ovf_hi
-	v223 := v219
-	if v221 {
-		v223 = 0x7ffffffffffff
-	}
-	v226 := v162 == 0x0
-	v227 := v223
-	if v226 {
-		v227 = 0x7ffffffffffff
-	}
+	v290 := v159 & 0x1                               // h0_take
 	v34 := (uint64(in.Hops[0].TxBytes)) & 0xffffffff // in_hop0_tx_bytes
 	v8 := (uint64(st.Hops[0].TxBytes)) & 0xffffffff  // st_hop0_tx_bytes
-	v228 := (v34 - v8) & 0xffffffff
-	v229h, v229l := bits.Mul64(v228, v227)
-	v230l := v229l>>18 | v229h<<46
-	v230h := (v229h >> 18) & 0x1
-	v231 := (v229l >> 17) & 0x1 // rnd_inc_231
-	v237l := v230l
-	v237h := (v230h) & 0x3
-	v238 := v231
-	v239l, v239c := bits.Add64(v237l, v238, 0)
-	v239h := (v237h + 0 + v239c) & 0x3
-	v240 := (v239l) & 0xfffffffffffff
-	v242 := v239h > 0 || v239h == 0 && v239l > 0xfffffffffffff // ovf_hi_242
-	v244 := v240
-	if v242 {
-		v244 = 0xfffffffffffff
-	}
-	v9 := (uint64(st.Hops[0].Qlen)) & 0xffffff // st_hop0_qlen
-	v245 := v125 < v9
-	v246 := v9
-	if v245 {
-		v246 = v125
-	}
-	v247 := uint64(sojournrom247[(v30)&0xf]) // kq
-	v248 := v246 * v247
-	v249 := v248 >> 20
-	v250 := (v248 >> 19) & 0x1 // rnd_inc_250
-	v256 := v249
-	v257 := v250
-	v258 := v256 + v257
-	v259 := v258
-	v260 := uint64(sojournrom260[(v30)&0xf]) // kr
-	v261h, v261l := bits.Mul64(v244, v260)
-	v262 := v261l>>40 | v261h<<24
-	v263 := (v261l >> 39) & 0x1 // rnd_inc_263
-	v269 := v262
-	v270 := v263
-	v271 := v269 + v270
-	v272 := (v271) & 0xffffffffff
-	v274 := v271 > 0xffffffffff // ovf_hi_274
-	v276 := v272
-	if v274 {
-		v276 = 0xffffffffff
-	}
-	v277 := v259
-	v278 := v276
-	v279 := v277 + v278
-	v280 := (v279) & 0xffffffff
-	v282 := v279 > 0xffffffff // ovf_hi_282
-	v284 := v280
-	if v282 {
-		v284 = 0xffffffff
-	}
-	v286 := uint64(0x0) // h0_u
-	if v159 != 0 {
-		v286 = v284
-	}
-	v290 := v159 & 0x1 // h0_take
-	v291 := uint64(0x0)
+	v9 := (uint64(st.Hops[0].Qlen)) & 0xffffff       // st_hop0_qlen
+	var v291 uint64
 	if v290 != 0 {
+		var v286 uint64 // h0_u
+		if v159 != 0 {
+			v226 := v162 == 0x0
+			var v227 uint64
+			if v226 {
+				v227 = 0x7ffffffffffff
+			} else {
+				v164 := 0x3f | v162<<6
+				v165 := v164 >> 16
+				v166 := (v164) & 0xffff
+				v168 := v165 == 0x0
+				var v168u uint64
+				if v168 {
+					v168u = 1
+				}
+				v169 := v165
+				if v168 {
+					v169 = v166
+				}
+				v170 := v169 >> 8
+				v171 := (v169) & 0xff
+				v173 := v170 == 0x0
+				var v173u uint64
+				if v173 {
+					v173u = 1
+				}
+				v174 := v170
+				if v173 {
+					v174 = v171
+				}
+				v175 := v174 >> 4
+				v176 := (v174) & 0xf
+				v178 := v175 == 0x0
+				var v178u uint64
+				if v178 {
+					v178u = 1
+				}
+				v179 := v175
+				if v178 {
+					v179 = v176
+				}
+				v180 := v179 >> 2
+				v181 := (v179) & 0x3
+				v183 := v180 == 0x0
+				var v183u uint64
+				if v183 {
+					v183u = 1
+				}
+				v184 := v180
+				if v183 {
+					v184 = v181
+				}
+				v185 := v184 >> 1
+				v188 := v185 == 0x0
+				var v188u uint64
+				if v188 {
+					v188u = 1
+				}
+				v189 := v188u | v183u<<1 | v178u<<2 | v173u<<3 | v168u<<4 // clz
+				v190 := (v162 << v189) & 0x3ffffff                        // recip_mant
+				v192 := (v190 >> 15) & 0x3ff
+				v193 := uint64(sojournrom193[(v192)&0x3ff]) // recip_rom
+				v195 := v190 * v193
+				v196 := v195 >> 19
+				v197 := v196
+				v200 := v197
+				v201 := v200
+				v202 := 0x8000000 - v201
+				v203 := v202
+				v207 := v203
+				v208 := v193 * v207
+				v209 := v208 >> 20
+				v210 := v209
+				v211 := (v210 << v189) & 0x1fffffffffffff
+				v212 := v211 >> 1
+				v213 := (v211) & 0x1 // rnd_inc
+				v216 := v212
+				v217 := v213
+				v218 := v216 + v217
+				v219 := (v218) & 0x7ffffffffffff
+				v221 := v218 > 0x7ffffffffffff // ovf_hi
+				v223 := v219
+				if v221 {
+					v223 = 0x7ffffffffffff
+				}
+				v227 = v223
+			}
+			v228 := (v34 - v8) & 0xffffffff
+			v229h, v229l := bits.Mul64(v228, v227)
+			v230l := v229l>>18 | v229h<<46
+			v230h := (v229h >> 18) & 0x1
+			v231 := (v229l >> 17) & 0x1 // rnd_inc_231
+			v237l := v230l
+			v237h := (v230h) & 0x3
+			v238 := v231
+			v239l, v239c := bits.Add64(v237l, v238, 0)
+			v239h := (v237h + 0 + v239c) & 0x3
+			v240 := (v239l) & 0xfffffffffffff
+			v242 := v239h > 0 || v239h == 0 && v239l > 0xfffffffffffff // ovf_hi_242
+			v244 := v240
+			if v242 {
+				v244 = 0xfffffffffffff
+			}
+			v245 := v125 < v9
+			v246 := v9
+			if v245 {
+				v246 = v125
+			}
+			v247 := uint64(sojournrom247[(v30)&0xf]) // kq
+			v248 := v246 * v247
+			v249 := v248 >> 20
+			v250 := (v248 >> 19) & 0x1 // rnd_inc_250
+			v256 := v249
+			v257 := v250
+			v258 := v256 + v257
+			v259 := v258
+			v260 := uint64(sojournrom260[(v30)&0xf]) // kr
+			v261h, v261l := bits.Mul64(v244, v260)
+			v262 := v261l>>40 | v261h<<24
+			v263 := (v261l >> 39) & 0x1 // rnd_inc_263
+			v269 := v262
+			v270 := v263
+			v271 := v269 + v270
+			v272 := (v271) & 0xffffffffff
+			v274 := v271 > 0xffffffffff // ovf_hi_274
+			v276 := v272
+			if v274 {
+				v276 = 0xffffffffff
+			}
+			v277 := v259
+			v278 := v276
+			v279 := v277 + v278
+			v280 := (v279) & 0xffffffff
+			v282 := v279 > 0xffffffff // ovf_hi_282
+			v284 := v280
+			if v282 {
+				v284 = 0xffffffff
+			}
+			v286 = v284
+		} else {
+			v286 = 0x0
+		}
 		v291 = v286
-	}
-	v292 := uint64(0x0)
-	if v290 != 0 {
-		v292 = v162
+	} else {
+		v291 = 0x0
 	}
 	v294 := uint64(0x5)
 	if v290 != 0 {
@@ -514,146 +516,150 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v377 != 0 {
 		v380 = v378
 	}
-	v382 := 0x3f | v380<<6
-	v383 := v382 >> 16
-	v384 := (v382) & 0xffff
-	v386 := v383 == 0x0
-	var v386u uint64
-	if v386 {
-		v386u = 1
-	}
-	v387 := v383
-	if v386 {
-		v387 = v384
-	}
-	v388 := v387 >> 8
-	v389 := (v387) & 0xff
-	v391 := v388 == 0x0
-	var v391u uint64
-	if v391 {
-		v391u = 1
-	}
-	v392 := v388
-	if v391 {
-		v392 = v389
-	}
-	v393 := v392 >> 4
-	v394 := (v392) & 0xf
-	v396 := v393 == 0x0
-	var v396u uint64
-	if v396 {
-		v396u = 1
-	}
-	v397 := v393
-	if v396 {
-		v397 = v394
-	}
-	v398 := v397 >> 2
-	v399 := (v397) & 0x3
-	v401 := v398 == 0x0
-	var v401u uint64
-	if v401 {
-		v401u = 1
-	}
-	v402 := v398
-	if v401 {
-		v402 = v399
-	}
-	v403 := v402 >> 1
-	v406 := v403 == 0x0
-	var v406u uint64
-	if v406 {
-		v406u = 1
-	}
-	v407 := v406u | v401u<<1 | v396u<<2 | v391u<<3 | v386u<<4 // clz_407
-	v408 := (v380 << v407) & 0x3ffffff                        // recip_mant_408
-	v410 := (v408 >> 15) & 0x3ff
-	v411 := uint64(sojournrom411[(v410)&0x3ff]) // recip_rom_411
-	v413 := v408 * v411
-	v414 := v413 >> 19
-	v415 := v414
-	v418 := v415
-	v419 := v418
-	v420 := 0x8000000 - v419
-	v421 := v420
-	v425 := v421
-	v426 := v411 * v425
-	v427 := v426 >> 20
-	v428 := v427
-	v429 := (v428 << v407) & 0x1fffffffffffff
-	v430 := v429 >> 1
-	v431 := (v429) & 0x1 // rnd_inc_431
-	v434 := v430
-	v435 := v431
-	v436 := v434 + v435
-	v437 := (v436) & 0x7ffffffffffff
-	v439 := v436 > 0x7ffffffffffff // ovf_hi_439
-	v441 := v437
-	if v439 {
-		v441 = 0x7ffffffffffff
-	}
-	v444 := v380 == 0x0
-	v445 := v441
-	if v444 {
-		v445 = 0x7ffffffffffff
-	}
 	v42 := (uint64(in.Hops[1].TxBytes)) & 0xffffffff // in_hop1_tx_bytes
 	v12 := (uint64(st.Hops[1].TxBytes)) & 0xffffffff // st_hop1_tx_bytes
-	v446 := (v42 - v12) & 0xffffffff
-	v447h, v447l := bits.Mul64(v446, v445)
-	v448l := v447l>>18 | v447h<<46
-	v448h := (v447h >> 18) & 0x1
-	v449 := (v447l >> 17) & 0x1 // rnd_inc_449
-	v455l := v448l
-	v455h := (v448h) & 0x3
-	v456 := v449
-	v457l, v457c := bits.Add64(v455l, v456, 0)
-	v457h := (v455h + 0 + v457c) & 0x3
-	v458 := (v457l) & 0xfffffffffffff
-	v460 := v457h > 0 || v457h == 0 && v457l > 0xfffffffffffff // ovf_hi_460
-	v462 := v458
-	if v460 {
-		v462 = 0xfffffffffffff
-	}
-	v13 := (uint64(st.Hops[1].Qlen)) & 0xffffff // st_hop1_qlen
-	v463 := v343 < v13
-	v464 := v13
-	if v463 {
-		v464 = v343
-	}
-	v465 := uint64(sojournrom465[(v38)&0xf]) // kq_465
-	v466 := v464 * v465
-	v467 := v466 >> 20
-	v468 := (v466 >> 19) & 0x1 // rnd_inc_468
-	v474 := v467
-	v475 := v468
-	v476 := v474 + v475
-	v477 := v476
-	v478 := uint64(sojournrom478[(v38)&0xf]) // kr_478
-	v479h, v479l := bits.Mul64(v462, v478)
-	v480 := v479l>>40 | v479h<<24
-	v481 := (v479l >> 39) & 0x1 // rnd_inc_481
-	v487 := v480
-	v488 := v481
-	v489 := v487 + v488
-	v490 := (v489) & 0xffffffffff
-	v492 := v489 > 0xffffffffff // ovf_hi_492
-	v494 := v490
-	if v492 {
-		v494 = 0xffffffffff
-	}
-	v495 := v477
-	v496 := v494
-	v497 := v495 + v496
-	v498 := (v497) & 0xffffffff
-	v500 := v497 > 0xffffffff // ovf_hi_500
-	v502 := v498
-	if v500 {
-		v502 = 0xffffffff
-	}
-	v504 := uint64(0x0) // h1_u
+	v13 := (uint64(st.Hops[1].Qlen)) & 0xffffff      // st_hop1_qlen
+	var v504 uint64                                  // h1_u
 	if v377 != 0 {
+		v444 := v380 == 0x0
+		var v445 uint64
+		if v444 {
+			v445 = 0x7ffffffffffff
+		} else {
+			v382 := 0x3f | v380<<6
+			v383 := v382 >> 16
+			v384 := (v382) & 0xffff
+			v386 := v383 == 0x0
+			var v386u uint64
+			if v386 {
+				v386u = 1
+			}
+			v387 := v383
+			if v386 {
+				v387 = v384
+			}
+			v388 := v387 >> 8
+			v389 := (v387) & 0xff
+			v391 := v388 == 0x0
+			var v391u uint64
+			if v391 {
+				v391u = 1
+			}
+			v392 := v388
+			if v391 {
+				v392 = v389
+			}
+			v393 := v392 >> 4
+			v394 := (v392) & 0xf
+			v396 := v393 == 0x0
+			var v396u uint64
+			if v396 {
+				v396u = 1
+			}
+			v397 := v393
+			if v396 {
+				v397 = v394
+			}
+			v398 := v397 >> 2
+			v399 := (v397) & 0x3
+			v401 := v398 == 0x0
+			var v401u uint64
+			if v401 {
+				v401u = 1
+			}
+			v402 := v398
+			if v401 {
+				v402 = v399
+			}
+			v403 := v402 >> 1
+			v406 := v403 == 0x0
+			var v406u uint64
+			if v406 {
+				v406u = 1
+			}
+			v407 := v406u | v401u<<1 | v396u<<2 | v391u<<3 | v386u<<4 // clz_407
+			v408 := (v380 << v407) & 0x3ffffff                        // recip_mant_408
+			v410 := (v408 >> 15) & 0x3ff
+			v411 := uint64(sojournrom411[(v410)&0x3ff]) // recip_rom_411
+			v413 := v408 * v411
+			v414 := v413 >> 19
+			v415 := v414
+			v418 := v415
+			v419 := v418
+			v420 := 0x8000000 - v419
+			v421 := v420
+			v425 := v421
+			v426 := v411 * v425
+			v427 := v426 >> 20
+			v428 := v427
+			v429 := (v428 << v407) & 0x1fffffffffffff
+			v430 := v429 >> 1
+			v431 := (v429) & 0x1 // rnd_inc_431
+			v434 := v430
+			v435 := v431
+			v436 := v434 + v435
+			v437 := (v436) & 0x7ffffffffffff
+			v439 := v436 > 0x7ffffffffffff // ovf_hi_439
+			v441 := v437
+			if v439 {
+				v441 = 0x7ffffffffffff
+			}
+			v445 = v441
+		}
+		v446 := (v42 - v12) & 0xffffffff
+		v447h, v447l := bits.Mul64(v446, v445)
+		v448l := v447l>>18 | v447h<<46
+		v448h := (v447h >> 18) & 0x1
+		v449 := (v447l >> 17) & 0x1 // rnd_inc_449
+		v455l := v448l
+		v455h := (v448h) & 0x3
+		v456 := v449
+		v457l, v457c := bits.Add64(v455l, v456, 0)
+		v457h := (v455h + 0 + v457c) & 0x3
+		v458 := (v457l) & 0xfffffffffffff
+		v460 := v457h > 0 || v457h == 0 && v457l > 0xfffffffffffff // ovf_hi_460
+		v462 := v458
+		if v460 {
+			v462 = 0xfffffffffffff
+		}
+		v463 := v343 < v13
+		v464 := v13
+		if v463 {
+			v464 = v343
+		}
+		v465 := uint64(sojournrom465[(v38)&0xf]) // kq_465
+		v466 := v464 * v465
+		v467 := v466 >> 20
+		v468 := (v466 >> 19) & 0x1 // rnd_inc_468
+		v474 := v467
+		v475 := v468
+		v476 := v474 + v475
+		v477 := v476
+		v478 := uint64(sojournrom478[(v38)&0xf]) // kr_478
+		v479h, v479l := bits.Mul64(v462, v478)
+		v480 := v479l>>40 | v479h<<24
+		v481 := (v479l >> 39) & 0x1 // rnd_inc_481
+		v487 := v480
+		v488 := v481
+		v489 := v487 + v488
+		v490 := (v489) & 0xffffffffff
+		v492 := v489 > 0xffffffffff // ovf_hi_492
+		v494 := v490
+		if v492 {
+			v494 = 0xffffffffff
+		}
+		v495 := v477
+		v496 := v494
+		v497 := v495 + v496
+		v498 := (v497) & 0xffffffff
+		v500 := v497 > 0xffffffff // ovf_hi_500
+		v502 := v498
+		if v500 {
+			v502 = 0xffffffff
+		}
 		v504 = v502
+	} else {
+		v504 = 0x0
 	}
 	v505 := (^v295) & 0x1
 	v506 := v504 > v291
@@ -666,10 +672,6 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v509 := v291
 	if v508 != 0 {
 		v509 = v504
-	}
-	v510 := v292
-	if v508 != 0 {
-		v510 = v380
 	}
 	v512 := v294
 	if v508 != 0 {
@@ -812,146 +814,150 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v595 != 0 {
 		v598 = v596
 	}
-	v600 := 0x3f | v598<<6
-	v601 := v600 >> 16
-	v602 := (v600) & 0xffff
-	v604 := v601 == 0x0
-	var v604u uint64
-	if v604 {
-		v604u = 1
-	}
-	v605 := v601
-	if v604 {
-		v605 = v602
-	}
-	v606 := v605 >> 8
-	v607 := (v605) & 0xff
-	v609 := v606 == 0x0
-	var v609u uint64
-	if v609 {
-		v609u = 1
-	}
-	v610 := v606
-	if v609 {
-		v610 = v607
-	}
-	v611 := v610 >> 4
-	v612 := (v610) & 0xf
-	v614 := v611 == 0x0
-	var v614u uint64
-	if v614 {
-		v614u = 1
-	}
-	v615 := v611
-	if v614 {
-		v615 = v612
-	}
-	v616 := v615 >> 2
-	v617 := (v615) & 0x3
-	v619 := v616 == 0x0
-	var v619u uint64
-	if v619 {
-		v619u = 1
-	}
-	v620 := v616
-	if v619 {
-		v620 = v617
-	}
-	v621 := v620 >> 1
-	v624 := v621 == 0x0
-	var v624u uint64
-	if v624 {
-		v624u = 1
-	}
-	v625 := v624u | v619u<<1 | v614u<<2 | v609u<<3 | v604u<<4 // clz_625
-	v626 := (v598 << v625) & 0x3ffffff                        // recip_mant_626
-	v628 := (v626 >> 15) & 0x3ff
-	v629 := uint64(sojournrom629[(v628)&0x3ff]) // recip_rom_629
-	v631 := v626 * v629
-	v632 := v631 >> 19
-	v633 := v632
-	v636 := v633
-	v637 := v636
-	v638 := 0x8000000 - v637
-	v639 := v638
-	v643 := v639
-	v644 := v629 * v643
-	v645 := v644 >> 20
-	v646 := v645
-	v647 := (v646 << v625) & 0x1fffffffffffff
-	v648 := v647 >> 1
-	v649 := (v647) & 0x1 // rnd_inc_649
-	v652 := v648
-	v653 := v649
-	v654 := v652 + v653
-	v655 := (v654) & 0x7ffffffffffff
-	v657 := v654 > 0x7ffffffffffff // ovf_hi_657
-	v659 := v655
-	if v657 {
-		v659 = 0x7ffffffffffff
-	}
-	v662 := v598 == 0x0
-	v663 := v659
-	if v662 {
-		v663 = 0x7ffffffffffff
-	}
 	v50 := (uint64(in.Hops[2].TxBytes)) & 0xffffffff // in_hop2_tx_bytes
 	v16 := (uint64(st.Hops[2].TxBytes)) & 0xffffffff // st_hop2_tx_bytes
-	v664 := (v50 - v16) & 0xffffffff
-	v665h, v665l := bits.Mul64(v664, v663)
-	v666l := v665l>>18 | v665h<<46
-	v666h := (v665h >> 18) & 0x1
-	v667 := (v665l >> 17) & 0x1 // rnd_inc_667
-	v673l := v666l
-	v673h := (v666h) & 0x3
-	v674 := v667
-	v675l, v675c := bits.Add64(v673l, v674, 0)
-	v675h := (v673h + 0 + v675c) & 0x3
-	v676 := (v675l) & 0xfffffffffffff
-	v678 := v675h > 0 || v675h == 0 && v675l > 0xfffffffffffff // ovf_hi_678
-	v680 := v676
-	if v678 {
-		v680 = 0xfffffffffffff
-	}
-	v17 := (uint64(st.Hops[2].Qlen)) & 0xffffff // st_hop2_qlen
-	v681 := v561 < v17
-	v682 := v17
-	if v681 {
-		v682 = v561
-	}
-	v683 := uint64(sojournrom683[(v46)&0xf]) // kq_683
-	v684 := v682 * v683
-	v685 := v684 >> 20
-	v686 := (v684 >> 19) & 0x1 // rnd_inc_686
-	v692 := v685
-	v693 := v686
-	v694 := v692 + v693
-	v695 := v694
-	v696 := uint64(sojournrom696[(v46)&0xf]) // kr_696
-	v697h, v697l := bits.Mul64(v680, v696)
-	v698 := v697l>>40 | v697h<<24
-	v699 := (v697l >> 39) & 0x1 // rnd_inc_699
-	v705 := v698
-	v706 := v699
-	v707 := v705 + v706
-	v708 := (v707) & 0xffffffffff
-	v710 := v707 > 0xffffffffff // ovf_hi_710
-	v712 := v708
-	if v710 {
-		v712 = 0xffffffffff
-	}
-	v713 := v695
-	v714 := v712
-	v715 := v713 + v714
-	v716 := (v715) & 0xffffffff
-	v718 := v715 > 0xffffffff // ovf_hi_718
-	v720 := v716
-	if v718 {
-		v720 = 0xffffffff
-	}
-	v722 := uint64(0x0) // h2_u
+	v17 := (uint64(st.Hops[2].Qlen)) & 0xffffff      // st_hop2_qlen
+	var v722 uint64                                  // h2_u
 	if v595 != 0 {
+		v662 := v598 == 0x0
+		var v663 uint64
+		if v662 {
+			v663 = 0x7ffffffffffff
+		} else {
+			v600 := 0x3f | v598<<6
+			v601 := v600 >> 16
+			v602 := (v600) & 0xffff
+			v604 := v601 == 0x0
+			var v604u uint64
+			if v604 {
+				v604u = 1
+			}
+			v605 := v601
+			if v604 {
+				v605 = v602
+			}
+			v606 := v605 >> 8
+			v607 := (v605) & 0xff
+			v609 := v606 == 0x0
+			var v609u uint64
+			if v609 {
+				v609u = 1
+			}
+			v610 := v606
+			if v609 {
+				v610 = v607
+			}
+			v611 := v610 >> 4
+			v612 := (v610) & 0xf
+			v614 := v611 == 0x0
+			var v614u uint64
+			if v614 {
+				v614u = 1
+			}
+			v615 := v611
+			if v614 {
+				v615 = v612
+			}
+			v616 := v615 >> 2
+			v617 := (v615) & 0x3
+			v619 := v616 == 0x0
+			var v619u uint64
+			if v619 {
+				v619u = 1
+			}
+			v620 := v616
+			if v619 {
+				v620 = v617
+			}
+			v621 := v620 >> 1
+			v624 := v621 == 0x0
+			var v624u uint64
+			if v624 {
+				v624u = 1
+			}
+			v625 := v624u | v619u<<1 | v614u<<2 | v609u<<3 | v604u<<4 // clz_625
+			v626 := (v598 << v625) & 0x3ffffff                        // recip_mant_626
+			v628 := (v626 >> 15) & 0x3ff
+			v629 := uint64(sojournrom629[(v628)&0x3ff]) // recip_rom_629
+			v631 := v626 * v629
+			v632 := v631 >> 19
+			v633 := v632
+			v636 := v633
+			v637 := v636
+			v638 := 0x8000000 - v637
+			v639 := v638
+			v643 := v639
+			v644 := v629 * v643
+			v645 := v644 >> 20
+			v646 := v645
+			v647 := (v646 << v625) & 0x1fffffffffffff
+			v648 := v647 >> 1
+			v649 := (v647) & 0x1 // rnd_inc_649
+			v652 := v648
+			v653 := v649
+			v654 := v652 + v653
+			v655 := (v654) & 0x7ffffffffffff
+			v657 := v654 > 0x7ffffffffffff // ovf_hi_657
+			v659 := v655
+			if v657 {
+				v659 = 0x7ffffffffffff
+			}
+			v663 = v659
+		}
+		v664 := (v50 - v16) & 0xffffffff
+		v665h, v665l := bits.Mul64(v664, v663)
+		v666l := v665l>>18 | v665h<<46
+		v666h := (v665h >> 18) & 0x1
+		v667 := (v665l >> 17) & 0x1 // rnd_inc_667
+		v673l := v666l
+		v673h := (v666h) & 0x3
+		v674 := v667
+		v675l, v675c := bits.Add64(v673l, v674, 0)
+		v675h := (v673h + 0 + v675c) & 0x3
+		v676 := (v675l) & 0xfffffffffffff
+		v678 := v675h > 0 || v675h == 0 && v675l > 0xfffffffffffff // ovf_hi_678
+		v680 := v676
+		if v678 {
+			v680 = 0xfffffffffffff
+		}
+		v681 := v561 < v17
+		v682 := v17
+		if v681 {
+			v682 = v561
+		}
+		v683 := uint64(sojournrom683[(v46)&0xf]) // kq_683
+		v684 := v682 * v683
+		v685 := v684 >> 20
+		v686 := (v684 >> 19) & 0x1 // rnd_inc_686
+		v692 := v685
+		v693 := v686
+		v694 := v692 + v693
+		v695 := v694
+		v696 := uint64(sojournrom696[(v46)&0xf]) // kr_696
+		v697h, v697l := bits.Mul64(v680, v696)
+		v698 := v697l>>40 | v697h<<24
+		v699 := (v697l >> 39) & 0x1 // rnd_inc_699
+		v705 := v698
+		v706 := v699
+		v707 := v705 + v706
+		v708 := (v707) & 0xffffffffff
+		v710 := v707 > 0xffffffffff // ovf_hi_710
+		v712 := v708
+		if v710 {
+			v712 = 0xffffffffff
+		}
+		v713 := v695
+		v714 := v712
+		v715 := v713 + v714
+		v716 := (v715) & 0xffffffff
+		v718 := v715 > 0xffffffff // ovf_hi_718
+		v720 := v716
+		if v718 {
+			v720 = 0xffffffff
+		}
 		v722 = v720
+	} else {
+		v722 = 0x0
 	}
 	v723 := (^v513) & 0x1
 	v724 := v722 > v509
@@ -964,10 +970,6 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v727 := v509
 	if v726 != 0 {
 		v727 = v722
-	}
-	v728 := v510
-	if v726 != 0 {
-		v728 = v598
 	}
 	v730 := v512
 	if v726 != 0 {
@@ -1110,146 +1112,150 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v813 != 0 {
 		v816 = v814
 	}
-	v818 := 0x3f | v816<<6
-	v819 := v818 >> 16
-	v820 := (v818) & 0xffff
-	v822 := v819 == 0x0
-	var v822u uint64
-	if v822 {
-		v822u = 1
-	}
-	v823 := v819
-	if v822 {
-		v823 = v820
-	}
-	v824 := v823 >> 8
-	v825 := (v823) & 0xff
-	v827 := v824 == 0x0
-	var v827u uint64
-	if v827 {
-		v827u = 1
-	}
-	v828 := v824
-	if v827 {
-		v828 = v825
-	}
-	v829 := v828 >> 4
-	v830 := (v828) & 0xf
-	v832 := v829 == 0x0
-	var v832u uint64
-	if v832 {
-		v832u = 1
-	}
-	v833 := v829
-	if v832 {
-		v833 = v830
-	}
-	v834 := v833 >> 2
-	v835 := (v833) & 0x3
-	v837 := v834 == 0x0
-	var v837u uint64
-	if v837 {
-		v837u = 1
-	}
-	v838 := v834
-	if v837 {
-		v838 = v835
-	}
-	v839 := v838 >> 1
-	v842 := v839 == 0x0
-	var v842u uint64
-	if v842 {
-		v842u = 1
-	}
-	v843 := v842u | v837u<<1 | v832u<<2 | v827u<<3 | v822u<<4 // clz_843
-	v844 := (v816 << v843) & 0x3ffffff                        // recip_mant_844
-	v846 := (v844 >> 15) & 0x3ff
-	v847 := uint64(sojournrom847[(v846)&0x3ff]) // recip_rom_847
-	v849 := v844 * v847
-	v850 := v849 >> 19
-	v851 := v850
-	v854 := v851
-	v855 := v854
-	v856 := 0x8000000 - v855
-	v857 := v856
-	v861 := v857
-	v862 := v847 * v861
-	v863 := v862 >> 20
-	v864 := v863
-	v865 := (v864 << v843) & 0x1fffffffffffff
-	v866 := v865 >> 1
-	v867 := (v865) & 0x1 // rnd_inc_867
-	v870 := v866
-	v871 := v867
-	v872 := v870 + v871
-	v873 := (v872) & 0x7ffffffffffff
-	v875 := v872 > 0x7ffffffffffff // ovf_hi_875
-	v877 := v873
-	if v875 {
-		v877 = 0x7ffffffffffff
-	}
-	v880 := v816 == 0x0
-	v881 := v877
-	if v880 {
-		v881 = 0x7ffffffffffff
-	}
 	v58 := (uint64(in.Hops[3].TxBytes)) & 0xffffffff // in_hop3_tx_bytes
 	v20 := (uint64(st.Hops[3].TxBytes)) & 0xffffffff // st_hop3_tx_bytes
-	v882 := (v58 - v20) & 0xffffffff
-	v883h, v883l := bits.Mul64(v882, v881)
-	v884l := v883l>>18 | v883h<<46
-	v884h := (v883h >> 18) & 0x1
-	v885 := (v883l >> 17) & 0x1 // rnd_inc_885
-	v891l := v884l
-	v891h := (v884h) & 0x3
-	v892 := v885
-	v893l, v893c := bits.Add64(v891l, v892, 0)
-	v893h := (v891h + 0 + v893c) & 0x3
-	v894 := (v893l) & 0xfffffffffffff
-	v896 := v893h > 0 || v893h == 0 && v893l > 0xfffffffffffff // ovf_hi_896
-	v898 := v894
-	if v896 {
-		v898 = 0xfffffffffffff
-	}
-	v21 := (uint64(st.Hops[3].Qlen)) & 0xffffff // st_hop3_qlen
-	v899 := v779 < v21
-	v900 := v21
-	if v899 {
-		v900 = v779
-	}
-	v901 := uint64(sojournrom901[(v54)&0xf]) // kq_901
-	v902 := v900 * v901
-	v903 := v902 >> 20
-	v904 := (v902 >> 19) & 0x1 // rnd_inc_904
-	v910 := v903
-	v911 := v904
-	v912 := v910 + v911
-	v913 := v912
-	v914 := uint64(sojournrom914[(v54)&0xf]) // kr_914
-	v915h, v915l := bits.Mul64(v898, v914)
-	v916 := v915l>>40 | v915h<<24
-	v917 := (v915l >> 39) & 0x1 // rnd_inc_917
-	v923 := v916
-	v924 := v917
-	v925 := v923 + v924
-	v926 := (v925) & 0xffffffffff
-	v928 := v925 > 0xffffffffff // ovf_hi_928
-	v930 := v926
-	if v928 {
-		v930 = 0xffffffffff
-	}
-	v931 := v913
-	v932 := v930
-	v933 := v931 + v932
-	v934 := (v933) & 0xffffffff
-	v936 := v933 > 0xffffffff // ovf_hi_936
-	v938 := v934
-	if v936 {
-		v938 = 0xffffffff
-	}
-	v940 := uint64(0x0) // h3_u
+	v21 := (uint64(st.Hops[3].Qlen)) & 0xffffff      // st_hop3_qlen
+	var v940 uint64                                  // h3_u
 	if v813 != 0 {
+		v880 := v816 == 0x0
+		var v881 uint64
+		if v880 {
+			v881 = 0x7ffffffffffff
+		} else {
+			v818 := 0x3f | v816<<6
+			v819 := v818 >> 16
+			v820 := (v818) & 0xffff
+			v822 := v819 == 0x0
+			var v822u uint64
+			if v822 {
+				v822u = 1
+			}
+			v823 := v819
+			if v822 {
+				v823 = v820
+			}
+			v824 := v823 >> 8
+			v825 := (v823) & 0xff
+			v827 := v824 == 0x0
+			var v827u uint64
+			if v827 {
+				v827u = 1
+			}
+			v828 := v824
+			if v827 {
+				v828 = v825
+			}
+			v829 := v828 >> 4
+			v830 := (v828) & 0xf
+			v832 := v829 == 0x0
+			var v832u uint64
+			if v832 {
+				v832u = 1
+			}
+			v833 := v829
+			if v832 {
+				v833 = v830
+			}
+			v834 := v833 >> 2
+			v835 := (v833) & 0x3
+			v837 := v834 == 0x0
+			var v837u uint64
+			if v837 {
+				v837u = 1
+			}
+			v838 := v834
+			if v837 {
+				v838 = v835
+			}
+			v839 := v838 >> 1
+			v842 := v839 == 0x0
+			var v842u uint64
+			if v842 {
+				v842u = 1
+			}
+			v843 := v842u | v837u<<1 | v832u<<2 | v827u<<3 | v822u<<4 // clz_843
+			v844 := (v816 << v843) & 0x3ffffff                        // recip_mant_844
+			v846 := (v844 >> 15) & 0x3ff
+			v847 := uint64(sojournrom847[(v846)&0x3ff]) // recip_rom_847
+			v849 := v844 * v847
+			v850 := v849 >> 19
+			v851 := v850
+			v854 := v851
+			v855 := v854
+			v856 := 0x8000000 - v855
+			v857 := v856
+			v861 := v857
+			v862 := v847 * v861
+			v863 := v862 >> 20
+			v864 := v863
+			v865 := (v864 << v843) & 0x1fffffffffffff
+			v866 := v865 >> 1
+			v867 := (v865) & 0x1 // rnd_inc_867
+			v870 := v866
+			v871 := v867
+			v872 := v870 + v871
+			v873 := (v872) & 0x7ffffffffffff
+			v875 := v872 > 0x7ffffffffffff // ovf_hi_875
+			v877 := v873
+			if v875 {
+				v877 = 0x7ffffffffffff
+			}
+			v881 = v877
+		}
+		v882 := (v58 - v20) & 0xffffffff
+		v883h, v883l := bits.Mul64(v882, v881)
+		v884l := v883l>>18 | v883h<<46
+		v884h := (v883h >> 18) & 0x1
+		v885 := (v883l >> 17) & 0x1 // rnd_inc_885
+		v891l := v884l
+		v891h := (v884h) & 0x3
+		v892 := v885
+		v893l, v893c := bits.Add64(v891l, v892, 0)
+		v893h := (v891h + 0 + v893c) & 0x3
+		v894 := (v893l) & 0xfffffffffffff
+		v896 := v893h > 0 || v893h == 0 && v893l > 0xfffffffffffff // ovf_hi_896
+		v898 := v894
+		if v896 {
+			v898 = 0xfffffffffffff
+		}
+		v899 := v779 < v21
+		v900 := v21
+		if v899 {
+			v900 = v779
+		}
+		v901 := uint64(sojournrom901[(v54)&0xf]) // kq_901
+		v902 := v900 * v901
+		v903 := v902 >> 20
+		v904 := (v902 >> 19) & 0x1 // rnd_inc_904
+		v910 := v903
+		v911 := v904
+		v912 := v910 + v911
+		v913 := v912
+		v914 := uint64(sojournrom914[(v54)&0xf]) // kr_914
+		v915h, v915l := bits.Mul64(v898, v914)
+		v916 := v915l>>40 | v915h<<24
+		v917 := (v915l >> 39) & 0x1 // rnd_inc_917
+		v923 := v916
+		v924 := v917
+		v925 := v923 + v924
+		v926 := (v925) & 0xffffffffff
+		v928 := v925 > 0xffffffffff // ovf_hi_928
+		v930 := v926
+		if v928 {
+			v930 = 0xffffffffff
+		}
+		v931 := v913
+		v932 := v930
+		v933 := v931 + v932
+		v934 := (v933) & 0xffffffff
+		v936 := v933 > 0xffffffff // ovf_hi_936
+		v938 := v934
+		if v936 {
+			v938 = 0xffffffff
+		}
 		v940 = v938
+	} else {
+		v940 = 0x0
 	}
 	v941 := (^v731) & 0x1
 	v942 := v940 > v727
@@ -1262,10 +1268,6 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	v945 := v727
 	if v944 != 0 {
 		v945 = v940
-	}
-	v946 := v728
-	if v944 != 0 {
-		v946 = v816
 	}
 	v948 := v730
 	if v944 != 0 {
@@ -1408,146 +1410,150 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1031 != 0 {
 		v1034 = v1032
 	}
-	v1036 := 0x3f | v1034<<6
-	v1037 := v1036 >> 16
-	v1038 := (v1036) & 0xffff
-	v1040 := v1037 == 0x0
-	var v1040u uint64
-	if v1040 {
-		v1040u = 1
-	}
-	v1041 := v1037
-	if v1040 {
-		v1041 = v1038
-	}
-	v1042 := v1041 >> 8
-	v1043 := (v1041) & 0xff
-	v1045 := v1042 == 0x0
-	var v1045u uint64
-	if v1045 {
-		v1045u = 1
-	}
-	v1046 := v1042
-	if v1045 {
-		v1046 = v1043
-	}
-	v1047 := v1046 >> 4
-	v1048 := (v1046) & 0xf
-	v1050 := v1047 == 0x0
-	var v1050u uint64
-	if v1050 {
-		v1050u = 1
-	}
-	v1051 := v1047
-	if v1050 {
-		v1051 = v1048
-	}
-	v1052 := v1051 >> 2
-	v1053 := (v1051) & 0x3
-	v1055 := v1052 == 0x0
-	var v1055u uint64
-	if v1055 {
-		v1055u = 1
-	}
-	v1056 := v1052
-	if v1055 {
-		v1056 = v1053
-	}
-	v1057 := v1056 >> 1
-	v1060 := v1057 == 0x0
-	var v1060u uint64
-	if v1060 {
-		v1060u = 1
-	}
-	v1061 := v1060u | v1055u<<1 | v1050u<<2 | v1045u<<3 | v1040u<<4 // clz_1061
-	v1062 := (v1034 << v1061) & 0x3ffffff                           // recip_mant_1062
-	v1064 := (v1062 >> 15) & 0x3ff
-	v1065 := uint64(sojournrom1065[(v1064)&0x3ff]) // recip_rom_1065
-	v1067 := v1062 * v1065
-	v1068 := v1067 >> 19
-	v1069 := v1068
-	v1072 := v1069
-	v1073 := v1072
-	v1074 := 0x8000000 - v1073
-	v1075 := v1074
-	v1079 := v1075
-	v1080 := v1065 * v1079
-	v1081 := v1080 >> 20
-	v1082 := v1081
-	v1083 := (v1082 << v1061) & 0x1fffffffffffff
-	v1084 := v1083 >> 1
-	v1085 := (v1083) & 0x1 // rnd_inc_1085
-	v1088 := v1084
-	v1089 := v1085
-	v1090 := v1088 + v1089
-	v1091 := (v1090) & 0x7ffffffffffff
-	v1093 := v1090 > 0x7ffffffffffff // ovf_hi_1093
-	v1095 := v1091
-	if v1093 {
-		v1095 = 0x7ffffffffffff
-	}
-	v1098 := v1034 == 0x0
-	v1099 := v1095
-	if v1098 {
-		v1099 = 0x7ffffffffffff
-	}
 	v66 := (uint64(in.Hops[4].TxBytes)) & 0xffffffff // in_hop4_tx_bytes
 	v24 := (uint64(st.Hops[4].TxBytes)) & 0xffffffff // st_hop4_tx_bytes
-	v1100 := (v66 - v24) & 0xffffffff
-	v1101h, v1101l := bits.Mul64(v1100, v1099)
-	v1102l := v1101l>>18 | v1101h<<46
-	v1102h := (v1101h >> 18) & 0x1
-	v1103 := (v1101l >> 17) & 0x1 // rnd_inc_1103
-	v1109l := v1102l
-	v1109h := (v1102h) & 0x3
-	v1110 := v1103
-	v1111l, v1111c := bits.Add64(v1109l, v1110, 0)
-	v1111h := (v1109h + 0 + v1111c) & 0x3
-	v1112 := (v1111l) & 0xfffffffffffff
-	v1114 := v1111h > 0 || v1111h == 0 && v1111l > 0xfffffffffffff // ovf_hi_1114
-	v1116 := v1112
-	if v1114 {
-		v1116 = 0xfffffffffffff
-	}
-	v25 := (uint64(st.Hops[4].Qlen)) & 0xffffff // st_hop4_qlen
-	v1117 := v997 < v25
-	v1118 := v25
-	if v1117 {
-		v1118 = v997
-	}
-	v1119 := uint64(sojournrom1119[(v62)&0xf]) // kq_1119
-	v1120 := v1118 * v1119
-	v1121 := v1120 >> 20
-	v1122 := (v1120 >> 19) & 0x1 // rnd_inc_1122
-	v1128 := v1121
-	v1129 := v1122
-	v1130 := v1128 + v1129
-	v1131 := v1130
-	v1132 := uint64(sojournrom1132[(v62)&0xf]) // kr_1132
-	v1133h, v1133l := bits.Mul64(v1116, v1132)
-	v1134 := v1133l>>40 | v1133h<<24
-	v1135 := (v1133l >> 39) & 0x1 // rnd_inc_1135
-	v1141 := v1134
-	v1142 := v1135
-	v1143 := v1141 + v1142
-	v1144 := (v1143) & 0xffffffffff
-	v1146 := v1143 > 0xffffffffff // ovf_hi_1146
-	v1148 := v1144
-	if v1146 {
-		v1148 = 0xffffffffff
-	}
-	v1149 := v1131
-	v1150 := v1148
-	v1151 := v1149 + v1150
-	v1152 := (v1151) & 0xffffffff
-	v1154 := v1151 > 0xffffffff // ovf_hi_1154
-	v1156 := v1152
-	if v1154 {
-		v1156 = 0xffffffff
-	}
-	v1158 := uint64(0x0) // h4_u
+	v25 := (uint64(st.Hops[4].Qlen)) & 0xffffff      // st_hop4_qlen
+	var v1158 uint64                                 // h4_u
 	if v1031 != 0 {
+		v1098 := v1034 == 0x0
+		var v1099 uint64
+		if v1098 {
+			v1099 = 0x7ffffffffffff
+		} else {
+			v1036 := 0x3f | v1034<<6
+			v1037 := v1036 >> 16
+			v1038 := (v1036) & 0xffff
+			v1040 := v1037 == 0x0
+			var v1040u uint64
+			if v1040 {
+				v1040u = 1
+			}
+			v1041 := v1037
+			if v1040 {
+				v1041 = v1038
+			}
+			v1042 := v1041 >> 8
+			v1043 := (v1041) & 0xff
+			v1045 := v1042 == 0x0
+			var v1045u uint64
+			if v1045 {
+				v1045u = 1
+			}
+			v1046 := v1042
+			if v1045 {
+				v1046 = v1043
+			}
+			v1047 := v1046 >> 4
+			v1048 := (v1046) & 0xf
+			v1050 := v1047 == 0x0
+			var v1050u uint64
+			if v1050 {
+				v1050u = 1
+			}
+			v1051 := v1047
+			if v1050 {
+				v1051 = v1048
+			}
+			v1052 := v1051 >> 2
+			v1053 := (v1051) & 0x3
+			v1055 := v1052 == 0x0
+			var v1055u uint64
+			if v1055 {
+				v1055u = 1
+			}
+			v1056 := v1052
+			if v1055 {
+				v1056 = v1053
+			}
+			v1057 := v1056 >> 1
+			v1060 := v1057 == 0x0
+			var v1060u uint64
+			if v1060 {
+				v1060u = 1
+			}
+			v1061 := v1060u | v1055u<<1 | v1050u<<2 | v1045u<<3 | v1040u<<4 // clz_1061
+			v1062 := (v1034 << v1061) & 0x3ffffff                           // recip_mant_1062
+			v1064 := (v1062 >> 15) & 0x3ff
+			v1065 := uint64(sojournrom1065[(v1064)&0x3ff]) // recip_rom_1065
+			v1067 := v1062 * v1065
+			v1068 := v1067 >> 19
+			v1069 := v1068
+			v1072 := v1069
+			v1073 := v1072
+			v1074 := 0x8000000 - v1073
+			v1075 := v1074
+			v1079 := v1075
+			v1080 := v1065 * v1079
+			v1081 := v1080 >> 20
+			v1082 := v1081
+			v1083 := (v1082 << v1061) & 0x1fffffffffffff
+			v1084 := v1083 >> 1
+			v1085 := (v1083) & 0x1 // rnd_inc_1085
+			v1088 := v1084
+			v1089 := v1085
+			v1090 := v1088 + v1089
+			v1091 := (v1090) & 0x7ffffffffffff
+			v1093 := v1090 > 0x7ffffffffffff // ovf_hi_1093
+			v1095 := v1091
+			if v1093 {
+				v1095 = 0x7ffffffffffff
+			}
+			v1099 = v1095
+		}
+		v1100 := (v66 - v24) & 0xffffffff
+		v1101h, v1101l := bits.Mul64(v1100, v1099)
+		v1102l := v1101l>>18 | v1101h<<46
+		v1102h := (v1101h >> 18) & 0x1
+		v1103 := (v1101l >> 17) & 0x1 // rnd_inc_1103
+		v1109l := v1102l
+		v1109h := (v1102h) & 0x3
+		v1110 := v1103
+		v1111l, v1111c := bits.Add64(v1109l, v1110, 0)
+		v1111h := (v1109h + 0 + v1111c) & 0x3
+		v1112 := (v1111l) & 0xfffffffffffff
+		v1114 := v1111h > 0 || v1111h == 0 && v1111l > 0xfffffffffffff // ovf_hi_1114
+		v1116 := v1112
+		if v1114 {
+			v1116 = 0xfffffffffffff
+		}
+		v1117 := v997 < v25
+		v1118 := v25
+		if v1117 {
+			v1118 = v997
+		}
+		v1119 := uint64(sojournrom1119[(v62)&0xf]) // kq_1119
+		v1120 := v1118 * v1119
+		v1121 := v1120 >> 20
+		v1122 := (v1120 >> 19) & 0x1 // rnd_inc_1122
+		v1128 := v1121
+		v1129 := v1122
+		v1130 := v1128 + v1129
+		v1131 := v1130
+		v1132 := uint64(sojournrom1132[(v62)&0xf]) // kr_1132
+		v1133h, v1133l := bits.Mul64(v1116, v1132)
+		v1134 := v1133l>>40 | v1133h<<24
+		v1135 := (v1133l >> 39) & 0x1 // rnd_inc_1135
+		v1141 := v1134
+		v1142 := v1135
+		v1143 := v1141 + v1142
+		v1144 := (v1143) & 0xffffffffff
+		v1146 := v1143 > 0xffffffffff // ovf_hi_1146
+		v1148 := v1144
+		if v1146 {
+			v1148 = 0xffffffffff
+		}
+		v1149 := v1131
+		v1150 := v1148
+		v1151 := v1149 + v1150
+		v1152 := (v1151) & 0xffffffff
+		v1154 := v1151 > 0xffffffff // ovf_hi_1154
+		v1156 := v1152
+		if v1154 {
+			v1156 = 0xffffffff
+		}
 		v1158 = v1156
+	} else {
+		v1158 = 0x0
 	}
 	v1159 := (^v949) & 0x1
 	v1160 := v1158 > v945
@@ -1557,55 +1563,73 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	}
 	v1161 := v1159 | v1160u
 	v1162 := v1031 & v1161 // h4_take
-	v1163 := v945
-	if v1162 != 0 {
-		v1163 = v1158
-	}
-	v1164 := v946
-	if v1162 != 0 {
-		v1164 = v1034
-	}
 	v1166 := v948
 	if v1162 != 0 {
 		v1166 = 0x4
 	}
-	v1167 := v949 | v1031 // any_valid
-	v1170 := 0x1388 < v1164
-	v1171 := (v1164) & 0x1ffff
-	v1173 := v1164 > 0x1ffff // ovf_hi_1173
-	v1175 := v1171
-	if v1173 {
-		v1175 = 0x1ffff
-	}
-	v1176 := v1175 // tau
-	if v1170 {
-		v1176 = 0x1388
-	}
-	v1179 := v1176
-	v1180 := v1179
-	v1181 := (0x1388 - v1180) & 0x3ffff
-	v1182 := (v1181) & 0x1ffff
+	v1167 := v949 | v1031             // any_valid
 	v4 := (uint64(st.U)) & 0xffffffff // st_u
-	v1183 := v1182 * v4
-	v1184 := v1176 * v1163
-	v1185 := v1183
-	v1186 := v1184
-	v1187 := v1185 + v1186
-	v1189h, v1189l := bits.Mul64(v1187, 0xd1b71759)
-	v1190 := v1189l>>44 | v1189h<<20
-	v1191 := (v1189l >> 43) & 0x1 // rnd_inc_1191
-	v1197 := v1190
-	v1198 := v1191
-	v1199 := v1197 + v1198
-	v1200 := (v1199) & 0xffffffff
-	v1202 := v1199 > 0xffffffff // ovf_hi_1202
-	v1204 := v1200              // u_ewma
-	if v1202 {
-		v1204 = 0xffffffff
-	}
-	v1205 := v4 // u_new
+	var v1205 uint64                  // u_new
 	if v1167 != 0 {
+		v292 := uint64(0x0)
+		if v290 != 0 {
+			v292 = v162
+		}
+		v510 := v292
+		if v508 != 0 {
+			v510 = v380
+		}
+		v728 := v510
+		if v726 != 0 {
+			v728 = v598
+		}
+		v946 := v728
+		if v944 != 0 {
+			v946 = v816
+		}
+		v1163 := v945
+		if v1162 != 0 {
+			v1163 = v1158
+		}
+		v1164 := v946
+		if v1162 != 0 {
+			v1164 = v1034
+		}
+		v1170 := 0x1388 < v1164
+		v1171 := (v1164) & 0x1ffff
+		v1173 := v1164 > 0x1ffff // ovf_hi_1173
+		v1175 := v1171
+		if v1173 {
+			v1175 = 0x1ffff
+		}
+		v1176 := v1175 // tau
+		if v1170 {
+			v1176 = 0x1388
+		}
+		v1179 := v1176
+		v1180 := v1179
+		v1181 := (0x1388 - v1180) & 0x3ffff
+		v1182 := (v1181) & 0x1ffff
+		v1183 := v1182 * v4
+		v1184 := v1176 * v1163
+		v1185 := v1183
+		v1186 := v1184
+		v1187 := v1185 + v1186
+		v1189h, v1189l := bits.Mul64(v1187, 0xd1b71759)
+		v1190 := v1189l>>44 | v1189h<<20
+		v1191 := (v1189l >> 43) & 0x1 // rnd_inc_1191
+		v1197 := v1190
+		v1198 := v1191
+		v1199 := v1197 + v1198
+		v1200 := (v1199) & 0xffffffff
+		v1202 := v1199 > 0xffffffff // ovf_hi_1202
+		v1204 := v1200              // u_ewma
+		if v1202 {
+			v1204 = 0xffffffff
+		}
 		v1205 = v1204
+	} else {
+		v1205 = v4
 	}
 	v27 := (uint64(in.Seq)) & 0xffffffff       // in_seq
 	v6 := (uint64(st.LastUpdate)) & 0xffffffff // st_last_update
@@ -1629,133 +1653,8 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1217 {
 		v1217u = 1
 	}
-	v1218 := v1215u | v1217u // mi
-	v1219 := v1205 >> 16
-	v1220 := (v1205) & 0xffff
-	v1222 := v1219 == 0x0
-	var v1222u uint64
-	if v1222 {
-		v1222u = 1
-	}
-	v1223 := v1219
-	if v1222 {
-		v1223 = v1220
-	}
-	v1224 := v1223 >> 8
-	v1225 := (v1223) & 0xff
-	v1227 := v1224 == 0x0
-	var v1227u uint64
-	if v1227 {
-		v1227u = 1
-	}
-	v1228 := v1224
-	if v1227 {
-		v1228 = v1225
-	}
-	v1229 := v1228 >> 4
-	v1230 := (v1228) & 0xf
-	v1232 := v1229 == 0x0
-	var v1232u uint64
-	if v1232 {
-		v1232u = 1
-	}
-	v1233 := v1229
-	if v1232 {
-		v1233 = v1230
-	}
-	v1234 := v1233 >> 2
-	v1235 := (v1233) & 0x3
-	v1237 := v1234 == 0x0
-	var v1237u uint64
-	if v1237 {
-		v1237u = 1
-	}
-	v1238 := v1234
-	if v1237 {
-		v1238 = v1235
-	}
-	v1239 := v1238 >> 1
-	v1242 := v1239 == 0x0
-	var v1242u uint64
-	if v1242 {
-		v1242u = 1
-	}
-	v1243 := v1242u | v1237u<<1 | v1232u<<2 | v1227u<<3 | v1222u<<4
-	v1245 := v1205 == 0x0
-	v1246 := v1243
-	v1248 := v1246 // clz_1248
-	if v1245 {
-		v1248 = 0x20
-	}
-	v1249 := (v1205 << v1248) & 0xffffffff // recip_mant_1249
-	v1251 := (v1249 >> 21) & 0x3ff
-	v1252 := uint64(sojournrom1252[(v1251)&0x3ff]) // recip_rom_1252
-	v1254 := v1249 * v1252
-	v1255 := v1254 >> 25
-	v1256 := v1255
-	v1259 := v1256
-	v1260 := v1259
-	v1261 := 0x8000000 - v1260
-	v1262 := v1261
-	v1266 := v1262
-	v1267 := v1252 * v1266
-	v1268 := v1267 >> 20
-	v1269 := v1268
-	v1270 := v1269 << v1248
-	v1271 := v1270 >> 1
-	v1272 := (v1270) & 0x1 // rnd_inc_1272
-	v1275 := v1271
-	v1276 := v1272
-	v1277 := v1275 + v1276
-	v1278 := (v1277) & 0xffffffffffffff
-	v1280 := v1277 > 0xffffffffffffff // ovf_hi_1280
-	v1282 := v1278
-	if v1280 {
-		v1282 = 0xffffffffffffff
-	}
-	v1285 := v1205 == 0x0
-	v1286 := v1282
-	if v1285 {
-		v1286 = 0xffffffffffffff
-	}
-	v1287h, v1287l := bits.Mul64(v1286, 0xf33333)
-	v1288 := v1287l>>24 | v1287h<<40
-	v1289 := (v1287l >> 23) & 0x1 // rnd_inc_1289
-	v1295 := v1288
-	v1296 := v1289
-	v1297 := v1295 + v1296
-	v1298 := v1297
-	v1302 := v1298
-	v1304 := 0x100000000 < v1302
-	v1305 := v1302
-	if v1304 {
-		v1305 = 0x100000000
-	}
-	v1306 := v1302
-	if v1215 {
-		v1306 = v1305
-	}
+	v1218 := v1215u | v1217u           // mi
 	v3 := (uint64(st.Wc)) & 0xffffffff // st_wc
-	v1307h, v1307l := bits.Mul64(v3, v1306)
-	v1308 := v1307l>>32 | v1307h<<32
-	v1309 := (v1307l >> 31) & 0x1 // rnd_inc_1309
-	v1315 := v1308
-	v1316 := v1309
-	v1317 := v1315 + v1316
-	v1318 := (v1317) & 0xffffffff
-	v1320 := v1317 > 0xffffffff // ovf_hi_1320
-	v1322 := v1318
-	if v1320 {
-		v1322 = 0xffffffff
-	}
-	v1323 := v1322
-	v1325 := v1323 + 0x3e80
-	v1326 := (v1325) & 0xffffffff
-	v1328 := v1325 > 0xffffffff // ovf_hi_1328
-	v1330 := v1326
-	if v1328 {
-		v1330 = 0xffffffff
-	}
 	v1331 := v3
 	v1333 := v1331 + 0x3e80
 	v1334 := (v1333) & 0xffffffff
@@ -1764,9 +1663,140 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 	if v1336 {
 		v1338 = 0xffffffff
 	}
-	v1339 := v1338
+	var v1339 uint64
 	if v1218 != 0 {
+		v1285 := v1205 == 0x0
+		var v1286 uint64
+		if v1285 {
+			v1286 = 0xffffffffffffff
+		} else {
+			v1245 := v1205 == 0x0
+			var v1248 uint64 // clz_1248
+			if v1245 {
+				v1248 = 0x20
+			} else {
+				v1219 := v1205 >> 16
+				v1220 := (v1205) & 0xffff
+				v1222 := v1219 == 0x0
+				var v1222u uint64
+				if v1222 {
+					v1222u = 1
+				}
+				v1223 := v1219
+				if v1222 {
+					v1223 = v1220
+				}
+				v1224 := v1223 >> 8
+				v1225 := (v1223) & 0xff
+				v1227 := v1224 == 0x0
+				var v1227u uint64
+				if v1227 {
+					v1227u = 1
+				}
+				v1228 := v1224
+				if v1227 {
+					v1228 = v1225
+				}
+				v1229 := v1228 >> 4
+				v1230 := (v1228) & 0xf
+				v1232 := v1229 == 0x0
+				var v1232u uint64
+				if v1232 {
+					v1232u = 1
+				}
+				v1233 := v1229
+				if v1232 {
+					v1233 = v1230
+				}
+				v1234 := v1233 >> 2
+				v1235 := (v1233) & 0x3
+				v1237 := v1234 == 0x0
+				var v1237u uint64
+				if v1237 {
+					v1237u = 1
+				}
+				v1238 := v1234
+				if v1237 {
+					v1238 = v1235
+				}
+				v1239 := v1238 >> 1
+				v1242 := v1239 == 0x0
+				var v1242u uint64
+				if v1242 {
+					v1242u = 1
+				}
+				v1243 := v1242u | v1237u<<1 | v1232u<<2 | v1227u<<3 | v1222u<<4
+				v1246 := v1243
+				v1248 = v1246
+			}
+			v1249 := (v1205 << v1248) & 0xffffffff // recip_mant_1249
+			v1251 := (v1249 >> 21) & 0x3ff
+			v1252 := uint64(sojournrom1252[(v1251)&0x3ff]) // recip_rom_1252
+			v1254 := v1249 * v1252
+			v1255 := v1254 >> 25
+			v1256 := v1255
+			v1259 := v1256
+			v1260 := v1259
+			v1261 := 0x8000000 - v1260
+			v1262 := v1261
+			v1266 := v1262
+			v1267 := v1252 * v1266
+			v1268 := v1267 >> 20
+			v1269 := v1268
+			v1270 := v1269 << v1248
+			v1271 := v1270 >> 1
+			v1272 := (v1270) & 0x1 // rnd_inc_1272
+			v1275 := v1271
+			v1276 := v1272
+			v1277 := v1275 + v1276
+			v1278 := (v1277) & 0xffffffffffffff
+			v1280 := v1277 > 0xffffffffffffff // ovf_hi_1280
+			v1282 := v1278
+			if v1280 {
+				v1282 = 0xffffffffffffff
+			}
+			v1286 = v1282
+		}
+		v1287h, v1287l := bits.Mul64(v1286, 0xf33333)
+		v1288 := v1287l>>24 | v1287h<<40
+		v1289 := (v1287l >> 23) & 0x1 // rnd_inc_1289
+		v1295 := v1288
+		v1296 := v1289
+		v1297 := v1295 + v1296
+		v1298 := v1297
+		v1302 := v1298
+		v1304 := 0x100000000 < v1302
+		v1305 := v1302
+		if v1304 {
+			v1305 = 0x100000000
+		}
+		v1306 := v1302
+		if v1215 {
+			v1306 = v1305
+		}
+		v1307h, v1307l := bits.Mul64(v3, v1306)
+		v1308 := v1307l>>32 | v1307h<<32
+		v1309 := (v1307l >> 31) & 0x1 // rnd_inc_1309
+		v1315 := v1308
+		v1316 := v1309
+		v1317 := v1315 + v1316
+		v1318 := (v1317) & 0xffffffff
+		v1320 := v1317 > 0xffffffff // ovf_hi_1320
+		v1322 := v1318
+		if v1320 {
+			v1322 = 0xffffffff
+		}
+		v1323 := v1322
+		v1325 := v1323 + 0x3e80
+		v1326 := (v1325) & 0xffffffff
+		v1328 := v1325 > 0xffffffff // ovf_hi_1328
+		v1330 := v1326
+		if v1328 {
+			v1330 = 0xffffffff
+		}
 		v1339 = v1330
+	} else {
+		v1339 = v1338
 	}
 	v1341 := 0x3e800 > v1339
 	v1342 := v1339
