@@ -211,6 +211,9 @@ func (p *prover) prove(mu Mutant) (string, error) {
 	if proof := p.pathProof(mu); proof != "" {
 		return proof, nil
 	}
+	if proof := p.linearProof(mu); proof != "" {
+		return proof, nil
+	}
 	var diff rtl.Bits
 	var how string
 	switch {

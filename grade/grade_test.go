@@ -275,7 +275,7 @@ var pinned = []struct {
 	seed               uint64
 	killed, equivalent int
 }{
-	{"hpcc_update", 40, 14, 33, 6},
+	{"hpcc_update", 40, 14, 33, 7},
 	{"ldcp_update", 40, 14, 33, 7},
 }
 

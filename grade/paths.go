@@ -2,6 +2,7 @@ package grade
 
 import (
 	"fmt"
+	"math/big"
 	"math/bits"
 	"slices"
 	"strings"
@@ -527,4 +528,744 @@ func (p *prover) guardProof(mu Mutant, c cond, kb []known, guards []*rtl.Node, d
 		return true
 	}
 	return false
+}
+
+// Rule 9: affine forms (linear relations between unchanged nodes).
+//
+// linearProof follows a mutant's change through the logic as exact
+// integer affine forms c + sum k_i * a_i over atoms a_i: nodes outside
+// the mutated node's cone (so of the same value in the original and the
+// mutant), each within its value-analysis interval. Sums, differences,
+// products and left shifts by constants, extensions and low slices keep
+// a node's value as a form (its unsigned reading, reduced mod 2^W when
+// the form's bounds lie in one window of 2^W; otherwise the case is split
+// at the window's edge, a linear constraint on the atoms); a compare
+// whose forms' difference is bounded away from 0 is a constant, an
+// undecided one splits the case by its truth; a mux with a decided
+// select is its arm. The bounds of a form come from its atoms' intervals
+// and from the constraints of the case (the case's own condition, such
+// as the two operands of a flipped compare being equal, and its splits),
+// which also narrow the atoms (integer bound propagation). Where a
+// changed node has the same form in the original and the mutant, the
+// change is absorbed there; a case where every changed value is absorbed
+// before an output, or where the constraints admit no integer point, is
+// proved. Sound: forms are exact, atoms are the same in both, the splits
+// partition the case and each constraint holds for every input of its
+// part.
+
+// linLeaves bounds the cases (leaves of the splits) one mutant's affine
+// proof may evaluate; past it the rule gives up (sound: it proves less).
+const linLeaves = 96
+
+// linDepth bounds how deep the forms of unchanged nodes are built (deeper
+// nodes are atoms).
+const linDepth = 10
+
+// term is k * (the value of node id).
+type term struct {
+	id int
+	k  *big.Int
+}
+
+// form is the exact integer c + sum t[i].k * node t[i].id (ids ascending,
+// no zero coefficient).
+type form struct {
+	c *big.Int
+	t []term
+}
+
+func constForm(v *big.Int) form { return form{c: new(big.Int).Set(v)} }
+
+func atomForm(id int) form { return form{c: new(big.Int), t: []term{{id, big.NewInt(1)}}} }
+
+// plus returns f + s*g (s = 1 or -1).
+func (f form) plus(g form, s int64) form {
+	r := form{c: new(big.Int).Add(f.c, new(big.Int).Mul(g.c, big.NewInt(s)))}
+	i, j := 0, 0
+	for i < len(f.t) || j < len(g.t) {
+		switch {
+		case j == len(g.t) || i < len(f.t) && f.t[i].id < g.t[j].id:
+			r.t = append(r.t, f.t[i])
+			i++
+		case i == len(f.t) || g.t[j].id < f.t[i].id:
+			r.t = append(r.t, term{g.t[j].id, new(big.Int).Mul(g.t[j].k, big.NewInt(s))})
+			j++
+		default:
+			if k := new(big.Int).Add(f.t[i].k, new(big.Int).Mul(g.t[j].k, big.NewInt(s))); k.Sign() != 0 {
+				r.t = append(r.t, term{f.t[i].id, k})
+			}
+			i++
+			j++
+		}
+	}
+	return r
+}
+
+// times returns k * f.
+func (f form) times(k *big.Int) form {
+	if k.Sign() == 0 {
+		return constForm(new(big.Int))
+	}
+	r := form{c: new(big.Int).Mul(f.c, k)}
+	for _, x := range f.t {
+		r.t = append(r.t, term{x.id, new(big.Int).Mul(x.k, k)})
+	}
+	return r
+}
+
+// addConst returns f + v.
+func (f form) addConst(v *big.Int) form {
+	r := f
+	r.c = new(big.Int).Add(f.c, v)
+	return r
+}
+
+func (f form) equal(g form) bool {
+	if f.c.Cmp(g.c) != 0 || len(f.t) != len(g.t) {
+		return false
+	}
+	for i := range f.t {
+		if f.t[i].id != g.t[i].id || f.t[i].k.Cmp(g.t[i].k) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// linear returns f without its constant.
+func (f form) linear() form { return form{c: new(big.Int), t: f.t} }
+
+// sym is what the affine analysis knows of a node in one case: a form,
+// or (opaque) nothing: a changed node it cannot follow.
+type sym struct {
+	opaque bool
+	f      form
+}
+
+// lincon is the constraint lo <= l <= hi on a linear form l (no constant).
+type lincon struct {
+	l      form
+	lo, hi *big.Int
+}
+
+// linState is one case of the affine analysis.
+type linState struct {
+	p       *prover
+	kb      []known
+	cons    []lincon
+	atom    map[int][2]*big.Int // atoms' intervals narrowed by the constraints
+	nodeB   map[int][]*bound    // the case's bounds on nodes
+	memo    map[int]sym         // unchanged nodes
+	bad     bool                // the constraints admit no point: no input
+	pending *linSplit
+}
+
+// linSplit is a case split: each alternative adds one constraint.
+type linSplit struct{ alts []lincon }
+
+func (s *linState) clone() *linState {
+	c := *s
+	c.cons = slices.Clone(s.cons)
+	c.atom = make(map[int][2]*big.Int, len(s.atom))
+	for k, v := range s.atom {
+		c.atom[k] = v
+	}
+	c.memo = map[int]sym{}
+	c.pending = nil
+	return &c
+}
+
+func pow2(k int) *big.Int { return new(big.Int).Lsh(big.NewInt(1), uint(k)) }
+
+// atomRange is the interval of node id's value in this case.
+func (s *linState) atomRange(id int) (lo, hi *big.Int) {
+	if r, ok := s.atom[id]; ok {
+		return r[0], r[1]
+	}
+	n := s.p.f.Nodes[id]
+	k := s.kb[id]
+	switch {
+	case n.Width <= 64 && k.rng:
+		return new(big.Int).SetUint64(k.lo), new(big.Int).SetUint64(k.hi)
+	case n.Width > 64 && k.wrng:
+		return k.wlo.Big(), k.whi.Big()
+	}
+	return k.one.Big(), ones(n.Width).And(k.zero.Not()).Big()
+}
+
+// box bounds f by its atoms' intervals alone.
+func (s *linState) box(f form) (lo, hi *big.Int) {
+	lo, hi = new(big.Int).Set(f.c), new(big.Int).Set(f.c)
+	for _, x := range f.t {
+		al, ah := s.atomRange(x.id)
+		a, b := new(big.Int).Mul(x.k, al), new(big.Int).Mul(x.k, ah)
+		if x.k.Sign() < 0 {
+			a, b = b, a
+		}
+		lo.Add(lo, a)
+		hi.Add(hi, b)
+	}
+	return lo, hi
+}
+
+// ratio returns q such that f's coefficients on g's atoms are q times
+// g's (g's atoms all in f), or nil.
+func ratio(f, g form) *big.Int {
+	var q *big.Int
+	i := 0
+	for _, y := range g.t {
+		for i < len(f.t) && f.t[i].id < y.id {
+			i++
+		}
+		if i == len(f.t) || f.t[i].id != y.id {
+			return nil
+		}
+		r, m := new(big.Int).QuoRem(f.t[i].k, y.k, new(big.Int))
+		if m.Sign() != 0 || r.Sign() == 0 || q != nil && q.Cmp(r) != 0 {
+			return nil
+		}
+		q = r
+	}
+	return q
+}
+
+// bounds bounds f by the atoms' intervals and, for each constraint lo <=
+// g <= hi whose atoms f holds in proportion q, by q*[lo, hi] plus the box
+// of the rest of f.
+func (s *linState) bounds(f form) (lo, hi *big.Int) {
+	lo, hi = s.box(f)
+	for _, c := range s.cons {
+		q := ratio(f, c.l)
+		if q == nil {
+			continue
+		}
+		rl, rh := s.box(f.plus(c.l.times(q), -1))
+		a, b := new(big.Int).Mul(q, c.lo), new(big.Int).Mul(q, c.hi)
+		if q.Sign() < 0 {
+			a, b = b, a
+		}
+		if a.Add(a, rl); a.Cmp(lo) > 0 {
+			lo = a
+		}
+		if b.Add(b, rh); b.Cmp(hi) < 0 {
+			hi = b
+		}
+	}
+	return lo, hi
+}
+
+// floorDiv and ceilDiv divide rounding toward -inf and +inf (b != 0).
+func floorDiv(a, b *big.Int) *big.Int {
+	q, m := new(big.Int).QuoRem(a, b, new(big.Int))
+	if m.Sign() != 0 && (m.Sign() < 0) != (b.Sign() < 0) {
+		q.Sub(q, big.NewInt(1))
+	}
+	return q
+}
+
+func ceilDiv(a, b *big.Int) *big.Int {
+	q, m := new(big.Int).QuoRem(a, b, new(big.Int))
+	if m.Sign() != 0 && (m.Sign() < 0) == (b.Sign() < 0) {
+		q.Add(q, big.NewInt(1))
+	}
+	return q
+}
+
+// narrow intersects atom id's interval with [lo, hi]; false when empty.
+func (s *linState) narrow(id int, lo, hi *big.Int) bool {
+	al, ah := s.atomRange(id)
+	if lo != nil && lo.Cmp(al) > 0 {
+		al = lo
+	}
+	if hi != nil && hi.Cmp(ah) < 0 {
+		ah = hi
+	}
+	s.atom[id] = [2]*big.Int{al, ah}
+	return al.Cmp(ah) <= 0
+}
+
+// constrain adds lo <= f <= hi (f may hold a constant) and propagates it
+// to the atoms; it marks the case empty when no integer point is left.
+func (s *linState) constrain(f form, lo, hi *big.Int) {
+	if s.bad {
+		return
+	}
+	lo, hi = new(big.Int).Sub(lo, f.c), new(big.Int).Sub(hi, f.c)
+	l := f.linear()
+	if len(l.t) == 0 {
+		s.bad = lo.Sign() > 0 || hi.Sign() < 0
+		return
+	}
+	merged := false
+	for i, c := range s.cons {
+		if c.l.equal(l) {
+			if lo.Cmp(c.lo) < 0 {
+				lo = c.lo
+			}
+			if hi.Cmp(c.hi) > 0 {
+				hi = c.hi
+			}
+			s.cons[i] = lincon{l, lo, hi}
+			merged = true
+		}
+	}
+	if !merged {
+		s.cons = append(s.cons, lincon{l, lo, hi})
+	}
+	s.propagate()
+}
+
+// propagate narrows each atom of each constraint by the bounds of the
+// rest of the constraint (integer division), a few rounds, and checks
+// every constraint still meets its bounds.
+func (s *linState) propagate() {
+	for round := 0; round < 4 && !s.bad; round++ {
+		for _, c := range s.cons {
+			if c.lo.Cmp(c.hi) > 0 {
+				s.bad = true
+				return
+			}
+			for _, x := range c.l.t {
+				rest := c.l.plus(form{c: new(big.Int), t: []term{x}}, -1)
+				rl, rh := s.bounds(rest)
+				a, b := new(big.Int).Sub(c.lo, rh), new(big.Int).Sub(c.hi, rl) // k*x in [a, b]
+				var lo, hi *big.Int
+				if x.k.Sign() > 0 {
+					lo, hi = ceilDiv(a, x.k), floorDiv(b, x.k)
+				} else {
+					lo, hi = ceilDiv(b, x.k), floorDiv(a, x.k)
+				}
+				if !s.narrow(x.id, lo, hi) {
+					s.bad = true
+					return
+				}
+			}
+			if lo, hi := s.bounds(c.l); lo.Cmp(c.hi) > 0 || hi.Cmp(c.lo) < 0 {
+				s.bad = true
+				return
+			}
+		}
+	}
+}
+
+// reduce returns f's value as a w-bit node: f - m*2^w when f's bounds lie
+// in [m*2^w, (m+1)*2^w), with a single value made a constant; otherwise
+// it asks to split the case at the window edge (ok false).
+func (s *linState) reduce(f form, w int) (form, bool) {
+	lo, hi := s.bounds(f)
+	if lo.Cmp(hi) > 0 {
+		s.bad = true
+		return f, false
+	}
+	m := floorDiv(lo, pow2(w))
+	edge := new(big.Int).Mul(new(big.Int).Add(m, big.NewInt(1)), pow2(w))
+	if hi.Cmp(edge) >= 0 {
+		s.pending = &linSplit{alts: []lincon{
+			{f, lo, new(big.Int).Sub(edge, big.NewInt(1))},
+			{f, edge, hi},
+		}}
+		return f, false
+	}
+	r := f.addConst(new(big.Int).Neg(new(big.Int).Mul(m, pow2(w))))
+	if lo.Cmp(hi) == 0 {
+		return constForm(r.c.Add(r.c, new(big.Int).Sub(lo, f.c))), true
+	}
+	return r, true
+}
+
+// unchanged returns the form of a node outside the changed set (the same
+// in the original and the mutant), building it from its operands up to
+// depth levels (an atom past that, or where the op is not followed, or
+// where its value would need a split and the case has no bound on it).
+func (s *linState) unchanged(n *rtl.Node, depth int) (sym, bool) {
+	if r, ok := s.memo[n.ID]; ok {
+		return r, true
+	}
+	r := sym{f: atomForm(n.ID)}
+	if n.Op == rtl.OpConst {
+		r = sym{f: constForm(n.Value.Big())}
+	} else if depth > 0 && len(n.Args) > 0 {
+		args := make([]sym, len(n.Args))
+		for i, a := range n.Args {
+			x, ok := s.unchanged(a, depth-1)
+			if !ok {
+				return sym{}, false
+			}
+			args[i] = x
+		}
+		x, ok := s.eval(n, shapeOf(n), args, false)
+		if !ok && s.pending != nil && len(s.nodeB[n.ID]) == 0 && n.Op != rtl.OpMux {
+			s.pending, ok = nil, true // keep the node whole: an atom
+		} else if !ok {
+			return sym{}, false
+		} else {
+			r = x
+		}
+	}
+	for _, b := range s.nodeB[n.ID] {
+		if !b.wide && !r.opaque {
+			s.constrain(r.f, new(big.Int).SetUint64(b.lo), new(big.Int).SetUint64(b.hi))
+		}
+	}
+	if s.bad {
+		return sym{}, false
+	}
+	s.memo[n.ID] = r
+	return r, true
+}
+
+// bit returns a 1-bit form's value when it is constant.
+func (s *linState) bit(x sym) (isConst, v bool) {
+	if x.opaque {
+		return false, false
+	}
+	if len(x.f.t) > 0 {
+		lo, hi := s.bounds(x.f)
+		if lo.Cmp(hi) != 0 {
+			return false, false
+		}
+		return true, lo.Sign() != 0
+	}
+	return true, x.f.c.Sign() != 0
+}
+
+// eval computes node n as shape sh of operands args in this case. ok
+// false: a split is pending (s.pending) or the case is empty (s.bad). A
+// node it does not follow is opaque in the cone and an atom outside it.
+func (s *linState) eval(n *rtl.Node, sh shape, args []sym, inCone bool) (sym, bool) {
+	w := n.Width
+	none := sym{opaque: true}
+	if !inCone {
+		none = sym{f: atomForm(n.ID)}
+	}
+	red := func(f form) (sym, bool) {
+		r, ok := s.reduce(f, w)
+		return sym{f: r}, ok
+	}
+	for i, a := range args {
+		if !a.opaque {
+			continue
+		}
+		// Only a decided mux, or an and (or) with a 0 (1), passes over
+		// an unknown operand.
+		switch {
+		case sh.op == rtl.OpMux && i > 0:
+			if is, v := s.bit(args[0]); is && v == (i == 2) {
+				continue
+			}
+		case (sh.op == rtl.OpAnd || sh.op == rtl.OpOr) && w == 1:
+			if is, v := s.bit(args[1-i]); is && v == (sh.op == rtl.OpOr) {
+				continue
+			}
+		}
+		return none, true
+	}
+	switch sh.op {
+	case rtl.OpConst:
+		return sym{f: constForm(sh.value.Big())}, true
+	case rtl.OpAdd, rtl.OpSub:
+		sg := int64(1)
+		if sh.op == rtl.OpSub {
+			sg = -1
+		}
+		return red(args[0].f.plus(args[1].f, sg))
+	case rtl.OpMul:
+		if sh.signed {
+			return none, true
+		}
+		for i := range 2 {
+			if len(args[i].f.t) == 0 {
+				return red(args[1-i].f.times(args[i].f.c))
+			}
+		}
+	case rtl.OpShlC:
+		return red(args[0].f.times(pow2(sh.k)))
+	case rtl.OpZExt, rtl.OpAs:
+		return args[0], true
+	case rtl.OpSExt:
+		aw := n.Args[0].Width
+		lo, hi := s.bounds(args[0].f)
+		half := pow2(aw - 1)
+		switch {
+		case hi.Cmp(half) < 0:
+			return args[0], true
+		case lo.Cmp(half) >= 0:
+			return red(args[0].f.addConst(new(big.Int).Sub(pow2(w), pow2(aw))))
+		}
+		s.pending = &linSplit{alts: []lincon{
+			{args[0].f, lo, new(big.Int).Sub(half, big.NewInt(1))},
+			{args[0].f, half, hi},
+		}}
+		return sym{}, false
+	case rtl.OpSlice, rtl.OpLShrC:
+		f := args[0].f
+		if len(f.t) == 0 {
+			v := new(big.Int).Rsh(f.c, uint(sh.k))
+			if sh.op == rtl.OpSlice {
+				v.And(v, new(big.Int).Sub(pow2(w), big.NewInt(1)))
+			}
+			return sym{f: constForm(v)}, true
+		}
+		if sh.k == 0 {
+			if _, hi := s.bounds(f); hi.Cmp(pow2(w)) < 0 {
+				return args[0], true
+			}
+		}
+	case rtl.OpMux:
+		if is, v := s.bit(args[0]); is {
+			if v {
+				return args[1], true
+			}
+			return args[2], true
+		}
+		if args[1].f.equal(args[2].f) && !args[1].opaque {
+			return args[1], true
+		}
+		return s.splitOn(n.Args[0], args[0])
+	case rtl.OpNot:
+		if is, v := s.bit(args[0]); is && w == 1 {
+			return sym{f: constForm(big.NewInt(int64(b2u(!v))))}, true
+		}
+	case rtl.OpAnd, rtl.OpOr:
+		if w == 1 {
+			absorb := sh.op == rtl.OpOr // the absorbing value: 0 for and, 1 for or
+			var rest []sym
+			for _, a := range args {
+				if is, v := s.bit(a); is {
+					if v != absorb {
+						continue // the neutral value
+					}
+					return sym{f: constForm(big.NewInt(int64(b2u(absorb))))}, true
+				}
+				rest = append(rest, a)
+			}
+			switch len(rest) {
+			case 0:
+				return sym{f: constForm(big.NewInt(int64(b2u(!absorb))))}, true
+			case 1:
+				return rest[0], true
+			}
+		}
+	case rtl.OpEq, rtl.OpNe, rtl.OpLt, rtl.OpLe, rtl.OpGt, rtl.OpGe:
+		if sh.argSigned {
+			return none, true
+		}
+		d := args[0].f.plus(args[1].f, -1)
+		lo, hi := s.bounds(d)
+		var dec, v bool
+		switch sh.op {
+		case rtl.OpEq, rtl.OpNe:
+			dec = lo.Sign() > 0 || hi.Sign() < 0 || lo.Sign() == 0 && hi.Sign() == 0
+			v = lo.Sign() == 0 && hi.Sign() == 0
+			if sh.op == rtl.OpNe {
+				v = !v
+			}
+		case rtl.OpLt, rtl.OpGe:
+			dec, v = hi.Sign() < 0 || lo.Sign() >= 0, hi.Sign() < 0
+			if sh.op == rtl.OpGe {
+				v = !v
+			}
+		case rtl.OpLe, rtl.OpGt:
+			dec, v = hi.Sign() <= 0 || lo.Sign() > 0, hi.Sign() <= 0
+			if sh.op == rtl.OpGt {
+				v = !v
+			}
+		}
+		if dec {
+			return sym{f: constForm(big.NewInt(int64(b2u(v))))}, true
+		}
+		if inCone {
+			// Split by the compare's truth: d < 0, d = 0, d > 0 (each a
+			// constraint; empty parts drop out).
+			s.pending = &linSplit{alts: []lincon{
+				{d, lo, big.NewInt(-1)}, {d, big.NewInt(0), big.NewInt(0)}, {d, big.NewInt(1), hi},
+			}}
+			return sym{}, false
+		}
+	}
+	return none, true
+}
+
+// splitOn asks to split the case by the value of the select sel (outside
+// the changed set, or its form undecided): by its compare's truth when it
+// is an unsigned compare of forms, else by its two values.
+func (s *linState) splitOn(sel *rtl.Node, x sym) (sym, bool) {
+	if x.opaque {
+		return sym{opaque: true}, true
+	}
+	if isCompare(sel.Op) && !sel.Args[0].Signed && s.memo != nil {
+		a, ok1 := s.memo[sel.Args[0].ID]
+		b, ok2 := s.memo[sel.Args[1].ID]
+		if ok1 && ok2 && !a.opaque && !b.opaque {
+			d := a.f.plus(b.f, -1)
+			lo, hi := s.bounds(d)
+			s.pending = &linSplit{alts: []lincon{
+				{d, lo, big.NewInt(-1)}, {d, big.NewInt(0), big.NewInt(0)}, {d, big.NewInt(1), hi},
+			}}
+			return sym{}, false
+		}
+	}
+	s.pending = &linSplit{alts: []lincon{{x.f, big.NewInt(0), big.NewInt(0)}, {x.f, big.NewInt(1), big.NewInt(1)}}}
+	return sym{}, false
+}
+
+// linRun evaluates the changed set of mu in case s: true when every
+// changed value is absorbed before an output; false with s.pending set
+// when a split is needed, or with s.bad when the case is empty.
+func (s *linState) linRun(mu Mutant) bool {
+	n := s.p.f.Nodes[mu.NodeID]
+	type pair struct{ o, m sym }
+	changed := map[int]pair{}
+	get := func(a *rtl.Node) (sym, sym, bool) {
+		if c, ok := changed[a.ID]; ok {
+			return c.o, c.m, true
+		}
+		x, ok := s.unchanged(a, linDepth)
+		return x, x, ok
+	}
+	for id := n.ID; id < len(s.p.f.Nodes); id++ {
+		x := s.p.f.Nodes[id]
+		hit := id == n.ID
+		for _, a := range x.Args {
+			if _, ok := changed[a.ID]; ok {
+				hit = true
+			}
+		}
+		if !hit {
+			continue
+		}
+		oa, ma := make([]sym, len(x.Args)), make([]sym, len(x.Args))
+		for i, a := range x.Args {
+			o, m, ok := get(a)
+			if !ok {
+				return false
+			}
+			oa[i], ma[i] = o, m
+		}
+		o, ok := s.eval(x, shapeOf(x), oa, true)
+		if !ok {
+			return false
+		}
+		var m sym
+		if id == n.ID {
+			sh := shapeOf(x)
+			switch mu.Operator {
+			case ConstInc, ConstDec, ConstMSB:
+				sh.value = mu.value
+			case ROMInc, ROMDec:
+				sh.rom = slices.Clone(x.ROM)
+				sh.rom[mu.k] = mu.value
+			case OpSwap, CmpFlip:
+				sh.op = mu.newOp
+			case ShiftInc, ShiftDec, SliceInc, SliceDec:
+				sh.k = mu.k
+			case MuxSwap:
+				ma[1], ma[2] = ma[2], ma[1]
+			case ExtSwap:
+				sh.op = rtl.OpZExt
+				if x.Op == rtl.OpZExt {
+					sh.op = rtl.OpSExt
+				}
+			case MulSign:
+				sh.signed = !sh.signed
+			case CmpSign:
+				sh.argSigned = !sh.argSigned
+			}
+			if mu.Operator == NotDrop {
+				m = ma[0]
+			} else if m, ok = s.eval(x, sh, ma, true); !ok {
+				return false
+			}
+		} else if m, ok = s.eval(x, shapeOf(x), ma, true); !ok {
+			return false
+		}
+		if !o.opaque && !m.opaque && o.f.equal(m.f) {
+			s.memo[id] = o
+			continue
+		}
+		if s.p.outs[id] || len(changed) >= maxForward {
+			return false
+		}
+		changed[id] = pair{o, m}
+	}
+	return true
+}
+
+// linearProof is rule 9 (see linState): for each case of where the mutant
+// can differ (pathCases' conditions, expanded; for an off-by-one flip of
+// a compare of two non-constant operands, where the operands are equal),
+// every part of the case's splits is empty or absorbs the change.
+func (p *prover) linearProof(mu Mutant) string {
+	n := p.f.Nodes[mu.NodeID]
+	cases, what := p.pathCases(mu)
+	var eq *rtl.Node // a flipped compare whose operands are equal in its case
+	if mu.Operator == CmpFlip && isCompare(n.Op) && !n.Args[0].Signed {
+		lt := func(o rtl.Op) bool { return o == rtl.OpLt || o == rtl.OpLe }
+		gt := func(o rtl.Op) bool { return o == rtl.OpGt || o == rtl.OpGe }
+		if lt(n.Op) && lt(mu.newOp) || gt(n.Op) && gt(mu.newOp) {
+			eq = n
+			what = "where the flipped compare's operands are equal"
+			if cases == nil {
+				cases = []cond{nil}
+			}
+		}
+	}
+	if cases == nil {
+		cases, what = []cond{nil}, "anywhere"
+	}
+	leaves, empty := 0, 0
+	for _, c := range cases {
+		c = p.expand(c, false)[0]
+		kb, ok := knownBitsUnder(p.f, append(append(cond{}, c...), p.assume...)...)
+		if !ok {
+			leaves++
+			empty++
+			continue
+		}
+		s := &linState{p: p, kb: kb, atom: map[int][2]*big.Int{}, nodeB: map[int][]*bound{}, memo: map[int]sym{}}
+		for _, b := range c {
+			s.nodeB[b.id] = append(s.nodeB[b.id], b)
+		}
+		queue := []*linState{s}
+		for len(queue) > 0 {
+			s := queue[len(queue)-1]
+			queue = queue[:len(queue)-1]
+			if leaves++; leaves > linLeaves {
+				return ""
+			}
+			s.memo = map[int]sym{}
+			if eq != nil {
+				a, ok1 := s.unchanged(eq.Args[0], linDepth)
+				b, ok2 := s.unchanged(eq.Args[1], linDepth)
+				if ok1 && ok2 {
+					s.constrain(a.f.plus(b.f, -1), big.NewInt(0), big.NewInt(0))
+				}
+			}
+			if !s.bad && s.pending == nil && s.linRun(mu) {
+				continue
+			}
+			switch {
+			case s.bad:
+				empty++
+			case s.pending != nil:
+				leaves--
+				for _, alt := range s.pending.alts {
+					if alt.lo.Cmp(alt.hi) > 0 {
+						continue
+					}
+					t := s.clone()
+					t.constrain(alt.l, alt.lo, alt.hi)
+					if t.bad {
+						leaves++
+						empty++
+						continue
+					}
+					queue = append(queue, t)
+				}
+			default:
+				return ""
+			}
+		}
+	}
+	return fmt.Sprintf("the outputs can change only %s: followed as exact affine forms of unchanged nodes (linear relations, split where a value wraps or a compare is undecided), %d cases, %d met by no input, and in the rest the change is absorbed before any output", what, leaves, empty)
 }

@@ -397,3 +397,114 @@ func TestWideBounds(t *testing.T) {
 		}
 	}
 }
+
+// linModule is the IFA time difference of hpcc_update at small scale (10
+// input bits): stamps of 2-bit seconds and 3-bit ns with NS = 5 ns per
+// second (a ns field can hold values past NS, as the 30-bit field past
+// 10^9), dts = (cs - ps - borrow) * NS + (cn + (borrow ? NS : 0) - pn),
+// borrow = cn < pn, and a hop valid where 0 < dts <= max, whose dts_in is
+// ok ? dts : 1. Built twice: max = 2 ("dt", "ot"), where the borrow
+// compare made <= and the ns difference's zero extension made a sign
+// extension cannot show (at equal ns the two changes cancel, or give an
+// invalid hop; a wrapped ns difference leaves dts above max either way),
+// and max = 20 ("dk", "ok"), where both show (dts = 20 at equal stamps,
+// dts = 3 from a wrapped ns difference).
+func linModule(t testing.TB) *rtl.Module {
+	t.Helper()
+	m := rtl.NewModule("lmod", "affine-rule test module")
+	cur := m.In("cur", 5, false)
+	prev := m.In("prev", 5, false)
+	for _, c := range []struct {
+		max     uint64
+		dts, ok string
+	}{{2, "dt", "ot"}, {20, "dk", "ok"}} {
+		cs, cn := m.Slice(cur, 3, 2), m.Slice(cur, 0, 3)
+		ps, pn := m.Slice(prev, 3, 2), m.Slice(prev, 0, 3)
+		borrow := m.Lt(cn, pn)
+		dsec := m.Sub(m.Sub(cs, ps), m.ZExt(borrow, 2))
+		dns := m.Sub(m.Add(m.ZExt(cn, 4), m.Mux(borrow, m.Const(4, false, 5), m.Const(4, false, 0))), m.ZExt(pn, 4))
+		secNs := m.Mul(dsec, m.Const(3, false, 5))
+		dts := m.Add(m.ZExt(secNs, 6), m.ZExt(dns, 6))
+		ok := m.And(m.Ne(dts, m.Const(6, false, 0)), m.Le(dts, m.Const(6, false, c.max)))
+		m.Out(c.dts, m.Mux(ok, dts, m.Const(6, false, 1)), "ok ? dts : 1")
+		m.Out(c.ok, ok, "0 < dts <= max")
+	}
+	if err := m.Check(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestLinearRuleSound grades every mutant of linModule over all of its
+// 1024 inputs. Oracle: exhaustive simulation. No killed mutant may have a
+// proof; the affine rule (rule 9) must prove the borrow compare's lt ->
+// le and the ns difference's zext -> sext where max = 2, and both are
+// killed (so unproved) where max = 20.
+func TestLinearRuleSound(t *testing.T) {
+	m := linModule(t)
+	v := exhaustive(t, m)
+	f, err := combinational(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := Sites(f, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := newRunner(f, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := newProver(f)
+	seen := map[string]int{}
+	proved, byLin := 0, 0
+	for _, mu := range all {
+		mm, err := Apply(m, mu)
+		if err != nil {
+			t.Fatalf("%s: %v", mu, err)
+		}
+		kill, _, err := r.firstKill(context.Background(), mm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proof, err := pr.prove(mu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lp := pr.linearProof(mu) // the rule on its own
+		if kill >= 0 && (proof != "" || lp != "") {
+			t.Errorf("%s: proved equivalent (%s | %s) but vector %d kills it", mu, proof, lp, kill)
+		}
+		if proof != "" {
+			proved++
+		}
+		if lp != "" {
+			byLin++
+		}
+		n := f.Nodes[mu.NodeID]
+		outs := pr.reaches(n)
+		var kind string
+		switch {
+		case mu.Operator == CmpFlip && n.Op == rtl.OpLt && mu.newOp == rtl.OpLe && n.Args[0].Width == 3:
+			kind = "borrow"
+		case mu.Operator == ExtSwap && n.Width == 6 && n.Args[0].Width == 4:
+			kind = "ext"
+		default:
+			continue
+		}
+		want := outs[0] == "dt" || outs[0] == "ot"
+		seen[kind+" "+outs[0]]++
+		if want && !strings.Contains(proof, "affine") {
+			t.Errorf("%s (max = 2): not proved by the affine rule: %q (killed by %d)", mu, proof, kill)
+		}
+		if !want && kill < 0 {
+			t.Errorf("%s (max = 20): survives every input; the twin must be killable", mu)
+		}
+	}
+	t.Logf("%d sites: %d proved equivalent, %d by the affine rule alone", len(all), proved, byLin)
+	for _, k := range []string{"borrow dt", "borrow dk", "ext dt", "ext dk"} {
+		if seen[k] != 1 {
+			t.Errorf("found %d %q mutants, want 1 (%v)", seen[k], k, seen)
+		}
+	}
+}
