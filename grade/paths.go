@@ -557,6 +557,10 @@ func (p *prover) guardProof(mu Mutant, c cond, kb []known, guards []*rtl.Node, d
 // proof may evaluate; past it the rule gives up (sound: it proves less).
 const linLeaves = 96
 
+// linSplits bounds the splits one mutant's affine proof may make (each a
+// re-evaluation of its case).
+const linSplits = 400
+
 // linDepth bounds how deep the forms of unchanged nodes are built (deeper
 // nodes are atoms).
 const linDepth = 10
@@ -1213,7 +1217,7 @@ func (p *prover) linearProof(mu Mutant) string {
 	if cases == nil {
 		cases, what = []cond{nil}, "anywhere"
 	}
-	leaves, empty := 0, 0
+	leaves, empty, splits := 0, 0, 0
 	for _, c := range cases {
 		c = p.expand(c, false)[0]
 		kb, ok := knownBitsUnder(p.f, append(append(cond{}, c...), p.assume...)...)
@@ -1249,6 +1253,9 @@ func (p *prover) linearProof(mu Mutant) string {
 				empty++
 			case s.pending != nil:
 				leaves--
+				if splits++; splits > linSplits {
+					return ""
+				}
 				for _, alt := range s.pending.alts {
 					if alt.lo.Cmp(alt.hi) > 0 {
 						continue
