@@ -24,6 +24,13 @@ type exactEdges struct {
 	// tieCw: a sub-packet cw whose timer interval T * 1/cw is exactly at
 	// the rounding tie (half an ns).
 	tieCw uint64
+	// recipRound: cw registers whose 1/cw, before the unit's output cast
+	// rounds it, is exactly at the tie (on the window's range) and one LSB
+	// below it (only above CwMax: see solveExact).
+	recipRound []uint64
+	// cwHigh: a cw register of every bit length above CwMax's (every
+	// leading-zero count of the 1/cw normalizer there).
+	cwHigh []uint64
 }
 
 // incPre is the AI increment n*alpha * r in the Cw format, rounded half
@@ -91,12 +98,49 @@ search:
 			break
 		}
 	}
+	// The unit's output cast rounds y << clz at bit c-1 (c = clz - sh):
+	// below 1 packet it drops nothing, from 1 packet the tie is reachable
+	// on the window's range, one below it only with clz = 0 (y << clz has
+	// clz low zeros), so above CwMax.
+	var tie, below uint64
+	look := func(x uint64) {
+		y, sh := m.recipNewton(x, -1, 0)
+		clz := m.recip.Config().In.W - bits.Len64(x&m.cwMask)
+		c := clz - sh
+		if sh >= 0 || c < 2 || c > 63 || bits.Len64(y)+clz > 64 {
+			return
+		}
+		low, half := y<<uint(clz)&(uint64(1)<<uint(c)-1), uint64(1)<<uint(c-1)
+		switch {
+		case low == half && tie == 0:
+			tie = x
+		case low == half-1 && below == 0:
+			below = x
+		}
+	}
+	for x := m.one; x < m.cwMax && tie == 0; x++ {
+		look(x)
+	}
+	top := uint64(1) << uint(m.cfg.Formats.Cw.W-1)
+	for x := top; x < top+1<<20 && x <= m.cwMask && below == 0; x++ {
+		look(x)
+	}
+	for _, x := range []uint64{tie, below} {
+		if x != 0 {
+			e.recipRound = append(e.recipRound, x)
+		}
+	}
+	for l := bits.Len64(m.cwMax) + 1; l <= m.cfg.Formats.Cw.W; l++ {
+		e.cwHigh = append(e.cwHigh, uint64(1)<<uint(l-1)|1)
+	}
 }
 
 // buildExactClasses adds the level-1 classes that hit a threshold of
 // ldcp_update exactly or show a ROM entry's last bit (docs/ldcp.md
 // "Constructed classes"): rom_seed_edges, ai_sum_at_cwmax,
-// sub_ai_sum_edges, ai_inc_at_max and timer_interval_tie.
+// sub_ai_sum_edges, ai_inc_at_max and timer_interval_tie; and those that
+// make closure independent of the random draws: recip_round_edges,
+// cw_above_cwmax, loss_at_cwmax, full_ack_cw_not_iw and stage_code_3.
 func (m *Model) buildExactClasses() {
 	e := &m.edge
 	sm := m.seqMask
@@ -120,7 +164,11 @@ func (m *Model) buildExactClasses() {
 			a := m.stable(c, 400, 1)
 			return emit(a, ackEv(a, 1, false, false))
 		}, func(o *obs) bool {
-			return o.out.Rule == ldcp.RuleAI && min(o.st.Cw+m.incRaw(o.st.Cw, uint64(o.out.N), m.alphaRaw, m.alphaF), m.cwMask) == m.cwMax
+			if o.out.Rule != ldcp.RuleAI || o.next.Cw != m.cwMax {
+				return false
+			}
+			inc := min(m.incPre(uint64(o.out.N), m.recipSeeded(o.st.Cw, -1, 0)), m.cwMask)
+			return min(o.st.Cw+inc, m.cwMask) == m.cwMax
 		})
 	}
 	if g := m.gammaCw; g > 0 && g < m.cwMax && m.cwMax-g >= m.one {
@@ -158,4 +206,58 @@ func (m *Model) buildExactClasses() {
 			return o.out.TimerArmed && m.intervalTie(m.recipSeeded(o.next.Cw, -1, 0))
 		})
 	}
+	if len(e.exact.recipRound) > 0 {
+		rr := e.exact.recipRound
+		m.add("recip_round_edges", "AI ACKs of one packet on a cw whose 1/cw, before the unit's output cast rounds it, lies exactly at the tie (a cw of the window's range) and one LSB below it (a cw above CwMax: the cast's operand y << clz has clz low zeros, so only clz = 0 reaches it; the sum clamps to CwMax)", func(emit func(ldcp.State, ldcp.Event) error) error {
+			for _, c := range rr {
+				a := m.stable(c, 400, 1)
+				if err := emit(a, ackEv(a, 1, false, false)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, func(o *obs) bool { return o.out.Rule == ldcp.RuleAI && inSet(rr, o.st.Cw) })
+	}
+	if len(e.exact.cwHigh) > 0 {
+		hs := e.exact.cwHigh
+		m.add("cw_above_cwmax", "AI ACKs of one packet on a cw register of every bit length above CwMax's (every leading-zero count of the 1/cw normalizer there; the sum clamps to CwMax)", func(emit func(ldcp.State, ldcp.Event) error) error {
+			for _, c := range hs {
+				a := m.stable(c, 400, 1)
+				if err := emit(a, ackEv(a, 1, false, false)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, func(o *obs) bool { return o.out.Rule == ldcp.RuleAI && inSet(hs, o.st.Cw) })
+	}
+	if cm := uint32(m.cwMax >> m.cwF); m.cwMax&(uint64(1)<<m.cwF-1) == 0 && cm > 1 && cm+1 < m.half {
+		m.add("loss_at_cwmax", "fast-start NAKs with acked packets at CwMax - 1, CwMax and CwMax + 1 (the loss window's clamp at its threshold)", func(emit func(ldcp.State, ldcp.Event) error) error {
+			for _, k := range []uint32{cm - 1, cm, cm + 1} {
+				st := m.fastStart(0, k-1, k+5, k+100)
+				if err := emit(st, fixAck(ackEv(st, 1, false, true), sm)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, func(o *obs) bool {
+			k := (o.ev.AckSeq - o.st.Start) & sm
+			return o.ev.Kind&3 == ldcp.Ack && o.out.Loss && k+1 >= cm && k <= cm+1
+		})
+	}
+	iw := m.cfg.IWPkts
+	m.add("full_ack_cw_not_iw", "transition 2 from a fast-start state whose cw register is not IW (one LSB either side): the new cw is IW, not the register", func(emit func(ldcp.State, ldcp.Event) error) error {
+		for _, c := range []uint64{m.iw - 1, m.iw + 1} {
+			st := m.fastStart(0, iw-1, iw+5, 1000)
+			st.Cw = c
+			if err := emit(st, fixAck(ackEv(st, 1, false, false), sm)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, func(o *obs) bool { return o.out.FullAck && o.st.Cw != m.iw })
+	m.add("stage_code_3", "a send, an ACK and a timeout on a flow whose stage register holds the unused code 3 (it decodes as stable)", func(emit func(ldcp.State, ldcp.Event) error) error {
+		st := m.stable(m.cw(10), 400, 8)
+		st.Stage = 3
+		return each(emit, sv{st, ldcp.Event{Kind: ldcp.Send}}, sv{st, ackEv(st, 2, false, false)}, sv{st, ldcp.Event{Kind: ldcp.Timeout}})
+	}, func(o *obs) bool { return o.st.Stage == 3 })
 }

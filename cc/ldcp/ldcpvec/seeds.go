@@ -17,16 +17,36 @@ import (
 // unit itself is checked against fixedpoint.Reciprocal (TestRecipSeeded).
 func (m *Model) recipSeeded(x uint64, idx int, seed uint64) uint64 {
 	c := m.recip.Config()
-	x &= m.cwMask
 	outMax := uint64(1)<<uint(c.Out.W) - 1
-	if x == 0 {
+	if x&m.cwMask == 0 {
 		return outMax
 	}
+	y, sh := m.recipNewton(x, idx, seed)
+	if sh >= 0 {
+		if y != 0 && (sh >= 64 || bits.Len64(y)+sh > c.Out.W) {
+			return outMax
+		}
+		return y << uint(sh)
+	}
+	d := uint(-sh)
+	if d >= 64 {
+		return 0
+	}
+	v := y>>d + y>>(d-1)&1
+	return min(v, outMax)
+}
+
+// recipNewton is steps 1-3 of recipSeeded for the non-zero raw input x:
+// the Newton result y and the shift sh that scales it into the output
+// format (y << sh, or for sh < 0 y >> -sh rounded half up at bit -sh-1).
+func (m *Model) recipNewton(x uint64, idx int, seed uint64) (y uint64, sh int) {
+	c := m.recip.Config()
+	x &= m.cwMask
 	w, k := c.In.W, c.TableBits
 	p := bits.Len64(x) - 1
 	mant := x << uint(w-1-p) // frac w-1
 	i := int(mant >> uint(w-1-k) & (1<<uint(k) - 1))
-	y := m.recipTable[i] // frac fy
+	y = m.recipTable[i] // frac fy
 	if i == idx {
 		y = seed
 	}
@@ -46,20 +66,8 @@ func (m *Model) recipSeeded(x uint64, idx int, seed uint64) uint64 {
 		}
 	}
 	// y (frac fy) * 2^(In.F - p) into Out (frac Out.F): a shift by
-	// sh = In.F - p + Out.F - fy, rounded half up where it drops bits.
-	sh := c.In.F() - p + c.Out.F() - fy
-	if sh >= 0 {
-		if y != 0 && (sh >= 64 || bits.Len64(y)+sh > c.Out.W) {
-			return outMax
-		}
-		return y << uint(sh)
-	}
-	d := uint(-sh)
-	if d >= 64 {
-		return 0
-	}
-	v := y>>d + y>>(d-1)&1
-	return min(v, outMax)
+	// In.F - p + Out.F - fy, rounded half up where it drops bits.
+	return y, c.In.F() - p + c.Out.F() - fy
 }
 
 // mulShr is Trn,Sat(a*b >> s) for unsigned a, b, at most max.
