@@ -69,6 +69,22 @@ func bounds(m *rtl.Module) []interval {
 
 // bound is the interval of node n from its operands' intervals.
 func bound(n *rtl.Node, iv []interval) interval {
+	if n.Op != rtl.OpConst && n.Op != rtl.OpInput && len(n.Args) > 0 {
+		vals := make([]rtl.Bits, len(n.Args))
+		all := true
+		for i, a := range n.Args {
+			if !iv[a.ID].isConst() {
+				all = false
+				break
+			}
+			vals[i] = rtl.BitsOfBig(iv[a.ID].lo, a.Width)
+		}
+		if all {
+			if v, ok := foldConst(n, vals); ok {
+				return point(v.Big())
+			}
+		}
+	}
 	w := n.Width
 	all := full(w)
 	arg := func(i int) interval { return iv[n.Args[i].ID] }
@@ -252,4 +268,76 @@ func decide(n *rtl.Node, a, b interval) (uint64, bool) {
 	default:
 		return b2(ge, lt)
 	}
+}
+
+// foldConst evaluates node n on constant operands vals by building the
+// same operation on constants in a scratch module, which rtl's builder
+// folds to a constant (rtl's one definition of every op's semantics).
+func foldConst(n *rtl.Node, vals []rtl.Bits) (rtl.Bits, bool) {
+	t := rtl.NewModule("fold", "")
+	a := make([]*rtl.Node, len(n.Args))
+	for i, x := range n.Args {
+		a[i] = t.ConstBits(x.Width, x.Signed, vals[i])
+	}
+	var r *rtl.Node
+	switch n.Op {
+	case rtl.OpAdd:
+		r = t.Add(a[0], a[1])
+	case rtl.OpSub:
+		r = t.Sub(a[0], a[1])
+	case rtl.OpMul:
+		r = t.Mul(a[0], a[1])
+	case rtl.OpAnd:
+		r = t.And(a[0], a[1])
+	case rtl.OpOr:
+		r = t.Or(a[0], a[1])
+	case rtl.OpXor:
+		r = t.Xor(a[0], a[1])
+	case rtl.OpNot:
+		r = t.Not(a[0])
+	case rtl.OpShlC:
+		r = t.ShlC(a[0], n.K)
+	case rtl.OpLShrC:
+		r = t.LShrC(a[0], n.K)
+	case rtl.OpAShrC:
+		r = t.AShrC(a[0], n.K)
+	case rtl.OpShl:
+		r = t.Shl(a[0], a[1])
+	case rtl.OpLShr:
+		r = t.LShr(a[0], a[1])
+	case rtl.OpAShr:
+		r = t.AShr(a[0], a[1])
+	case rtl.OpEq:
+		r = t.Eq(a[0], a[1])
+	case rtl.OpNe:
+		r = t.Ne(a[0], a[1])
+	case rtl.OpLt:
+		r = t.Lt(a[0], a[1])
+	case rtl.OpLe:
+		r = t.Le(a[0], a[1])
+	case rtl.OpGt:
+		r = t.Gt(a[0], a[1])
+	case rtl.OpGe:
+		r = t.Ge(a[0], a[1])
+	case rtl.OpMux:
+		r = t.Mux(a[0], a[1], a[2])
+	case rtl.OpSlice:
+		r = t.Slice(a[0], n.K, n.Width)
+	case rtl.OpConcat:
+		r = t.Concat(a...)
+	case rtl.OpZExt:
+		r = t.ZExt(a[0], n.Width)
+	case rtl.OpSExt:
+		r = t.SExt(a[0], n.Width)
+	case rtl.OpAs:
+		r = t.AsUnsigned(a[0])
+	case rtl.OpROM:
+		r = t.ROMBits(a[0], n.Width, n.ROM)
+	default:
+		return rtl.Bits{}, false
+	}
+	if t.Err() != nil || r.Op != rtl.OpConst {
+		return rtl.Bits{}, false
+	}
+	return r.Value.Trunc(n.Width), true
 }

@@ -41,6 +41,12 @@
 // stay below 2^63 is held in one uint64. Inputs are read just before their
 // first use, so fewer values are live at once.
 //
+// One idiom: the count of rtl's priority encoder (Module.CLZ, a tree of
+// compares and muxes) is recognised by its exact structure and printed as
+// one bits.LeadingZeros64. A node whose operands the analysis proves
+// constant is folded through rtl's own builder (rtl's one definition of
+// the ops).
+//
 // Guarded cones, as llvmir prints them: when a mux arm is used by nothing
 // else, its fanout-free cone (the nodes whose every use is inside it) of at
 // least minCone nodes is computed inside the if/else branch that selects

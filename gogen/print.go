@@ -64,7 +64,7 @@ func Print(m *rtl.Module, opts Options) ([]byte, error) {
 	if opts.Package == "" || opts.Func == "" || opts.Input == nil || opts.Output == nil {
 		return nil, fmt.Errorf("gogen: module %s: Options need Package, Func, Input and Output", m.Name)
 	}
-	p := &printer{m: m, o: opts, asU: map[int]bool{}, readWord: map[string]bool{}, coneID: map[[2]int]int{}}
+	p := &printer{m: m, o: opts, asU: map[int]bool{}, readWord: map[string]bool{}, coneID: map[[2]int]int{}, idiom: map[int]*rtl.Node{}}
 	if err := p.body(); err != nil {
 		return nil, err
 	}
@@ -120,17 +120,18 @@ func sortedUnique(s []string) []string {
 type printer struct {
 	m        *rtl.Module
 	o        Options
-	b        bytes.Buffer     // function body
-	roms     bytes.Buffer     // package-level tables
-	used     []bool           // node reaches an output
-	asU      map[int]bool     // compare nodes that need a uint64 copy
-	iv       []interval       // value bounds of every node (bounds.go)
-	narrow   []bool           // node held in one uint64 (all of at most 64 bits, some wider)
-	read     []bool           // input port already read into its local
-	readWord map[string]bool  // words of wide nodes read by another node
-	owner    []int            // innermost guarded cone holding each node (-1: none)
-	cone     map[[2]int][]int // guarded cone of (mux ID, arm 1 or 2): node IDs in order
-	coneID   map[[2]int]int   // its index (owner value)
+	b        bytes.Buffer      // function body
+	roms     bytes.Buffer      // package-level tables
+	used     []bool            // node reaches an output
+	asU      map[int]bool      // compare nodes that need a uint64 copy
+	iv       []interval        // value bounds of every node (bounds.go)
+	narrow   []bool            // node held in one uint64 (all of at most 64 bits, some wider)
+	read     []bool            // input port already read into its local
+	readWord map[string]bool   // words of wide nodes read by another node
+	idiom    map[int]*rtl.Node // priority-encoder counts (clzIdiom): node ID -> the encoded word
+	owner    []int             // innermost guarded cone holding each node (-1: none)
+	cone     map[[2]int][]int  // guarded cone of (mux ID, arm 1 or 2): node IDs in order
+	coneID   map[[2]int]int    // its index (owner value)
 	usesBits bool
 }
 
@@ -151,6 +152,11 @@ func (p *printer) body() error {
 	for _, n := range m.Nodes {
 		p.narrow[n.ID] = p.holdsNarrow(n)
 	}
+	for _, n := range m.Nodes {
+		if x := clzIdiom(n); x != nil && !p.isConst(n) {
+			p.idiom[n.ID] = x
+		}
+	}
 	p.used = make([]bool, len(m.Nodes))
 	var stack []*rtl.Node
 	mark := func(n *rtl.Node) {
@@ -169,6 +175,8 @@ func (p *printer) body() error {
 		case p.isConst(n): // a literal: its operands are not computed
 		case n.Op == rtl.OpMux && p.isConst(n.Args[0]):
 			mark(p.muxArm(n))
+		case p.idiom[n.ID] != nil:
+			mark(p.idiom[n.ID])
 		default:
 			for _, a := range n.Args {
 				mark(a)
@@ -335,7 +343,67 @@ func (p *printer) operands(n *rtl.Node) []*rtl.Node {
 	if n.Op == rtl.OpMux && p.isConst(n.Args[0]) {
 		return []*rtl.Node{p.muxArm(n)}
 	}
+	if x := p.idiom[n.ID]; x != nil {
+		return []*rtl.Node{x}
+	}
 	return n.Args
+}
+
+// clzIdiom recognises the count of rtl's priority encoder (Module.CLZ):
+// a concatenation of L 1-bit compares z_i = (c_i[2h_i-1:h_i] == 0),
+// h_i = 2^(L-1-i), where c_0 has 2^L <= 64 bits and c_(i+1) = z_i ?
+// c_i[h_i-1:0] : c_i[2h_i-1:h_i]. It returns c_0, or nil. The count is
+// then the number of leading zeros of c_0 in 2^L bits, 2^L - 1 for c_0 =
+// 0 (every z is 1): LeadingZeros64(c_0|1) - (64 - 2^L), one instruction
+// in place of the tree. Only the exact structure matches.
+func clzIdiom(n *rtl.Node) *rtl.Node {
+	L := len(n.Args)
+	if n.Op != rtl.OpConcat || L < 2 || L > 6 || n.Width != L {
+		return nil
+	}
+	var c0, cur *rtl.Node
+	for i, z := range n.Args {
+		h := 1 << uint(L-1-i)
+		if z.Op != rtl.OpEq || z.Args[1].Op != rtl.OpConst || !z.Args[1].Value.IsZero() {
+			return nil
+		}
+		hi := z.Args[0]
+		if hi.Op != rtl.OpSlice || hi.K != h || hi.Width != h || hi.Args[0].Width != 2*h {
+			return nil
+		}
+		c := hi.Args[0]
+		if i == 0 {
+			c0 = c
+		} else if c != cur {
+			return nil
+		}
+		if i == L-1 {
+			break
+		}
+		// The next level's word is the mux of the halves, found among the
+		// users of the next compare's slice: check its shape.
+		nz := n.Args[i+1]
+		if nz.Op != rtl.OpEq {
+			return nil
+		}
+		next := nz.Args[0]
+		if next.Op != rtl.OpSlice {
+			return nil
+		}
+		mx := next.Args[0]
+		if mx.Op != rtl.OpMux || mx.Args[0] != z || mx.Width != h {
+			return nil
+		}
+		lo, top := mx.Args[1], mx.Args[2]
+		if lo.Op != rtl.OpSlice || lo.Args[0] != c || lo.K != 0 || lo.Width != h || top != hi {
+			return nil
+		}
+		cur = mx
+	}
+	if c0.Signed {
+		return nil
+	}
+	return c0
 }
 
 // scope prints, in node order, the nodes owned by cone c (-1: the top
@@ -565,6 +633,32 @@ func (p *printer) s(n *rtl.Node) string {
 	return fmt.Sprintf("(int64(%s<<%d) >> %d)", p.u(n), 64-w, 64-w)
 }
 
+// su is the uint64 pattern of narrow node n sign-extended to 64 bits (a
+// literal for a constant: a constant conversion of a negative value would
+// not compile).
+func (p *printer) su(n *rtl.Node) string {
+	if p.isConst(n) {
+		w := n.Width
+		v := p.kbits(n)[0]
+		if w < 64 {
+			v = uint64(int64(v<<uint(64-w)) >> uint(64-w))
+		}
+		return hex(v)
+	}
+	return "uint64(" + p.s(n) + ")"
+}
+
+// sign is all ones when narrow node n read as signed is negative, else 0.
+func (p *printer) sign(n *rtl.Node) string {
+	if p.isConst(n) {
+		if p.kbits(n).Bit(n.Width - 1) {
+			return hex(^uint64(0))
+		}
+		return "0"
+	}
+	return "uint64(" + p.s(n) + " >> 63)"
+}
+
 // lo and hi are the words of any node up to 128 bits (hi is 0 for a narrow
 // node).
 func (p *printer) lo(n *rtl.Node) string {
@@ -598,6 +692,10 @@ func (p *printer) shi(n *rtl.Node) string {
 			return "(" + p.s(n) + " >> 63)"
 		}
 		return "int64(0)"
+	}
+	if p.isConst(n) && p.wide(n) {
+		h := p.kbits(n)[1]
+		return fmt.Sprintf("int64(%d)", int64(h<<uint(64-hw))>>uint(64-hw))
 	}
 	if hw == 64 {
 		return "int64(" + p.hi(n) + ")"
@@ -735,6 +833,11 @@ func (p *printer) node(n *rtl.Node) error {
 			set(mk(fmt.Sprintf("%s>>%d | %s<<%d", p.lo(a), k, p.hi(a), 64-k)))
 		}
 	case rtl.OpConcat:
+		if x := p.idiom[n.ID]; x != nil {
+			p.usesBits = true
+			set(fmt.Sprintf("uint64(bits.LeadingZeros64(%s|1)) - %d", p.u(x), 64-x.Width))
+			break
+		}
 		var parts []string
 		sh := 0
 		for i := len(n.Args) - 1; i >= 0; i-- {
@@ -896,11 +999,11 @@ func (p *printer) wideOp(n *rtl.Node) error {
 	case rtl.OpAdd:
 		p.usesBits = true
 		p.line("%sl, %sc := bits.Add64(%s, %s, 0)%s", v, v, p.lo(a), p.lo(b), comment(n))
-		p.line("%sh := %s", v, masked(fmt.Sprintf("%s + %s + %sc", p.hi(a), p.hi(b), v), w-64))
+		p.line("%sh := %s", v, masked(fmt.Sprintf("%s + %sc + %s", p.hi(a), v, p.hi(b)), w-64))
 	case rtl.OpSub:
 		p.usesBits = true
 		p.line("%sl, %sc := bits.Sub64(%s, %s, 0)%s", v, v, p.lo(a), p.lo(b), comment(n))
-		p.line("%sh := %s", v, masked(fmt.Sprintf("%s - %s - %sc", p.hi(a), p.hi(b), v), w-64))
+		p.line("%sh := %s", v, masked(fmt.Sprintf("%s - %sc - %s", p.hi(a), v, p.hi(b)), w-64))
 	case rtl.OpMul:
 		if p.wide(a) || p.wide(b) {
 			return unsupported(n, "product with an operand wider than 64 bits")
@@ -910,10 +1013,10 @@ func (p *printer) wideOp(n *rtl.Node) error {
 			p.line("%sh, %sl := bits.Mul64(%s, %s)%s", v, v, p.u(a), p.u(b), comment(n))
 			return nil // the exact product fits W bits: hi is canonical
 		}
-		sa, sb := p.s(a), p.s(b)
-		p.line("%sh, %sl := bits.Mul64(uint64(%s), uint64(%s))%s", v, v, sa, sb, comment(n))
+		sa, sb := p.su(a), p.su(b)
+		p.line("%sh, %sl := bits.Mul64(%s, %s)%s", v, v, sa, sb, comment(n))
 		// Two's-complement correction of the high word of the signed product.
-		p.line("%sh -= uint64(%s>>63)&uint64(%s) + uint64(%s>>63)&uint64(%s)", v, sa, sb, sb, sa)
+		p.line("%sh -= %s&%s + %s&%s", v, p.sign(a), sb, p.sign(b), sa)
 		if mh != ^uint64(0) {
 			p.line("%sh &= %s", v, mhs)
 		}
@@ -924,7 +1027,11 @@ func (p *printer) wideOp(n *rtl.Node) error {
 	case rtl.OpXor:
 		set(p.lo(a)+" ^ "+p.lo(b), p.hi(a)+" ^ "+p.hi(b))
 	case rtl.OpNot:
-		set("^"+p.lo(a), "^"+p.hi(a))
+		hi := "^" + p.hi(a)
+		if !p.wide(a) { // the high word of a narrow operand is 0
+			hi = hex(^uint64(0))
+		}
+		set("^"+p.lo(a), hi)
 	case rtl.OpShlC:
 		k := n.K
 		switch {

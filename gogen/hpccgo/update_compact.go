@@ -130,58 +130,8 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 				v132 = 0x3fffffffffff
 			} else {
 				v69 := 0x7ff | v67<<11
-				v70 := v69 >> 16
-				v71 := (v69) & 0xffff
-				v73 := v70 == 0x0
-				var v73u uint64
-				if v73 {
-					v73u = 1
-				}
-				v74 := v70
-				if v73 {
-					v74 = v71
-				}
-				v75 := v74 >> 8
-				v76 := (v74) & 0xff
-				v78 := v75 == 0x0
-				var v78u uint64
-				if v78 {
-					v78u = 1
-				}
-				v79 := v75
-				if v78 {
-					v79 = v76
-				}
-				v80 := v79 >> 4
-				v81 := (v79) & 0xf
-				v83 := v80 == 0x0
-				var v83u uint64
-				if v83 {
-					v83u = 1
-				}
-				v84 := v80
-				if v83 {
-					v84 = v81
-				}
-				v85 := v84 >> 2
-				v86 := (v84) & 0x3
-				v88 := v85 == 0x0
-				var v88u uint64
-				if v88 {
-					v88u = 1
-				}
-				v89 := v85
-				if v88 {
-					v89 = v86
-				}
-				v90 := v89 >> 1
-				v93 := v90 == 0x0
-				var v93u uint64
-				if v93 {
-					v93u = 1
-				}
-				v94 := v93u | v88u<<1 | v83u<<2 | v78u<<3 | v73u<<4 // clz
-				v95 := (v67 << v94) & 0x1fffff                      // recip_mant
+				v94 := uint64(bits.LeadingZeros64(v69|1)) - 32 // clz
+				v95 := (v67 << v94) & 0x1fffff                 // recip_mant
 				v97 := (v95 >> 10) & 0x3ff
 				v98 := uint64(compactrom98[(v97)&0x3ff]) // recip_rom
 				v100 := v95 * v98
@@ -311,58 +261,8 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v280 = 0x3fffffffffff
 		} else {
 			v217 := 0x7ff | v215<<11
-			v218 := v217 >> 16
-			v219 := (v217) & 0xffff
-			v221 := v218 == 0x0
-			var v221u uint64
-			if v221 {
-				v221u = 1
-			}
-			v222 := v218
-			if v221 {
-				v222 = v219
-			}
-			v223 := v222 >> 8
-			v224 := (v222) & 0xff
-			v226 := v223 == 0x0
-			var v226u uint64
-			if v226 {
-				v226u = 1
-			}
-			v227 := v223
-			if v226 {
-				v227 = v224
-			}
-			v228 := v227 >> 4
-			v229 := (v227) & 0xf
-			v231 := v228 == 0x0
-			var v231u uint64
-			if v231 {
-				v231u = 1
-			}
-			v232 := v228
-			if v231 {
-				v232 = v229
-			}
-			v233 := v232 >> 2
-			v234 := (v232) & 0x3
-			v236 := v233 == 0x0
-			var v236u uint64
-			if v236 {
-				v236u = 1
-			}
-			v237 := v233
-			if v236 {
-				v237 = v234
-			}
-			v238 := v237 >> 1
-			v241 := v238 == 0x0
-			var v241u uint64
-			if v241 {
-				v241u = 1
-			}
-			v242 := v241u | v236u<<1 | v231u<<2 | v226u<<3 | v221u<<4 // clz_242
-			v243 := (v215 << v242) & 0x1fffff                         // recip_mant_243
+			v242 := uint64(bits.LeadingZeros64(v217|1)) - 32 // clz_242
+			v243 := (v215 << v242) & 0x1fffff                // recip_mant_243
 			v245 := (v243 >> 10) & 0x3ff
 			v246 := uint64(compactrom246[(v245)&0x3ff]) // recip_rom_246
 			v248 := v243 * v246
@@ -500,58 +400,8 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v428 = 0x3fffffffffff
 		} else {
 			v365 := 0x7ff | v363<<11
-			v366 := v365 >> 16
-			v367 := (v365) & 0xffff
-			v369 := v366 == 0x0
-			var v369u uint64
-			if v369 {
-				v369u = 1
-			}
-			v370 := v366
-			if v369 {
-				v370 = v367
-			}
-			v371 := v370 >> 8
-			v372 := (v370) & 0xff
-			v374 := v371 == 0x0
-			var v374u uint64
-			if v374 {
-				v374u = 1
-			}
-			v375 := v371
-			if v374 {
-				v375 = v372
-			}
-			v376 := v375 >> 4
-			v377 := (v375) & 0xf
-			v379 := v376 == 0x0
-			var v379u uint64
-			if v379 {
-				v379u = 1
-			}
-			v380 := v376
-			if v379 {
-				v380 = v377
-			}
-			v381 := v380 >> 2
-			v382 := (v380) & 0x3
-			v384 := v381 == 0x0
-			var v384u uint64
-			if v384 {
-				v384u = 1
-			}
-			v385 := v381
-			if v384 {
-				v385 = v382
-			}
-			v386 := v385 >> 1
-			v389 := v386 == 0x0
-			var v389u uint64
-			if v389 {
-				v389u = 1
-			}
-			v390 := v389u | v384u<<1 | v379u<<2 | v374u<<3 | v369u<<4 // clz_390
-			v391 := (v363 << v390) & 0x1fffff                         // recip_mant_391
+			v390 := uint64(bits.LeadingZeros64(v365|1)) - 32 // clz_390
+			v391 := (v363 << v390) & 0x1fffff                // recip_mant_391
 			v393 := (v391 >> 10) & 0x3ff
 			v394 := uint64(compactrom394[(v393)&0x3ff]) // recip_rom_394
 			v396 := v391 * v394
@@ -689,58 +539,8 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v576 = 0x3fffffffffff
 		} else {
 			v513 := 0x7ff | v511<<11
-			v514 := v513 >> 16
-			v515 := (v513) & 0xffff
-			v517 := v514 == 0x0
-			var v517u uint64
-			if v517 {
-				v517u = 1
-			}
-			v518 := v514
-			if v517 {
-				v518 = v515
-			}
-			v519 := v518 >> 8
-			v520 := (v518) & 0xff
-			v522 := v519 == 0x0
-			var v522u uint64
-			if v522 {
-				v522u = 1
-			}
-			v523 := v519
-			if v522 {
-				v523 = v520
-			}
-			v524 := v523 >> 4
-			v525 := (v523) & 0xf
-			v527 := v524 == 0x0
-			var v527u uint64
-			if v527 {
-				v527u = 1
-			}
-			v528 := v524
-			if v527 {
-				v528 = v525
-			}
-			v529 := v528 >> 2
-			v530 := (v528) & 0x3
-			v532 := v529 == 0x0
-			var v532u uint64
-			if v532 {
-				v532u = 1
-			}
-			v533 := v529
-			if v532 {
-				v533 = v530
-			}
-			v534 := v533 >> 1
-			v537 := v534 == 0x0
-			var v537u uint64
-			if v537 {
-				v537u = 1
-			}
-			v538 := v537u | v532u<<1 | v527u<<2 | v522u<<3 | v517u<<4 // clz_538
-			v539 := (v511 << v538) & 0x1fffff                         // recip_mant_539
+			v538 := uint64(bits.LeadingZeros64(v513|1)) - 32 // clz_538
+			v539 := (v511 << v538) & 0x1fffff                // recip_mant_539
 			v541 := (v539 >> 10) & 0x3ff
 			v542 := uint64(compactrom542[(v541)&0x3ff]) // recip_rom_542
 			v544 := v539 * v542
@@ -878,58 +678,8 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v724 = 0x3fffffffffff
 		} else {
 			v661 := 0x7ff | v659<<11
-			v662 := v661 >> 16
-			v663 := (v661) & 0xffff
-			v665 := v662 == 0x0
-			var v665u uint64
-			if v665 {
-				v665u = 1
-			}
-			v666 := v662
-			if v665 {
-				v666 = v663
-			}
-			v667 := v666 >> 8
-			v668 := (v666) & 0xff
-			v670 := v667 == 0x0
-			var v670u uint64
-			if v670 {
-				v670u = 1
-			}
-			v671 := v667
-			if v670 {
-				v671 = v668
-			}
-			v672 := v671 >> 4
-			v673 := (v671) & 0xf
-			v675 := v672 == 0x0
-			var v675u uint64
-			if v675 {
-				v675u = 1
-			}
-			v676 := v672
-			if v675 {
-				v676 = v673
-			}
-			v677 := v676 >> 2
-			v678 := (v676) & 0x3
-			v680 := v677 == 0x0
-			var v680u uint64
-			if v680 {
-				v680u = 1
-			}
-			v681 := v677
-			if v680 {
-				v681 = v678
-			}
-			v682 := v681 >> 1
-			v685 := v682 == 0x0
-			var v685u uint64
-			if v685 {
-				v685u = 1
-			}
-			v686 := v685u | v680u<<1 | v675u<<2 | v670u<<3 | v665u<<4 // clz_686
-			v687 := (v659 << v686) & 0x1fffff                         // recip_mant_687
+			v686 := uint64(bits.LeadingZeros64(v661|1)) - 32 // clz_686
+			v687 := (v659 << v686) & 0x1fffff                // recip_mant_687
 			v689 := (v687 >> 10) & 0x3ff
 			v690 := uint64(compactrom690[(v689)&0x3ff]) // recip_rom_690
 			v692 := v687 * v690
@@ -1124,64 +874,12 @@ func stepCompact(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		if v910 {
 			v911 = 0xffffffffffffff
 		} else {
+			v868 := uint64(bits.LeadingZeros64(v830|1)) - 32
 			v870 := v830 == 0x0
-			var v873 uint64 // clz_873
+			v871 := v868
+			v873 := v871 // clz_873
 			if v870 {
 				v873 = 0x20
-			} else {
-				v844 := v830 >> 16
-				v845 := (v830) & 0xffff
-				v847 := v844 == 0x0
-				var v847u uint64
-				if v847 {
-					v847u = 1
-				}
-				v848 := v844
-				if v847 {
-					v848 = v845
-				}
-				v849 := v848 >> 8
-				v850 := (v848) & 0xff
-				v852 := v849 == 0x0
-				var v852u uint64
-				if v852 {
-					v852u = 1
-				}
-				v853 := v849
-				if v852 {
-					v853 = v850
-				}
-				v854 := v853 >> 4
-				v855 := (v853) & 0xf
-				v857 := v854 == 0x0
-				var v857u uint64
-				if v857 {
-					v857u = 1
-				}
-				v858 := v854
-				if v857 {
-					v858 = v855
-				}
-				v859 := v858 >> 2
-				v860 := (v858) & 0x3
-				v862 := v859 == 0x0
-				var v862u uint64
-				if v862 {
-					v862u = 1
-				}
-				v863 := v859
-				if v862 {
-					v863 = v860
-				}
-				v864 := v863 >> 1
-				v867 := v864 == 0x0
-				var v867u uint64
-				if v867 {
-					v867u = 1
-				}
-				v868 := v867u | v862u<<1 | v857u<<2 | v852u<<3 | v847u<<4
-				v871 := v868
-				v873 = v871
 			}
 			v874 := (v830 << v873) & 0xffffffff // recip_mant_874
 			v876 := (v874 >> 21) & 0x3ff

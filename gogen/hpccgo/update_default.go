@@ -230,58 +230,8 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 				v221 = 0x7ffffffffffff
 			} else {
 				v158 := 0x3f | v156<<6
-				v159 := v158 >> 16
-				v160 := (v158) & 0xffff
-				v162 := v159 == 0x0
-				var v162u uint64
-				if v162 {
-					v162u = 1
-				}
-				v163 := v159
-				if v162 {
-					v163 = v160
-				}
-				v164 := v163 >> 8
-				v165 := (v163) & 0xff
-				v167 := v164 == 0x0
-				var v167u uint64
-				if v167 {
-					v167u = 1
-				}
-				v168 := v164
-				if v167 {
-					v168 = v165
-				}
-				v169 := v168 >> 4
-				v170 := (v168) & 0xf
-				v172 := v169 == 0x0
-				var v172u uint64
-				if v172 {
-					v172u = 1
-				}
-				v173 := v169
-				if v172 {
-					v173 = v170
-				}
-				v174 := v173 >> 2
-				v175 := (v173) & 0x3
-				v177 := v174 == 0x0
-				var v177u uint64
-				if v177 {
-					v177u = 1
-				}
-				v178 := v174
-				if v177 {
-					v178 = v175
-				}
-				v179 := v178 >> 1
-				v182 := v179 == 0x0
-				var v182u uint64
-				if v182 {
-					v182u = 1
-				}
-				v183 := v182u | v177u<<1 | v172u<<2 | v167u<<3 | v162u<<4 // clz
-				v184 := (v156 << v183) & 0x3ffffff                        // recip_mant
+				v183 := uint64(bits.LeadingZeros64(v158|1)) - 32 // clz
+				v184 := (v156 << v183) & 0x3ffffff               // recip_mant
 				v186 := (v184 >> 15) & 0x3ff
 				v187 := uint64(defaultrom187[(v186)&0x3ff]) // recip_rom
 				v189 := v184 * v187
@@ -318,7 +268,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v231h := (v224h) & 0x3
 			v232 := v225
 			v233l, v233c := bits.Add64(v231l, v232, 0)
-			v233h := (v231h + 0 + v233c) & 0x3
+			v233h := (v231h + v233c + 0) & 0x3
 			v234 := (v233l) & 0xfffffffffffff
 			v236 := v233h > 0 || v233h == 0 && v233l > 0xfffffffffffff // ovf_hi_236
 			v238 := v234
@@ -514,58 +464,8 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v433 = 0x7ffffffffffff
 		} else {
 			v370 := 0x3f | v368<<6
-			v371 := v370 >> 16
-			v372 := (v370) & 0xffff
-			v374 := v371 == 0x0
-			var v374u uint64
-			if v374 {
-				v374u = 1
-			}
-			v375 := v371
-			if v374 {
-				v375 = v372
-			}
-			v376 := v375 >> 8
-			v377 := (v375) & 0xff
-			v379 := v376 == 0x0
-			var v379u uint64
-			if v379 {
-				v379u = 1
-			}
-			v380 := v376
-			if v379 {
-				v380 = v377
-			}
-			v381 := v380 >> 4
-			v382 := (v380) & 0xf
-			v384 := v381 == 0x0
-			var v384u uint64
-			if v384 {
-				v384u = 1
-			}
-			v385 := v381
-			if v384 {
-				v385 = v382
-			}
-			v386 := v385 >> 2
-			v387 := (v385) & 0x3
-			v389 := v386 == 0x0
-			var v389u uint64
-			if v389 {
-				v389u = 1
-			}
-			v390 := v386
-			if v389 {
-				v390 = v387
-			}
-			v391 := v390 >> 1
-			v394 := v391 == 0x0
-			var v394u uint64
-			if v394 {
-				v394u = 1
-			}
-			v395 := v394u | v389u<<1 | v384u<<2 | v379u<<3 | v374u<<4 // clz_395
-			v396 := (v368 << v395) & 0x3ffffff                        // recip_mant_396
+			v395 := uint64(bits.LeadingZeros64(v370|1)) - 32 // clz_395
+			v396 := (v368 << v395) & 0x3ffffff               // recip_mant_396
 			v398 := (v396 >> 15) & 0x3ff
 			v399 := uint64(defaultrom399[(v398)&0x3ff]) // recip_rom_399
 			v401 := v396 * v399
@@ -602,7 +502,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v443h := (v436h) & 0x3
 		v444 := v437
 		v445l, v445c := bits.Add64(v443l, v444, 0)
-		v445h := (v443h + 0 + v445c) & 0x3
+		v445h := (v443h + v445c + 0) & 0x3
 		v446 := (v445l) & 0xfffffffffffff
 		v448 := v445h > 0 || v445h == 0 && v445l > 0xfffffffffffff // ovf_hi_448
 		v450 := v446
@@ -806,58 +706,8 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v645 = 0x7ffffffffffff
 		} else {
 			v582 := 0x3f | v580<<6
-			v583 := v582 >> 16
-			v584 := (v582) & 0xffff
-			v586 := v583 == 0x0
-			var v586u uint64
-			if v586 {
-				v586u = 1
-			}
-			v587 := v583
-			if v586 {
-				v587 = v584
-			}
-			v588 := v587 >> 8
-			v589 := (v587) & 0xff
-			v591 := v588 == 0x0
-			var v591u uint64
-			if v591 {
-				v591u = 1
-			}
-			v592 := v588
-			if v591 {
-				v592 = v589
-			}
-			v593 := v592 >> 4
-			v594 := (v592) & 0xf
-			v596 := v593 == 0x0
-			var v596u uint64
-			if v596 {
-				v596u = 1
-			}
-			v597 := v593
-			if v596 {
-				v597 = v594
-			}
-			v598 := v597 >> 2
-			v599 := (v597) & 0x3
-			v601 := v598 == 0x0
-			var v601u uint64
-			if v601 {
-				v601u = 1
-			}
-			v602 := v598
-			if v601 {
-				v602 = v599
-			}
-			v603 := v602 >> 1
-			v606 := v603 == 0x0
-			var v606u uint64
-			if v606 {
-				v606u = 1
-			}
-			v607 := v606u | v601u<<1 | v596u<<2 | v591u<<3 | v586u<<4 // clz_607
-			v608 := (v580 << v607) & 0x3ffffff                        // recip_mant_608
+			v607 := uint64(bits.LeadingZeros64(v582|1)) - 32 // clz_607
+			v608 := (v580 << v607) & 0x3ffffff               // recip_mant_608
 			v610 := (v608 >> 15) & 0x3ff
 			v611 := uint64(defaultrom611[(v610)&0x3ff]) // recip_rom_611
 			v613 := v608 * v611
@@ -894,7 +744,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v655h := (v648h) & 0x3
 		v656 := v649
 		v657l, v657c := bits.Add64(v655l, v656, 0)
-		v657h := (v655h + 0 + v657c) & 0x3
+		v657h := (v655h + v657c + 0) & 0x3
 		v658 := (v657l) & 0xfffffffffffff
 		v660 := v657h > 0 || v657h == 0 && v657l > 0xfffffffffffff // ovf_hi_660
 		v662 := v658
@@ -1098,58 +948,8 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v857 = 0x7ffffffffffff
 		} else {
 			v794 := 0x3f | v792<<6
-			v795 := v794 >> 16
-			v796 := (v794) & 0xffff
-			v798 := v795 == 0x0
-			var v798u uint64
-			if v798 {
-				v798u = 1
-			}
-			v799 := v795
-			if v798 {
-				v799 = v796
-			}
-			v800 := v799 >> 8
-			v801 := (v799) & 0xff
-			v803 := v800 == 0x0
-			var v803u uint64
-			if v803 {
-				v803u = 1
-			}
-			v804 := v800
-			if v803 {
-				v804 = v801
-			}
-			v805 := v804 >> 4
-			v806 := (v804) & 0xf
-			v808 := v805 == 0x0
-			var v808u uint64
-			if v808 {
-				v808u = 1
-			}
-			v809 := v805
-			if v808 {
-				v809 = v806
-			}
-			v810 := v809 >> 2
-			v811 := (v809) & 0x3
-			v813 := v810 == 0x0
-			var v813u uint64
-			if v813 {
-				v813u = 1
-			}
-			v814 := v810
-			if v813 {
-				v814 = v811
-			}
-			v815 := v814 >> 1
-			v818 := v815 == 0x0
-			var v818u uint64
-			if v818 {
-				v818u = 1
-			}
-			v819 := v818u | v813u<<1 | v808u<<2 | v803u<<3 | v798u<<4 // clz_819
-			v820 := (v792 << v819) & 0x3ffffff                        // recip_mant_820
+			v819 := uint64(bits.LeadingZeros64(v794|1)) - 32 // clz_819
+			v820 := (v792 << v819) & 0x3ffffff               // recip_mant_820
 			v822 := (v820 >> 15) & 0x3ff
 			v823 := uint64(defaultrom823[(v822)&0x3ff]) // recip_rom_823
 			v825 := v820 * v823
@@ -1186,7 +986,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v867h := (v860h) & 0x3
 		v868 := v861
 		v869l, v869c := bits.Add64(v867l, v868, 0)
-		v869h := (v867h + 0 + v869c) & 0x3
+		v869h := (v867h + v869c + 0) & 0x3
 		v870 := (v869l) & 0xfffffffffffff
 		v872 := v869h > 0 || v869h == 0 && v869l > 0xfffffffffffff // ovf_hi_872
 		v874 := v870
@@ -1390,58 +1190,8 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v1069 = 0x7ffffffffffff
 		} else {
 			v1006 := 0x3f | v1004<<6
-			v1007 := v1006 >> 16
-			v1008 := (v1006) & 0xffff
-			v1010 := v1007 == 0x0
-			var v1010u uint64
-			if v1010 {
-				v1010u = 1
-			}
-			v1011 := v1007
-			if v1010 {
-				v1011 = v1008
-			}
-			v1012 := v1011 >> 8
-			v1013 := (v1011) & 0xff
-			v1015 := v1012 == 0x0
-			var v1015u uint64
-			if v1015 {
-				v1015u = 1
-			}
-			v1016 := v1012
-			if v1015 {
-				v1016 = v1013
-			}
-			v1017 := v1016 >> 4
-			v1018 := (v1016) & 0xf
-			v1020 := v1017 == 0x0
-			var v1020u uint64
-			if v1020 {
-				v1020u = 1
-			}
-			v1021 := v1017
-			if v1020 {
-				v1021 = v1018
-			}
-			v1022 := v1021 >> 2
-			v1023 := (v1021) & 0x3
-			v1025 := v1022 == 0x0
-			var v1025u uint64
-			if v1025 {
-				v1025u = 1
-			}
-			v1026 := v1022
-			if v1025 {
-				v1026 = v1023
-			}
-			v1027 := v1026 >> 1
-			v1030 := v1027 == 0x0
-			var v1030u uint64
-			if v1030 {
-				v1030u = 1
-			}
-			v1031 := v1030u | v1025u<<1 | v1020u<<2 | v1015u<<3 | v1010u<<4 // clz_1031
-			v1032 := (v1004 << v1031) & 0x3ffffff                           // recip_mant_1032
+			v1031 := uint64(bits.LeadingZeros64(v1006|1)) - 32 // clz_1031
+			v1032 := (v1004 << v1031) & 0x3ffffff              // recip_mant_1032
 			v1034 := (v1032 >> 15) & 0x3ff
 			v1035 := uint64(defaultrom1035[(v1034)&0x3ff]) // recip_rom_1035
 			v1037 := v1032 * v1035
@@ -1478,7 +1228,7 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1079h := (v1072h) & 0x3
 		v1080 := v1073
 		v1081l, v1081c := bits.Add64(v1079l, v1080, 0)
-		v1081h := (v1079h + 0 + v1081c) & 0x3
+		v1081h := (v1079h + v1081c + 0) & 0x3
 		v1082 := (v1081l) & 0xfffffffffffff
 		v1084 := v1081h > 0 || v1081h == 0 && v1081l > 0xfffffffffffff // ovf_hi_1084
 		v1086 := v1082
@@ -1639,64 +1389,12 @@ func stepDefault(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		if v1255 {
 			v1256 = 0xffffffffffffff
 		} else {
+			v1213 := uint64(bits.LeadingZeros64(v1175|1)) - 32
 			v1215 := v1175 == 0x0
-			var v1218 uint64 // clz_1218
+			v1216 := v1213
+			v1218 := v1216 // clz_1218
 			if v1215 {
 				v1218 = 0x20
-			} else {
-				v1189 := v1175 >> 16
-				v1190 := (v1175) & 0xffff
-				v1192 := v1189 == 0x0
-				var v1192u uint64
-				if v1192 {
-					v1192u = 1
-				}
-				v1193 := v1189
-				if v1192 {
-					v1193 = v1190
-				}
-				v1194 := v1193 >> 8
-				v1195 := (v1193) & 0xff
-				v1197 := v1194 == 0x0
-				var v1197u uint64
-				if v1197 {
-					v1197u = 1
-				}
-				v1198 := v1194
-				if v1197 {
-					v1198 = v1195
-				}
-				v1199 := v1198 >> 4
-				v1200 := (v1198) & 0xf
-				v1202 := v1199 == 0x0
-				var v1202u uint64
-				if v1202 {
-					v1202u = 1
-				}
-				v1203 := v1199
-				if v1202 {
-					v1203 = v1200
-				}
-				v1204 := v1203 >> 2
-				v1205 := (v1203) & 0x3
-				v1207 := v1204 == 0x0
-				var v1207u uint64
-				if v1207 {
-					v1207u = 1
-				}
-				v1208 := v1204
-				if v1207 {
-					v1208 = v1205
-				}
-				v1209 := v1208 >> 1
-				v1212 := v1209 == 0x0
-				var v1212u uint64
-				if v1212 {
-					v1212u = 1
-				}
-				v1213 := v1212u | v1207u<<1 | v1202u<<2 | v1197u<<3 | v1192u<<4
-				v1216 := v1213
-				v1218 = v1216
 			}
 			v1219 := (v1175 << v1218) & 0xffffffff // recip_mant_1219
 			v1221 := (v1219 >> 21) & 0x3ff

@@ -230,58 +230,8 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 				v221 = 0x7ffffffffffff
 			} else {
 				v158 := 0x3f | v156<<6
-				v159 := v158 >> 16
-				v160 := (v158) & 0xffff
-				v162 := v159 == 0x0
-				var v162u uint64
-				if v162 {
-					v162u = 1
-				}
-				v163 := v159
-				if v162 {
-					v163 = v160
-				}
-				v164 := v163 >> 8
-				v165 := (v163) & 0xff
-				v167 := v164 == 0x0
-				var v167u uint64
-				if v167 {
-					v167u = 1
-				}
-				v168 := v164
-				if v167 {
-					v168 = v165
-				}
-				v169 := v168 >> 4
-				v170 := (v168) & 0xf
-				v172 := v169 == 0x0
-				var v172u uint64
-				if v172 {
-					v172u = 1
-				}
-				v173 := v169
-				if v172 {
-					v173 = v170
-				}
-				v174 := v173 >> 2
-				v175 := (v173) & 0x3
-				v177 := v174 == 0x0
-				var v177u uint64
-				if v177 {
-					v177u = 1
-				}
-				v178 := v174
-				if v177 {
-					v178 = v175
-				}
-				v179 := v178 >> 1
-				v182 := v179 == 0x0
-				var v182u uint64
-				if v182 {
-					v182u = 1
-				}
-				v183 := v182u | v177u<<1 | v172u<<2 | v167u<<3 | v162u<<4 // clz
-				v184 := (v156 << v183) & 0x3ffffff                        // recip_mant
+				v183 := uint64(bits.LeadingZeros64(v158|1)) - 32 // clz
+				v184 := (v156 << v183) & 0x3ffffff               // recip_mant
 				v186 := (v184 >> 15) & 0x3ff
 				v187 := uint64(multiQrom187[(v186)&0x3ff]) // recip_rom
 				v189 := v184 * v187
@@ -318,7 +268,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v231h := (v224h) & 0x3
 			v232 := v225
 			v233l, v233c := bits.Add64(v231l, v232, 0)
-			v233h := (v231h + 0 + v233c) & 0x3
+			v233h := (v231h + v233c + 0) & 0x3
 			v234 := (v233l) & 0xfffffffffffff
 			v236 := v233h > 0 || v233h == 0 && v233l > 0xfffffffffffff // ovf_hi_236
 			v238 := v234
@@ -383,69 +333,8 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 					v354 = 0x3fffffffffffff
 				} else {
 					v291 := 0x7ff | v289<<11
-					v292 := v291 >> 32
-					v293 := (v291) & 0xffffffff
-					v295 := v292 == 0x0
-					var v295u uint64
-					if v295 {
-						v295u = 1
-					}
-					v296 := v292
-					if v295 {
-						v296 = v293
-					}
-					v297 := v296 >> 16
-					v298 := (v296) & 0xffff
-					v300 := v297 == 0x0
-					var v300u uint64
-					if v300 {
-						v300u = 1
-					}
-					v301 := v297
-					if v300 {
-						v301 = v298
-					}
-					v302 := v301 >> 8
-					v303 := (v301) & 0xff
-					v305 := v302 == 0x0
-					var v305u uint64
-					if v305 {
-						v305u = 1
-					}
-					v306 := v302
-					if v305 {
-						v306 = v303
-					}
-					v307 := v306 >> 4
-					v308 := (v306) & 0xf
-					v310 := v307 == 0x0
-					var v310u uint64
-					if v310 {
-						v310u = 1
-					}
-					v311 := v307
-					if v310 {
-						v311 = v308
-					}
-					v312 := v311 >> 2
-					v313 := (v311) & 0x3
-					v315 := v312 == 0x0
-					var v315u uint64
-					if v315 {
-						v315u = 1
-					}
-					v316 := v312
-					if v315 {
-						v316 = v313
-					}
-					v317 := v316 >> 1
-					v320 := v317 == 0x0
-					var v320u uint64
-					if v320 {
-						v320u = 1
-					}
-					v321 := v320u | v315u<<1 | v310u<<2 | v305u<<3 | v300u<<4 | v295u<<5 // clz_321
-					v322 := (v289 << v321) & 0x1fffffffffffff                            // recip_mant_322
+					v321 := uint64(bits.LeadingZeros64(v291|1)) - 0 // clz_321
+					v322 := (v289 << v321) & 0x1fffffffffffff       // recip_mant_322
 					v324 := (v322 >> 42) & 0x3ff
 					v325 := uint64(multiQrom325[(v324)&0x3ff]) // recip_rom_325
 					v327h, v327l := bits.Mul64(v322, v325)
@@ -676,58 +565,8 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v568 = 0x7ffffffffffff
 		} else {
 			v505 := 0x3f | v503<<6
-			v506 := v505 >> 16
-			v507 := (v505) & 0xffff
-			v509 := v506 == 0x0
-			var v509u uint64
-			if v509 {
-				v509u = 1
-			}
-			v510 := v506
-			if v509 {
-				v510 = v507
-			}
-			v511 := v510 >> 8
-			v512 := (v510) & 0xff
-			v514 := v511 == 0x0
-			var v514u uint64
-			if v514 {
-				v514u = 1
-			}
-			v515 := v511
-			if v514 {
-				v515 = v512
-			}
-			v516 := v515 >> 4
-			v517 := (v515) & 0xf
-			v519 := v516 == 0x0
-			var v519u uint64
-			if v519 {
-				v519u = 1
-			}
-			v520 := v516
-			if v519 {
-				v520 = v517
-			}
-			v521 := v520 >> 2
-			v522 := (v520) & 0x3
-			v524 := v521 == 0x0
-			var v524u uint64
-			if v524 {
-				v524u = 1
-			}
-			v525 := v521
-			if v524 {
-				v525 = v522
-			}
-			v526 := v525 >> 1
-			v529 := v526 == 0x0
-			var v529u uint64
-			if v529 {
-				v529u = 1
-			}
-			v530 := v529u | v524u<<1 | v519u<<2 | v514u<<3 | v509u<<4 // clz_530
-			v531 := (v503 << v530) & 0x3ffffff                        // recip_mant_531
+			v530 := uint64(bits.LeadingZeros64(v505|1)) - 32 // clz_530
+			v531 := (v503 << v530) & 0x3ffffff               // recip_mant_531
 			v533 := (v531 >> 15) & 0x3ff
 			v534 := uint64(multiQrom534[(v533)&0x3ff]) // recip_rom_534
 			v536 := v531 * v534
@@ -764,7 +603,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v578h := (v571h) & 0x3
 		v579 := v572
 		v580l, v580c := bits.Add64(v578l, v579, 0)
-		v580h := (v578h + 0 + v580c) & 0x3
+		v580h := (v578h + v580c + 0) & 0x3
 		v581 := (v580l) & 0xfffffffffffff
 		v583 := v580h > 0 || v580h == 0 && v580l > 0xfffffffffffff // ovf_hi_583
 		v585 := v581
@@ -829,69 +668,8 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 				v701 = 0x3fffffffffffff
 			} else {
 				v638 := 0x7ff | v636<<11
-				v639 := v638 >> 32
-				v640 := (v638) & 0xffffffff
-				v642 := v639 == 0x0
-				var v642u uint64
-				if v642 {
-					v642u = 1
-				}
-				v643 := v639
-				if v642 {
-					v643 = v640
-				}
-				v644 := v643 >> 16
-				v645 := (v643) & 0xffff
-				v647 := v644 == 0x0
-				var v647u uint64
-				if v647 {
-					v647u = 1
-				}
-				v648 := v644
-				if v647 {
-					v648 = v645
-				}
-				v649 := v648 >> 8
-				v650 := (v648) & 0xff
-				v652 := v649 == 0x0
-				var v652u uint64
-				if v652 {
-					v652u = 1
-				}
-				v653 := v649
-				if v652 {
-					v653 = v650
-				}
-				v654 := v653 >> 4
-				v655 := (v653) & 0xf
-				v657 := v654 == 0x0
-				var v657u uint64
-				if v657 {
-					v657u = 1
-				}
-				v658 := v654
-				if v657 {
-					v658 = v655
-				}
-				v659 := v658 >> 2
-				v660 := (v658) & 0x3
-				v662 := v659 == 0x0
-				var v662u uint64
-				if v662 {
-					v662u = 1
-				}
-				v663 := v659
-				if v662 {
-					v663 = v660
-				}
-				v664 := v663 >> 1
-				v667 := v664 == 0x0
-				var v667u uint64
-				if v667 {
-					v667u = 1
-				}
-				v668 := v667u | v662u<<1 | v657u<<2 | v652u<<3 | v647u<<4 | v642u<<5 // clz_668
-				v669 := (v636 << v668) & 0x1fffffffffffff                            // recip_mant_669
+				v668 := uint64(bits.LeadingZeros64(v638|1)) - 0 // clz_668
+				v669 := (v636 << v668) & 0x1fffffffffffff       // recip_mant_669
 				v671 := (v669 >> 42) & 0x3ff
 				v672 := uint64(multiQrom672[(v671)&0x3ff]) // recip_rom_672
 				v674h, v674l := bits.Mul64(v669, v672)
@@ -1130,58 +908,8 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v915 = 0x7ffffffffffff
 		} else {
 			v852 := 0x3f | v850<<6
-			v853 := v852 >> 16
-			v854 := (v852) & 0xffff
-			v856 := v853 == 0x0
-			var v856u uint64
-			if v856 {
-				v856u = 1
-			}
-			v857 := v853
-			if v856 {
-				v857 = v854
-			}
-			v858 := v857 >> 8
-			v859 := (v857) & 0xff
-			v861 := v858 == 0x0
-			var v861u uint64
-			if v861 {
-				v861u = 1
-			}
-			v862 := v858
-			if v861 {
-				v862 = v859
-			}
-			v863 := v862 >> 4
-			v864 := (v862) & 0xf
-			v866 := v863 == 0x0
-			var v866u uint64
-			if v866 {
-				v866u = 1
-			}
-			v867 := v863
-			if v866 {
-				v867 = v864
-			}
-			v868 := v867 >> 2
-			v869 := (v867) & 0x3
-			v871 := v868 == 0x0
-			var v871u uint64
-			if v871 {
-				v871u = 1
-			}
-			v872 := v868
-			if v871 {
-				v872 = v869
-			}
-			v873 := v872 >> 1
-			v876 := v873 == 0x0
-			var v876u uint64
-			if v876 {
-				v876u = 1
-			}
-			v877 := v876u | v871u<<1 | v866u<<2 | v861u<<3 | v856u<<4 // clz_877
-			v878 := (v850 << v877) & 0x3ffffff                        // recip_mant_878
+			v877 := uint64(bits.LeadingZeros64(v852|1)) - 32 // clz_877
+			v878 := (v850 << v877) & 0x3ffffff               // recip_mant_878
 			v880 := (v878 >> 15) & 0x3ff
 			v881 := uint64(multiQrom881[(v880)&0x3ff]) // recip_rom_881
 			v883 := v878 * v881
@@ -1218,7 +946,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v925h := (v918h) & 0x3
 		v926 := v919
 		v927l, v927c := bits.Add64(v925l, v926, 0)
-		v927h := (v925h + 0 + v927c) & 0x3
+		v927h := (v925h + v927c + 0) & 0x3
 		v928 := (v927l) & 0xfffffffffffff
 		v930 := v927h > 0 || v927h == 0 && v927l > 0xfffffffffffff // ovf_hi_930
 		v932 := v928
@@ -1283,69 +1011,8 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 				v1048 = 0x3fffffffffffff
 			} else {
 				v985 := 0x7ff | v983<<11
-				v986 := v985 >> 32
-				v987 := (v985) & 0xffffffff
-				v989 := v986 == 0x0
-				var v989u uint64
-				if v989 {
-					v989u = 1
-				}
-				v990 := v986
-				if v989 {
-					v990 = v987
-				}
-				v991 := v990 >> 16
-				v992 := (v990) & 0xffff
-				v994 := v991 == 0x0
-				var v994u uint64
-				if v994 {
-					v994u = 1
-				}
-				v995 := v991
-				if v994 {
-					v995 = v992
-				}
-				v996 := v995 >> 8
-				v997 := (v995) & 0xff
-				v999 := v996 == 0x0
-				var v999u uint64
-				if v999 {
-					v999u = 1
-				}
-				v1000 := v996
-				if v999 {
-					v1000 = v997
-				}
-				v1001 := v1000 >> 4
-				v1002 := (v1000) & 0xf
-				v1004 := v1001 == 0x0
-				var v1004u uint64
-				if v1004 {
-					v1004u = 1
-				}
-				v1005 := v1001
-				if v1004 {
-					v1005 = v1002
-				}
-				v1006 := v1005 >> 2
-				v1007 := (v1005) & 0x3
-				v1009 := v1006 == 0x0
-				var v1009u uint64
-				if v1009 {
-					v1009u = 1
-				}
-				v1010 := v1006
-				if v1009 {
-					v1010 = v1007
-				}
-				v1011 := v1010 >> 1
-				v1014 := v1011 == 0x0
-				var v1014u uint64
-				if v1014 {
-					v1014u = 1
-				}
-				v1015 := v1014u | v1009u<<1 | v1004u<<2 | v999u<<3 | v994u<<4 | v989u<<5 // clz_1015
-				v1016 := (v983 << v1015) & 0x1fffffffffffff                              // recip_mant_1016
+				v1015 := uint64(bits.LeadingZeros64(v985|1)) - 0 // clz_1015
+				v1016 := (v983 << v1015) & 0x1fffffffffffff      // recip_mant_1016
 				v1018 := (v1016 >> 42) & 0x3ff
 				v1019 := uint64(multiQrom1019[(v1018)&0x3ff]) // recip_rom_1019
 				v1021h, v1021l := bits.Mul64(v1016, v1019)
@@ -1584,58 +1251,8 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v1262 = 0x7ffffffffffff
 		} else {
 			v1199 := 0x3f | v1197<<6
-			v1200 := v1199 >> 16
-			v1201 := (v1199) & 0xffff
-			v1203 := v1200 == 0x0
-			var v1203u uint64
-			if v1203 {
-				v1203u = 1
-			}
-			v1204 := v1200
-			if v1203 {
-				v1204 = v1201
-			}
-			v1205 := v1204 >> 8
-			v1206 := (v1204) & 0xff
-			v1208 := v1205 == 0x0
-			var v1208u uint64
-			if v1208 {
-				v1208u = 1
-			}
-			v1209 := v1205
-			if v1208 {
-				v1209 = v1206
-			}
-			v1210 := v1209 >> 4
-			v1211 := (v1209) & 0xf
-			v1213 := v1210 == 0x0
-			var v1213u uint64
-			if v1213 {
-				v1213u = 1
-			}
-			v1214 := v1210
-			if v1213 {
-				v1214 = v1211
-			}
-			v1215 := v1214 >> 2
-			v1216 := (v1214) & 0x3
-			v1218 := v1215 == 0x0
-			var v1218u uint64
-			if v1218 {
-				v1218u = 1
-			}
-			v1219 := v1215
-			if v1218 {
-				v1219 = v1216
-			}
-			v1220 := v1219 >> 1
-			v1223 := v1220 == 0x0
-			var v1223u uint64
-			if v1223 {
-				v1223u = 1
-			}
-			v1224 := v1223u | v1218u<<1 | v1213u<<2 | v1208u<<3 | v1203u<<4 // clz_1224
-			v1225 := (v1197 << v1224) & 0x3ffffff                           // recip_mant_1225
+			v1224 := uint64(bits.LeadingZeros64(v1199|1)) - 32 // clz_1224
+			v1225 := (v1197 << v1224) & 0x3ffffff              // recip_mant_1225
 			v1227 := (v1225 >> 15) & 0x3ff
 			v1228 := uint64(multiQrom1228[(v1227)&0x3ff]) // recip_rom_1228
 			v1230 := v1225 * v1228
@@ -1672,7 +1289,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1272h := (v1265h) & 0x3
 		v1273 := v1266
 		v1274l, v1274c := bits.Add64(v1272l, v1273, 0)
-		v1274h := (v1272h + 0 + v1274c) & 0x3
+		v1274h := (v1272h + v1274c + 0) & 0x3
 		v1275 := (v1274l) & 0xfffffffffffff
 		v1277 := v1274h > 0 || v1274h == 0 && v1274l > 0xfffffffffffff // ovf_hi_1277
 		v1279 := v1275
@@ -1737,69 +1354,8 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 				v1395 = 0x3fffffffffffff
 			} else {
 				v1332 := 0x7ff | v1330<<11
-				v1333 := v1332 >> 32
-				v1334 := (v1332) & 0xffffffff
-				v1336 := v1333 == 0x0
-				var v1336u uint64
-				if v1336 {
-					v1336u = 1
-				}
-				v1337 := v1333
-				if v1336 {
-					v1337 = v1334
-				}
-				v1338 := v1337 >> 16
-				v1339 := (v1337) & 0xffff
-				v1341 := v1338 == 0x0
-				var v1341u uint64
-				if v1341 {
-					v1341u = 1
-				}
-				v1342 := v1338
-				if v1341 {
-					v1342 = v1339
-				}
-				v1343 := v1342 >> 8
-				v1344 := (v1342) & 0xff
-				v1346 := v1343 == 0x0
-				var v1346u uint64
-				if v1346 {
-					v1346u = 1
-				}
-				v1347 := v1343
-				if v1346 {
-					v1347 = v1344
-				}
-				v1348 := v1347 >> 4
-				v1349 := (v1347) & 0xf
-				v1351 := v1348 == 0x0
-				var v1351u uint64
-				if v1351 {
-					v1351u = 1
-				}
-				v1352 := v1348
-				if v1351 {
-					v1352 = v1349
-				}
-				v1353 := v1352 >> 2
-				v1354 := (v1352) & 0x3
-				v1356 := v1353 == 0x0
-				var v1356u uint64
-				if v1356 {
-					v1356u = 1
-				}
-				v1357 := v1353
-				if v1356 {
-					v1357 = v1354
-				}
-				v1358 := v1357 >> 1
-				v1361 := v1358 == 0x0
-				var v1361u uint64
-				if v1361 {
-					v1361u = 1
-				}
-				v1362 := v1361u | v1356u<<1 | v1351u<<2 | v1346u<<3 | v1341u<<4 | v1336u<<5 // clz_1362
-				v1363 := (v1330 << v1362) & 0x1fffffffffffff                                // recip_mant_1363
+				v1362 := uint64(bits.LeadingZeros64(v1332|1)) - 0 // clz_1362
+				v1363 := (v1330 << v1362) & 0x1fffffffffffff      // recip_mant_1363
 				v1365 := (v1363 >> 42) & 0x3ff
 				v1366 := uint64(multiQrom1366[(v1365)&0x3ff]) // recip_rom_1366
 				v1368h, v1368l := bits.Mul64(v1363, v1366)
@@ -2038,58 +1594,8 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v1609 = 0x7ffffffffffff
 		} else {
 			v1546 := 0x3f | v1544<<6
-			v1547 := v1546 >> 16
-			v1548 := (v1546) & 0xffff
-			v1550 := v1547 == 0x0
-			var v1550u uint64
-			if v1550 {
-				v1550u = 1
-			}
-			v1551 := v1547
-			if v1550 {
-				v1551 = v1548
-			}
-			v1552 := v1551 >> 8
-			v1553 := (v1551) & 0xff
-			v1555 := v1552 == 0x0
-			var v1555u uint64
-			if v1555 {
-				v1555u = 1
-			}
-			v1556 := v1552
-			if v1555 {
-				v1556 = v1553
-			}
-			v1557 := v1556 >> 4
-			v1558 := (v1556) & 0xf
-			v1560 := v1557 == 0x0
-			var v1560u uint64
-			if v1560 {
-				v1560u = 1
-			}
-			v1561 := v1557
-			if v1560 {
-				v1561 = v1558
-			}
-			v1562 := v1561 >> 2
-			v1563 := (v1561) & 0x3
-			v1565 := v1562 == 0x0
-			var v1565u uint64
-			if v1565 {
-				v1565u = 1
-			}
-			v1566 := v1562
-			if v1565 {
-				v1566 = v1563
-			}
-			v1567 := v1566 >> 1
-			v1570 := v1567 == 0x0
-			var v1570u uint64
-			if v1570 {
-				v1570u = 1
-			}
-			v1571 := v1570u | v1565u<<1 | v1560u<<2 | v1555u<<3 | v1550u<<4 // clz_1571
-			v1572 := (v1544 << v1571) & 0x3ffffff                           // recip_mant_1572
+			v1571 := uint64(bits.LeadingZeros64(v1546|1)) - 32 // clz_1571
+			v1572 := (v1544 << v1571) & 0x3ffffff              // recip_mant_1572
 			v1574 := (v1572 >> 15) & 0x3ff
 			v1575 := uint64(multiQrom1575[(v1574)&0x3ff]) // recip_rom_1575
 			v1577 := v1572 * v1575
@@ -2126,7 +1632,7 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1619h := (v1612h) & 0x3
 		v1620 := v1613
 		v1621l, v1621c := bits.Add64(v1619l, v1620, 0)
-		v1621h := (v1619h + 0 + v1621c) & 0x3
+		v1621h := (v1619h + v1621c + 0) & 0x3
 		v1622 := (v1621l) & 0xfffffffffffff
 		v1624 := v1621h > 0 || v1621h == 0 && v1621l > 0xfffffffffffff // ovf_hi_1624
 		v1626 := v1622
@@ -2191,69 +1697,8 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 				v1742 = 0x3fffffffffffff
 			} else {
 				v1679 := 0x7ff | v1677<<11
-				v1680 := v1679 >> 32
-				v1681 := (v1679) & 0xffffffff
-				v1683 := v1680 == 0x0
-				var v1683u uint64
-				if v1683 {
-					v1683u = 1
-				}
-				v1684 := v1680
-				if v1683 {
-					v1684 = v1681
-				}
-				v1685 := v1684 >> 16
-				v1686 := (v1684) & 0xffff
-				v1688 := v1685 == 0x0
-				var v1688u uint64
-				if v1688 {
-					v1688u = 1
-				}
-				v1689 := v1685
-				if v1688 {
-					v1689 = v1686
-				}
-				v1690 := v1689 >> 8
-				v1691 := (v1689) & 0xff
-				v1693 := v1690 == 0x0
-				var v1693u uint64
-				if v1693 {
-					v1693u = 1
-				}
-				v1694 := v1690
-				if v1693 {
-					v1694 = v1691
-				}
-				v1695 := v1694 >> 4
-				v1696 := (v1694) & 0xf
-				v1698 := v1695 == 0x0
-				var v1698u uint64
-				if v1698 {
-					v1698u = 1
-				}
-				v1699 := v1695
-				if v1698 {
-					v1699 = v1696
-				}
-				v1700 := v1699 >> 2
-				v1701 := (v1699) & 0x3
-				v1703 := v1700 == 0x0
-				var v1703u uint64
-				if v1703 {
-					v1703u = 1
-				}
-				v1704 := v1700
-				if v1703 {
-					v1704 = v1701
-				}
-				v1705 := v1704 >> 1
-				v1708 := v1705 == 0x0
-				var v1708u uint64
-				if v1708 {
-					v1708u = 1
-				}
-				v1709 := v1708u | v1703u<<1 | v1698u<<2 | v1693u<<3 | v1688u<<4 | v1683u<<5 // clz_1709
-				v1710 := (v1677 << v1709) & 0x1fffffffffffff                                // recip_mant_1710
+				v1709 := uint64(bits.LeadingZeros64(v1679|1)) - 0 // clz_1709
+				v1710 := (v1677 << v1709) & 0x1fffffffffffff      // recip_mant_1710
 				v1712 := (v1710 >> 42) & 0x3ff
 				v1713 := uint64(multiQrom1713[(v1712)&0x3ff]) // recip_rom_1713
 				v1715h, v1715l := bits.Mul64(v1710, v1713)
@@ -2449,64 +1894,12 @@ func stepMultiQ(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		if v1930 {
 			v1931 = 0xffffffffffffff
 		} else {
+			v1888 := uint64(bits.LeadingZeros64(v1850|1)) - 32
 			v1890 := v1850 == 0x0
-			var v1893 uint64 // clz_1893
+			v1891 := v1888
+			v1893 := v1891 // clz_1893
 			if v1890 {
 				v1893 = 0x20
-			} else {
-				v1864 := v1850 >> 16
-				v1865 := (v1850) & 0xffff
-				v1867 := v1864 == 0x0
-				var v1867u uint64
-				if v1867 {
-					v1867u = 1
-				}
-				v1868 := v1864
-				if v1867 {
-					v1868 = v1865
-				}
-				v1869 := v1868 >> 8
-				v1870 := (v1868) & 0xff
-				v1872 := v1869 == 0x0
-				var v1872u uint64
-				if v1872 {
-					v1872u = 1
-				}
-				v1873 := v1869
-				if v1872 {
-					v1873 = v1870
-				}
-				v1874 := v1873 >> 4
-				v1875 := (v1873) & 0xf
-				v1877 := v1874 == 0x0
-				var v1877u uint64
-				if v1877 {
-					v1877u = 1
-				}
-				v1878 := v1874
-				if v1877 {
-					v1878 = v1875
-				}
-				v1879 := v1878 >> 2
-				v1880 := (v1878) & 0x3
-				v1882 := v1879 == 0x0
-				var v1882u uint64
-				if v1882 {
-					v1882u = 1
-				}
-				v1883 := v1879
-				if v1882 {
-					v1883 = v1880
-				}
-				v1884 := v1883 >> 1
-				v1887 := v1884 == 0x0
-				var v1887u uint64
-				if v1887 {
-					v1887u = 1
-				}
-				v1888 := v1887u | v1882u<<1 | v1877u<<2 | v1872u<<3 | v1867u<<4
-				v1891 := v1888
-				v1893 = v1891
 			}
 			v1894 := (v1850 << v1893) & 0xffffffff // recip_mant_1894
 			v1896 := (v1894 >> 21) & 0x3ff

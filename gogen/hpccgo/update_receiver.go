@@ -230,58 +230,8 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 				v220 = 0x7ffffffffffff
 			} else {
 				v157 := 0x3f | v155<<6
-				v158 := v157 >> 16
-				v159 := (v157) & 0xffff
-				v161 := v158 == 0x0
-				var v161u uint64
-				if v161 {
-					v161u = 1
-				}
-				v162 := v158
-				if v161 {
-					v162 = v159
-				}
-				v163 := v162 >> 8
-				v164 := (v162) & 0xff
-				v166 := v163 == 0x0
-				var v166u uint64
-				if v166 {
-					v166u = 1
-				}
-				v167 := v163
-				if v166 {
-					v167 = v164
-				}
-				v168 := v167 >> 4
-				v169 := (v167) & 0xf
-				v171 := v168 == 0x0
-				var v171u uint64
-				if v171 {
-					v171u = 1
-				}
-				v172 := v168
-				if v171 {
-					v172 = v169
-				}
-				v173 := v172 >> 2
-				v174 := (v172) & 0x3
-				v176 := v173 == 0x0
-				var v176u uint64
-				if v176 {
-					v176u = 1
-				}
-				v177 := v173
-				if v176 {
-					v177 = v174
-				}
-				v178 := v177 >> 1
-				v181 := v178 == 0x0
-				var v181u uint64
-				if v181 {
-					v181u = 1
-				}
-				v182 := v181u | v176u<<1 | v171u<<2 | v166u<<3 | v161u<<4 // clz
-				v183 := (v155 << v182) & 0x3ffffff                        // recip_mant
+				v182 := uint64(bits.LeadingZeros64(v157|1)) - 32 // clz
+				v183 := (v155 << v182) & 0x3ffffff               // recip_mant
 				v185 := (v183 >> 15) & 0x3ff
 				v186 := uint64(receiverrom186[(v185)&0x3ff]) // recip_rom
 				v188 := v183 * v186
@@ -318,7 +268,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v230h := (v223h) & 0x3
 			v231 := v224
 			v232l, v232c := bits.Add64(v230l, v231, 0)
-			v232h := (v230h + 0 + v232c) & 0x3
+			v232h := (v230h + v232c + 0) & 0x3
 			v233 := (v232l) & 0xfffffffffffff
 			v235 := v232h > 0 || v232h == 0 && v232l > 0xfffffffffffff // ovf_hi_235
 			v237 := v233
@@ -514,58 +464,8 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v432 = 0x7ffffffffffff
 		} else {
 			v369 := 0x3f | v367<<6
-			v370 := v369 >> 16
-			v371 := (v369) & 0xffff
-			v373 := v370 == 0x0
-			var v373u uint64
-			if v373 {
-				v373u = 1
-			}
-			v374 := v370
-			if v373 {
-				v374 = v371
-			}
-			v375 := v374 >> 8
-			v376 := (v374) & 0xff
-			v378 := v375 == 0x0
-			var v378u uint64
-			if v378 {
-				v378u = 1
-			}
-			v379 := v375
-			if v378 {
-				v379 = v376
-			}
-			v380 := v379 >> 4
-			v381 := (v379) & 0xf
-			v383 := v380 == 0x0
-			var v383u uint64
-			if v383 {
-				v383u = 1
-			}
-			v384 := v380
-			if v383 {
-				v384 = v381
-			}
-			v385 := v384 >> 2
-			v386 := (v384) & 0x3
-			v388 := v385 == 0x0
-			var v388u uint64
-			if v388 {
-				v388u = 1
-			}
-			v389 := v385
-			if v388 {
-				v389 = v386
-			}
-			v390 := v389 >> 1
-			v393 := v390 == 0x0
-			var v393u uint64
-			if v393 {
-				v393u = 1
-			}
-			v394 := v393u | v388u<<1 | v383u<<2 | v378u<<3 | v373u<<4 // clz_394
-			v395 := (v367 << v394) & 0x3ffffff                        // recip_mant_395
+			v394 := uint64(bits.LeadingZeros64(v369|1)) - 32 // clz_394
+			v395 := (v367 << v394) & 0x3ffffff               // recip_mant_395
 			v397 := (v395 >> 15) & 0x3ff
 			v398 := uint64(receiverrom398[(v397)&0x3ff]) // recip_rom_398
 			v400 := v395 * v398
@@ -602,7 +502,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v442h := (v435h) & 0x3
 		v443 := v436
 		v444l, v444c := bits.Add64(v442l, v443, 0)
-		v444h := (v442h + 0 + v444c) & 0x3
+		v444h := (v442h + v444c + 0) & 0x3
 		v445 := (v444l) & 0xfffffffffffff
 		v447 := v444h > 0 || v444h == 0 && v444l > 0xfffffffffffff // ovf_hi_447
 		v449 := v445
@@ -806,58 +706,8 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v644 = 0x7ffffffffffff
 		} else {
 			v581 := 0x3f | v579<<6
-			v582 := v581 >> 16
-			v583 := (v581) & 0xffff
-			v585 := v582 == 0x0
-			var v585u uint64
-			if v585 {
-				v585u = 1
-			}
-			v586 := v582
-			if v585 {
-				v586 = v583
-			}
-			v587 := v586 >> 8
-			v588 := (v586) & 0xff
-			v590 := v587 == 0x0
-			var v590u uint64
-			if v590 {
-				v590u = 1
-			}
-			v591 := v587
-			if v590 {
-				v591 = v588
-			}
-			v592 := v591 >> 4
-			v593 := (v591) & 0xf
-			v595 := v592 == 0x0
-			var v595u uint64
-			if v595 {
-				v595u = 1
-			}
-			v596 := v592
-			if v595 {
-				v596 = v593
-			}
-			v597 := v596 >> 2
-			v598 := (v596) & 0x3
-			v600 := v597 == 0x0
-			var v600u uint64
-			if v600 {
-				v600u = 1
-			}
-			v601 := v597
-			if v600 {
-				v601 = v598
-			}
-			v602 := v601 >> 1
-			v605 := v602 == 0x0
-			var v605u uint64
-			if v605 {
-				v605u = 1
-			}
-			v606 := v605u | v600u<<1 | v595u<<2 | v590u<<3 | v585u<<4 // clz_606
-			v607 := (v579 << v606) & 0x3ffffff                        // recip_mant_607
+			v606 := uint64(bits.LeadingZeros64(v581|1)) - 32 // clz_606
+			v607 := (v579 << v606) & 0x3ffffff               // recip_mant_607
 			v609 := (v607 >> 15) & 0x3ff
 			v610 := uint64(receiverrom610[(v609)&0x3ff]) // recip_rom_610
 			v612 := v607 * v610
@@ -894,7 +744,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v654h := (v647h) & 0x3
 		v655 := v648
 		v656l, v656c := bits.Add64(v654l, v655, 0)
-		v656h := (v654h + 0 + v656c) & 0x3
+		v656h := (v654h + v656c + 0) & 0x3
 		v657 := (v656l) & 0xfffffffffffff
 		v659 := v656h > 0 || v656h == 0 && v656l > 0xfffffffffffff // ovf_hi_659
 		v661 := v657
@@ -1098,58 +948,8 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v856 = 0x7ffffffffffff
 		} else {
 			v793 := 0x3f | v791<<6
-			v794 := v793 >> 16
-			v795 := (v793) & 0xffff
-			v797 := v794 == 0x0
-			var v797u uint64
-			if v797 {
-				v797u = 1
-			}
-			v798 := v794
-			if v797 {
-				v798 = v795
-			}
-			v799 := v798 >> 8
-			v800 := (v798) & 0xff
-			v802 := v799 == 0x0
-			var v802u uint64
-			if v802 {
-				v802u = 1
-			}
-			v803 := v799
-			if v802 {
-				v803 = v800
-			}
-			v804 := v803 >> 4
-			v805 := (v803) & 0xf
-			v807 := v804 == 0x0
-			var v807u uint64
-			if v807 {
-				v807u = 1
-			}
-			v808 := v804
-			if v807 {
-				v808 = v805
-			}
-			v809 := v808 >> 2
-			v810 := (v808) & 0x3
-			v812 := v809 == 0x0
-			var v812u uint64
-			if v812 {
-				v812u = 1
-			}
-			v813 := v809
-			if v812 {
-				v813 = v810
-			}
-			v814 := v813 >> 1
-			v817 := v814 == 0x0
-			var v817u uint64
-			if v817 {
-				v817u = 1
-			}
-			v818 := v817u | v812u<<1 | v807u<<2 | v802u<<3 | v797u<<4 // clz_818
-			v819 := (v791 << v818) & 0x3ffffff                        // recip_mant_819
+			v818 := uint64(bits.LeadingZeros64(v793|1)) - 32 // clz_818
+			v819 := (v791 << v818) & 0x3ffffff               // recip_mant_819
 			v821 := (v819 >> 15) & 0x3ff
 			v822 := uint64(receiverrom822[(v821)&0x3ff]) // recip_rom_822
 			v824 := v819 * v822
@@ -1186,7 +986,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v866h := (v859h) & 0x3
 		v867 := v860
 		v868l, v868c := bits.Add64(v866l, v867, 0)
-		v868h := (v866h + 0 + v868c) & 0x3
+		v868h := (v866h + v868c + 0) & 0x3
 		v869 := (v868l) & 0xfffffffffffff
 		v871 := v868h > 0 || v868h == 0 && v868l > 0xfffffffffffff // ovf_hi_871
 		v873 := v869
@@ -1390,58 +1190,8 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v1068 = 0x7ffffffffffff
 		} else {
 			v1005 := 0x3f | v1003<<6
-			v1006 := v1005 >> 16
-			v1007 := (v1005) & 0xffff
-			v1009 := v1006 == 0x0
-			var v1009u uint64
-			if v1009 {
-				v1009u = 1
-			}
-			v1010 := v1006
-			if v1009 {
-				v1010 = v1007
-			}
-			v1011 := v1010 >> 8
-			v1012 := (v1010) & 0xff
-			v1014 := v1011 == 0x0
-			var v1014u uint64
-			if v1014 {
-				v1014u = 1
-			}
-			v1015 := v1011
-			if v1014 {
-				v1015 = v1012
-			}
-			v1016 := v1015 >> 4
-			v1017 := (v1015) & 0xf
-			v1019 := v1016 == 0x0
-			var v1019u uint64
-			if v1019 {
-				v1019u = 1
-			}
-			v1020 := v1016
-			if v1019 {
-				v1020 = v1017
-			}
-			v1021 := v1020 >> 2
-			v1022 := (v1020) & 0x3
-			v1024 := v1021 == 0x0
-			var v1024u uint64
-			if v1024 {
-				v1024u = 1
-			}
-			v1025 := v1021
-			if v1024 {
-				v1025 = v1022
-			}
-			v1026 := v1025 >> 1
-			v1029 := v1026 == 0x0
-			var v1029u uint64
-			if v1029 {
-				v1029u = 1
-			}
-			v1030 := v1029u | v1024u<<1 | v1019u<<2 | v1014u<<3 | v1009u<<4 // clz_1030
-			v1031 := (v1003 << v1030) & 0x3ffffff                           // recip_mant_1031
+			v1030 := uint64(bits.LeadingZeros64(v1005|1)) - 32 // clz_1030
+			v1031 := (v1003 << v1030) & 0x3ffffff              // recip_mant_1031
 			v1033 := (v1031 >> 15) & 0x3ff
 			v1034 := uint64(receiverrom1034[(v1033)&0x3ff]) // recip_rom_1034
 			v1036 := v1031 * v1034
@@ -1478,7 +1228,7 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1078h := (v1071h) & 0x3
 		v1079 := v1072
 		v1080l, v1080c := bits.Add64(v1078l, v1079, 0)
-		v1080h := (v1078h + 0 + v1080c) & 0x3
+		v1080h := (v1078h + v1080c + 0) & 0x3
 		v1081 := (v1080l) & 0xfffffffffffff
 		v1083 := v1080h > 0 || v1080h == 0 && v1080l > 0xfffffffffffff // ovf_hi_1083
 		v1085 := v1081
@@ -1636,64 +1386,12 @@ func stepReceiver(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		if v1251 {
 			v1252 = 0xffffffffffffff
 		} else {
+			v1209 := uint64(bits.LeadingZeros64(v1174|1)) - 32
 			v1211 := v1174 == 0x0
-			var v1214 uint64 // clz_1214
+			v1212 := v1209
+			v1214 := v1212 // clz_1214
 			if v1211 {
 				v1214 = 0x20
-			} else {
-				v1185 := v1174 >> 16
-				v1186 := (v1174) & 0xffff
-				v1188 := v1185 == 0x0
-				var v1188u uint64
-				if v1188 {
-					v1188u = 1
-				}
-				v1189 := v1185
-				if v1188 {
-					v1189 = v1186
-				}
-				v1190 := v1189 >> 8
-				v1191 := (v1189) & 0xff
-				v1193 := v1190 == 0x0
-				var v1193u uint64
-				if v1193 {
-					v1193u = 1
-				}
-				v1194 := v1190
-				if v1193 {
-					v1194 = v1191
-				}
-				v1195 := v1194 >> 4
-				v1196 := (v1194) & 0xf
-				v1198 := v1195 == 0x0
-				var v1198u uint64
-				if v1198 {
-					v1198u = 1
-				}
-				v1199 := v1195
-				if v1198 {
-					v1199 = v1196
-				}
-				v1200 := v1199 >> 2
-				v1201 := (v1199) & 0x3
-				v1203 := v1200 == 0x0
-				var v1203u uint64
-				if v1203 {
-					v1203u = 1
-				}
-				v1204 := v1200
-				if v1203 {
-					v1204 = v1201
-				}
-				v1205 := v1204 >> 1
-				v1208 := v1205 == 0x0
-				var v1208u uint64
-				if v1208 {
-					v1208u = 1
-				}
-				v1209 := v1208u | v1203u<<1 | v1198u<<2 | v1193u<<3 | v1188u<<4
-				v1212 := v1209
-				v1214 = v1212
 			}
 			v1215 := (v1174 << v1214) & 0xffffffff // recip_mant_1215
 			v1217 := (v1215 >> 21) & 0x3ff

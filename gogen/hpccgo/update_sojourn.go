@@ -237,58 +237,8 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 				v227 = 0x7ffffffffffff
 			} else {
 				v164 := 0x3f | v162<<6
-				v165 := v164 >> 16
-				v166 := (v164) & 0xffff
-				v168 := v165 == 0x0
-				var v168u uint64
-				if v168 {
-					v168u = 1
-				}
-				v169 := v165
-				if v168 {
-					v169 = v166
-				}
-				v170 := v169 >> 8
-				v171 := (v169) & 0xff
-				v173 := v170 == 0x0
-				var v173u uint64
-				if v173 {
-					v173u = 1
-				}
-				v174 := v170
-				if v173 {
-					v174 = v171
-				}
-				v175 := v174 >> 4
-				v176 := (v174) & 0xf
-				v178 := v175 == 0x0
-				var v178u uint64
-				if v178 {
-					v178u = 1
-				}
-				v179 := v175
-				if v178 {
-					v179 = v176
-				}
-				v180 := v179 >> 2
-				v181 := (v179) & 0x3
-				v183 := v180 == 0x0
-				var v183u uint64
-				if v183 {
-					v183u = 1
-				}
-				v184 := v180
-				if v183 {
-					v184 = v181
-				}
-				v185 := v184 >> 1
-				v188 := v185 == 0x0
-				var v188u uint64
-				if v188 {
-					v188u = 1
-				}
-				v189 := v188u | v183u<<1 | v178u<<2 | v173u<<3 | v168u<<4 // clz
-				v190 := (v162 << v189) & 0x3ffffff                        // recip_mant
+				v189 := uint64(bits.LeadingZeros64(v164|1)) - 32 // clz
+				v190 := (v162 << v189) & 0x3ffffff               // recip_mant
 				v192 := (v190 >> 15) & 0x3ff
 				v193 := uint64(sojournrom193[(v192)&0x3ff]) // recip_rom
 				v195 := v190 * v193
@@ -325,7 +275,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v237h := (v230h) & 0x3
 			v238 := v231
 			v239l, v239c := bits.Add64(v237l, v238, 0)
-			v239h := (v237h + 0 + v239c) & 0x3
+			v239h := (v237h + v239c + 0) & 0x3
 			v240 := (v239l) & 0xfffffffffffff
 			v242 := v239h > 0 || v239h == 0 && v239l > 0xfffffffffffff // ovf_hi_242
 			v244 := v240
@@ -527,58 +477,8 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v445 = 0x7ffffffffffff
 		} else {
 			v382 := 0x3f | v380<<6
-			v383 := v382 >> 16
-			v384 := (v382) & 0xffff
-			v386 := v383 == 0x0
-			var v386u uint64
-			if v386 {
-				v386u = 1
-			}
-			v387 := v383
-			if v386 {
-				v387 = v384
-			}
-			v388 := v387 >> 8
-			v389 := (v387) & 0xff
-			v391 := v388 == 0x0
-			var v391u uint64
-			if v391 {
-				v391u = 1
-			}
-			v392 := v388
-			if v391 {
-				v392 = v389
-			}
-			v393 := v392 >> 4
-			v394 := (v392) & 0xf
-			v396 := v393 == 0x0
-			var v396u uint64
-			if v396 {
-				v396u = 1
-			}
-			v397 := v393
-			if v396 {
-				v397 = v394
-			}
-			v398 := v397 >> 2
-			v399 := (v397) & 0x3
-			v401 := v398 == 0x0
-			var v401u uint64
-			if v401 {
-				v401u = 1
-			}
-			v402 := v398
-			if v401 {
-				v402 = v399
-			}
-			v403 := v402 >> 1
-			v406 := v403 == 0x0
-			var v406u uint64
-			if v406 {
-				v406u = 1
-			}
-			v407 := v406u | v401u<<1 | v396u<<2 | v391u<<3 | v386u<<4 // clz_407
-			v408 := (v380 << v407) & 0x3ffffff                        // recip_mant_408
+			v407 := uint64(bits.LeadingZeros64(v382|1)) - 32 // clz_407
+			v408 := (v380 << v407) & 0x3ffffff               // recip_mant_408
 			v410 := (v408 >> 15) & 0x3ff
 			v411 := uint64(sojournrom411[(v410)&0x3ff]) // recip_rom_411
 			v413 := v408 * v411
@@ -615,7 +515,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v455h := (v448h) & 0x3
 		v456 := v449
 		v457l, v457c := bits.Add64(v455l, v456, 0)
-		v457h := (v455h + 0 + v457c) & 0x3
+		v457h := (v455h + v457c + 0) & 0x3
 		v458 := (v457l) & 0xfffffffffffff
 		v460 := v457h > 0 || v457h == 0 && v457l > 0xfffffffffffff // ovf_hi_460
 		v462 := v458
@@ -825,58 +725,8 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v663 = 0x7ffffffffffff
 		} else {
 			v600 := 0x3f | v598<<6
-			v601 := v600 >> 16
-			v602 := (v600) & 0xffff
-			v604 := v601 == 0x0
-			var v604u uint64
-			if v604 {
-				v604u = 1
-			}
-			v605 := v601
-			if v604 {
-				v605 = v602
-			}
-			v606 := v605 >> 8
-			v607 := (v605) & 0xff
-			v609 := v606 == 0x0
-			var v609u uint64
-			if v609 {
-				v609u = 1
-			}
-			v610 := v606
-			if v609 {
-				v610 = v607
-			}
-			v611 := v610 >> 4
-			v612 := (v610) & 0xf
-			v614 := v611 == 0x0
-			var v614u uint64
-			if v614 {
-				v614u = 1
-			}
-			v615 := v611
-			if v614 {
-				v615 = v612
-			}
-			v616 := v615 >> 2
-			v617 := (v615) & 0x3
-			v619 := v616 == 0x0
-			var v619u uint64
-			if v619 {
-				v619u = 1
-			}
-			v620 := v616
-			if v619 {
-				v620 = v617
-			}
-			v621 := v620 >> 1
-			v624 := v621 == 0x0
-			var v624u uint64
-			if v624 {
-				v624u = 1
-			}
-			v625 := v624u | v619u<<1 | v614u<<2 | v609u<<3 | v604u<<4 // clz_625
-			v626 := (v598 << v625) & 0x3ffffff                        // recip_mant_626
+			v625 := uint64(bits.LeadingZeros64(v600|1)) - 32 // clz_625
+			v626 := (v598 << v625) & 0x3ffffff               // recip_mant_626
 			v628 := (v626 >> 15) & 0x3ff
 			v629 := uint64(sojournrom629[(v628)&0x3ff]) // recip_rom_629
 			v631 := v626 * v629
@@ -913,7 +763,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v673h := (v666h) & 0x3
 		v674 := v667
 		v675l, v675c := bits.Add64(v673l, v674, 0)
-		v675h := (v673h + 0 + v675c) & 0x3
+		v675h := (v673h + v675c + 0) & 0x3
 		v676 := (v675l) & 0xfffffffffffff
 		v678 := v675h > 0 || v675h == 0 && v675l > 0xfffffffffffff // ovf_hi_678
 		v680 := v676
@@ -1123,58 +973,8 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v881 = 0x7ffffffffffff
 		} else {
 			v818 := 0x3f | v816<<6
-			v819 := v818 >> 16
-			v820 := (v818) & 0xffff
-			v822 := v819 == 0x0
-			var v822u uint64
-			if v822 {
-				v822u = 1
-			}
-			v823 := v819
-			if v822 {
-				v823 = v820
-			}
-			v824 := v823 >> 8
-			v825 := (v823) & 0xff
-			v827 := v824 == 0x0
-			var v827u uint64
-			if v827 {
-				v827u = 1
-			}
-			v828 := v824
-			if v827 {
-				v828 = v825
-			}
-			v829 := v828 >> 4
-			v830 := (v828) & 0xf
-			v832 := v829 == 0x0
-			var v832u uint64
-			if v832 {
-				v832u = 1
-			}
-			v833 := v829
-			if v832 {
-				v833 = v830
-			}
-			v834 := v833 >> 2
-			v835 := (v833) & 0x3
-			v837 := v834 == 0x0
-			var v837u uint64
-			if v837 {
-				v837u = 1
-			}
-			v838 := v834
-			if v837 {
-				v838 = v835
-			}
-			v839 := v838 >> 1
-			v842 := v839 == 0x0
-			var v842u uint64
-			if v842 {
-				v842u = 1
-			}
-			v843 := v842u | v837u<<1 | v832u<<2 | v827u<<3 | v822u<<4 // clz_843
-			v844 := (v816 << v843) & 0x3ffffff                        // recip_mant_844
+			v843 := uint64(bits.LeadingZeros64(v818|1)) - 32 // clz_843
+			v844 := (v816 << v843) & 0x3ffffff               // recip_mant_844
 			v846 := (v844 >> 15) & 0x3ff
 			v847 := uint64(sojournrom847[(v846)&0x3ff]) // recip_rom_847
 			v849 := v844 * v847
@@ -1211,7 +1011,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v891h := (v884h) & 0x3
 		v892 := v885
 		v893l, v893c := bits.Add64(v891l, v892, 0)
-		v893h := (v891h + 0 + v893c) & 0x3
+		v893h := (v891h + v893c + 0) & 0x3
 		v894 := (v893l) & 0xfffffffffffff
 		v896 := v893h > 0 || v893h == 0 && v893l > 0xfffffffffffff // ovf_hi_896
 		v898 := v894
@@ -1421,58 +1221,8 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 			v1099 = 0x7ffffffffffff
 		} else {
 			v1036 := 0x3f | v1034<<6
-			v1037 := v1036 >> 16
-			v1038 := (v1036) & 0xffff
-			v1040 := v1037 == 0x0
-			var v1040u uint64
-			if v1040 {
-				v1040u = 1
-			}
-			v1041 := v1037
-			if v1040 {
-				v1041 = v1038
-			}
-			v1042 := v1041 >> 8
-			v1043 := (v1041) & 0xff
-			v1045 := v1042 == 0x0
-			var v1045u uint64
-			if v1045 {
-				v1045u = 1
-			}
-			v1046 := v1042
-			if v1045 {
-				v1046 = v1043
-			}
-			v1047 := v1046 >> 4
-			v1048 := (v1046) & 0xf
-			v1050 := v1047 == 0x0
-			var v1050u uint64
-			if v1050 {
-				v1050u = 1
-			}
-			v1051 := v1047
-			if v1050 {
-				v1051 = v1048
-			}
-			v1052 := v1051 >> 2
-			v1053 := (v1051) & 0x3
-			v1055 := v1052 == 0x0
-			var v1055u uint64
-			if v1055 {
-				v1055u = 1
-			}
-			v1056 := v1052
-			if v1055 {
-				v1056 = v1053
-			}
-			v1057 := v1056 >> 1
-			v1060 := v1057 == 0x0
-			var v1060u uint64
-			if v1060 {
-				v1060u = 1
-			}
-			v1061 := v1060u | v1055u<<1 | v1050u<<2 | v1045u<<3 | v1040u<<4 // clz_1061
-			v1062 := (v1034 << v1061) & 0x3ffffff                           // recip_mant_1062
+			v1061 := uint64(bits.LeadingZeros64(v1036|1)) - 32 // clz_1061
+			v1062 := (v1034 << v1061) & 0x3ffffff              // recip_mant_1062
 			v1064 := (v1062 >> 15) & 0x3ff
 			v1065 := uint64(sojournrom1065[(v1064)&0x3ff]) // recip_rom_1065
 			v1067 := v1062 * v1065
@@ -1509,7 +1259,7 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		v1109h := (v1102h) & 0x3
 		v1110 := v1103
 		v1111l, v1111c := bits.Add64(v1109l, v1110, 0)
-		v1111h := (v1109h + 0 + v1111c) & 0x3
+		v1111h := (v1109h + v1111c + 0) & 0x3
 		v1112 := (v1111l) & 0xfffffffffffff
 		v1114 := v1111h > 0 || v1111h == 0 && v1111l > 0xfffffffffffff // ovf_hi_1114
 		v1116 := v1112
@@ -1670,64 +1420,12 @@ func stepSojourn(st *hpcc.State, in *hpcc.Input, out *hpcc.Output) {
 		if v1285 {
 			v1286 = 0xffffffffffffff
 		} else {
+			v1243 := uint64(bits.LeadingZeros64(v1205|1)) - 32
 			v1245 := v1205 == 0x0
-			var v1248 uint64 // clz_1248
+			v1246 := v1243
+			v1248 := v1246 // clz_1248
 			if v1245 {
 				v1248 = 0x20
-			} else {
-				v1219 := v1205 >> 16
-				v1220 := (v1205) & 0xffff
-				v1222 := v1219 == 0x0
-				var v1222u uint64
-				if v1222 {
-					v1222u = 1
-				}
-				v1223 := v1219
-				if v1222 {
-					v1223 = v1220
-				}
-				v1224 := v1223 >> 8
-				v1225 := (v1223) & 0xff
-				v1227 := v1224 == 0x0
-				var v1227u uint64
-				if v1227 {
-					v1227u = 1
-				}
-				v1228 := v1224
-				if v1227 {
-					v1228 = v1225
-				}
-				v1229 := v1228 >> 4
-				v1230 := (v1228) & 0xf
-				v1232 := v1229 == 0x0
-				var v1232u uint64
-				if v1232 {
-					v1232u = 1
-				}
-				v1233 := v1229
-				if v1232 {
-					v1233 = v1230
-				}
-				v1234 := v1233 >> 2
-				v1235 := (v1233) & 0x3
-				v1237 := v1234 == 0x0
-				var v1237u uint64
-				if v1237 {
-					v1237u = 1
-				}
-				v1238 := v1234
-				if v1237 {
-					v1238 = v1235
-				}
-				v1239 := v1238 >> 1
-				v1242 := v1239 == 0x0
-				var v1242u uint64
-				if v1242 {
-					v1242u = 1
-				}
-				v1243 := v1242u | v1237u<<1 | v1232u<<2 | v1227u<<3 | v1222u<<4
-				v1246 := v1243
-				v1248 = v1246
 			}
 			v1249 := (v1205 << v1248) & 0xffffffff // recip_mant_1249
 			v1251 := (v1249 >> 21) & 0x3ff
