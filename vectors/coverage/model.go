@@ -236,6 +236,7 @@ func (m *Model) addStructural() {
 			}
 		}
 	}
+	m.declareSplitBounds() // multiq_split.go
 }
 
 // interval returns the node's value interval (full width when unknown).
