@@ -236,7 +236,9 @@ func (m *Model) addStructural() {
 			}
 		}
 	}
-	m.declareSplitBounds() // multiq_split.go
+	m.declareSplitBounds()  // multiq_split.go
+	m.declareTxRateAlike()  // multiq_txrate.go
+	m.declareWideLowZeros() // multiq_wide.go
 }
 
 // interval returns the node's value interval (full width when unknown).
