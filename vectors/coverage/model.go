@@ -239,6 +239,7 @@ func (m *Model) addStructural() {
 	m.declareSplitBounds()  // multiq_split.go
 	m.declareTxRateAlike()  // multiq_txrate.go
 	m.declareWideLowZeros() // multiq_wide.go
+	m.declareUnblBound()    // multiq_unbl.go
 }
 
 // interval returns the node's value interval (full width when unknown).
