@@ -240,6 +240,7 @@ func (m *Model) addStructural() {
 	m.declareTxRateAlike()  // multiq_txrate.go
 	m.declareWideLowZeros() // multiq_wide.go
 	m.declareUnblBound()    // multiq_unbl.go
+	m.declareMQYShort()     // multiq_ylen.go
 }
 
 // interval returns the node's value interval (full width when unknown).
