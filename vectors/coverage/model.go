@@ -241,6 +241,7 @@ func (m *Model) addStructural() {
 	m.declareWideLowZeros() // multiq_wide.go
 	m.declareUnblBound()    // multiq_unbl.go
 	m.declareMQYShort()     // multiq_ylen.go
+	m.declareLeafResidues() // multiq_residue.go
 }
 
 // interval returns the node's value interval (full width when unknown).
