@@ -2,9 +2,10 @@
 // configuration of a fixed list (Models), one straight-line function that
 // package gogen printed from the rtl description (rtl/hpccrtl.UpdateComb,
 // flattened), with its ports bound to cc/hpcc's State, Input and Output.
-// Every width, constant and ROM is fixed in the source, so an update is a
-// few hundred integer instructions with no lookups, no run-time formats and
-// no error paths: the fastest bit-exact form of the golden update.
+// Every width, constant and ROM is fixed in the source, so an update is
+// plain integer code with no lookups, no run-time formats and no error
+// paths. It runs the hardware's arithmetic op for op: for 5 valid hops about
+// the golden model's time, slower on shorter paths (docs/datapath.md §9).
 //
 // The oracle is cc/hpcc's Datapath.Update (pinned by its TestUpdateDigest):
 // TestMatchesGolden requires every model to give the same next state and
