@@ -2,6 +2,7 @@ package grade
 
 import (
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 
@@ -61,7 +62,10 @@ func newProverAssuming(f *rtl.Module, as []Assumption) (*prover, error) {
 //     measurement, and a measurement has dts > 0);
 //   - u_next (the EWMA is a convex combination of U and u, both <= UMax):
 //     the saturation of the u_ewma cast (the select of the mux u_ewma)
-//     never fires.
+//     never fires;
+//   - u_nbl (MultiQ case 3: tx_rate * 1/y < 2, as y is at least tx_rate or
+//     (tx_rate + mq_bh)/2): each hop's u_nbl sum before its saturating
+//     cast is at most twice the row's worst case, far below U's maximum.
 //
 // A row that does not fit, or a node not found, gives no assumption.
 func HPCCAssumptions(m *rtl.Module, cfg hpcc.Config) ([]Assumption, error) {
@@ -79,8 +83,33 @@ func HPCCAssumptions(m *rtl.Module, cfg hpcc.Config) ([]Assumption, error) {
 	}
 	var as []Assumption
 	var roms []*rtl.Node
+	isRecip := func(n *rtl.Node) bool {
+		return n.Op == rtl.OpROM && (n.Name == "recip_rom" || strings.HasPrefix(n.Name, "recip_rom_"))
+	}
+	// The 1/dts units' seed tables are the reciprocal tables with no other
+	// reciprocal unit before them (MultiQ's recip_mq of each hop reads
+	// tx_rate, hence the hop's 1/dts; the 1/U unit reads the hops' u').
 	for _, n := range f.Nodes {
-		if n.Op == rtl.OpROM && (n.Name == "recip_rom" || strings.HasPrefix(n.Name, "recip_rom_")) {
+		if !isRecip(n) {
+			continue
+		}
+		seen := map[int]bool{}
+		first := true
+		var walk func(x *rtl.Node)
+		walk = func(x *rtl.Node) {
+			for _, a := range x.Args {
+				if !seen[a.ID] && first {
+					seen[a.ID] = true
+					if isRecip(a) {
+						first = false
+						return
+					}
+					walk(a)
+				}
+			}
+		}
+		walk(n)
+		if first {
 			roms = append(roms, n)
 		}
 	}
@@ -99,6 +128,28 @@ func HPCCAssumptions(m *rtl.Module, cfg hpcc.Config) ([]Assumption, error) {
 		for _, n := range f.Nodes {
 			if n.Name == "u_ewma" && n.Op == rtl.OpMux && strings.HasPrefix(n.Args[0].Name, "ovf_hi") {
 				as = append(as, Assumption{Node: n.Args[0].Name, Lo: 0, Hi: 0, Row: "u_next", Why: r.Note + ": the u_ewma cast never saturates"})
+			}
+		}
+	}
+	if r, ok := rows["u_nbl"]; ok && r.Status == ccutil.Fits && cfg.MultiQ.Enabled {
+		// The sum before the u_nbl cast's saturation, in LSBs of U: at
+		// most twice the row's worst case (2: tx_rate * 1/y with y >= tx_rate
+		// or y = (tx_rate + mq_bh)/2; the factor 2 covers the reciprocal's
+		// and the casts' roundings many times over).
+		lsb := new(big.Float).SetMantExp(big.NewFloat(1), -cfg.Formats.U.F())
+		hiF := new(big.Float).Quo(big.NewFloat(2*r.WorstCase), lsb)
+		hi, _ := hiF.Uint64()
+		for i := 0; i < cfg.MaxHops; i++ {
+			for _, n := range f.Nodes {
+				if n.Name != fmt.Sprintf("h%d_u_nbl", i) || n.Op != rtl.OpMux || !strings.HasPrefix(n.Args[0].Name, "ovf_hi") {
+					continue
+				}
+				v := n.Args[0].Args[0]
+				if v.Width > 64 || v.Signed || hi >= n.Args[0].Args[1].Value.Uint64() {
+					continue
+				}
+				as = append(as, Assumption{Node: v.Name, Lo: 0, Hi: hi, Row: "u_nbl",
+					Why: fmt.Sprintf("%s (worst %g): hop %d's u_nbl before its cast is at most twice that, %d LSBs of %s", r.Note, r.WorstCase, i, hi, r.Format)})
 			}
 		}
 	}

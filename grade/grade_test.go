@@ -511,3 +511,69 @@ func TestAssumptionsHold(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiQAssumptionsHold checks the u_nbl assumptions of MultiQ's
+// hpcc_update (the configuration of docs/grade.md's MultiQ figures) on
+// the description: one per hop, each the sum before the hop's u_nbl cast,
+// and over MultiQ's default level-1 set no assumed node leaves its
+// interval (a sampled guard, as TestAssumptionsHold).
+func TestMultiQAssumptionsHold(t *testing.T) {
+	cfg := hpcc.DefaultConfig()
+	cfg.MultiQ = hpcc.MultiQConfig{Enabled: true, ClassWeight: 0.4, BacklogBytes: 1500}
+	m, err := hpccrtl.UpdateComb(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := HPCCAssumptions(m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nbl := 0
+	for _, a := range as {
+		if a.Row == "u_nbl" {
+			nbl++
+		}
+	}
+	if nbl != cfg.MaxHops {
+		t.Fatalf("%d u_nbl assumptions, want %d: %v", nbl, cfg.MaxHops, as)
+	}
+	f, err := combinational(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newProverAssuming(f, as); err != nil {
+		t.Fatal(err)
+	}
+	sim, err := rtl.NewSim(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int, len(as))
+	for i, a := range as {
+		if ids[i] = slices.IndexFunc(sim.Module().Nodes, func(n *rtl.Node) bool { return n.Name == a.Node }); ids[i] < 0 {
+			t.Fatalf("assumption %v: node not in the simulator's module", a)
+		}
+	}
+	set, err := vectors.GenerateHPCC(cfg, vectors.Options{Level: 1, Seed: 1, Count: 10000, NoJSONL: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := FromSet(set, "")
+	peak := make([]uint64, len(as))
+	for k := 0; k < v.Len(); k++ {
+		for i, x := range v.Input(k) {
+			sim.SetInUint(i, x)
+		}
+		sim.Eval()
+		for i, a := range as {
+			x := sim.NodeValue(ids[i]).Uint64()
+			if x < a.Lo || x > a.Hi {
+				t.Fatalf("vector %d (%s): %s = %d, assumed in [%d, %d]", k, v.Class(k), a.Node, x, a.Lo, a.Hi)
+			}
+			peak[i] = max(peak[i], x)
+		}
+	}
+	for i, a := range as {
+		t.Logf("%v: largest value over %d vectors %d", a, v.Len(), peak[i])
+	}
+}

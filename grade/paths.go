@@ -856,6 +856,7 @@ func (s *linState) propagate() {
 // in [m*2^w, (m+1)*2^w), with a single value made a constant; otherwise
 // it asks to split the case at the window edge (ok false).
 func (s *linState) reduce(f form, w int) (form, bool) {
+	f = dropMultiples(f, w)
 	lo, hi := s.bounds(f)
 	if lo.Cmp(hi) > 0 {
 		s.bad = true
@@ -875,6 +876,63 @@ func (s *linState) reduce(f form, w int) (form, bool) {
 		return constForm(r.c.Add(r.c, new(big.Int).Sub(lo, f.c))), true
 	}
 	return r, true
+}
+
+// dropMultiples returns f with each coefficient reduced mod 2^w to the
+// residue nearest 0 (in (-2^(w-1), 2^(w-1)]; terms whose coefficient is a
+// multiple of 2^w dropped) and its constant reduced to [0, 2^w): the
+// same value mod 2^w (the atoms are integers).
+func dropMultiples(f form, w int) form {
+	m := pow2(w)
+	r := form{c: new(big.Int).Mod(f.c, m)}
+	for _, x := range f.t {
+		k := new(big.Int).Mod(x.k, m)
+		if new(big.Int).Lsh(k, 1).Cmp(m) > 0 {
+			k.Sub(k, m)
+		}
+		if k.Sign() != 0 {
+			r.t = append(r.t, term{x.id, k})
+		}
+	}
+	return r
+}
+
+// shiftDown returns floor(f / 2^k) as a form: f = 2^k * g + r with each
+// coefficient of r in (-2^(k-1), 2^(k-1)] and its constant in [0, 2^k), and floor(r / 2^k) = m when r's bounds
+// lie in one window of 2^k (g + m); otherwise it asks to split the case
+// at the window's edge (ok false).
+func (s *linState) shiftDown(f form, k int) (form, bool) {
+	d := pow2(k)
+	g := form{c: new(big.Int)}
+	r := form{c: new(big.Int)}
+	g.c.DivMod(f.c, d, r.c)
+	for _, x := range f.t {
+		q, m := new(big.Int).DivMod(x.k, d, new(big.Int))
+		if new(big.Int).Lsh(m, 1).Cmp(d) > 0 { // the remainder nearest 0: -1, not 2^k - 1
+			m.Sub(m, d)
+			q.Add(q, big.NewInt(1))
+		}
+		if q.Sign() != 0 {
+			g.t = append(g.t, term{x.id, q})
+		}
+		if m.Sign() != 0 {
+			r.t = append(r.t, term{x.id, m})
+		}
+	}
+	lo, hi := s.bounds(r)
+	if lo.Cmp(hi) > 0 {
+		s.bad = true
+		return f, false
+	}
+	m := floorDiv(lo, d)
+	if edge := new(big.Int).Mul(new(big.Int).Add(m, big.NewInt(1)), d); hi.Cmp(edge) >= 0 {
+		s.pending = &linSplit{alts: []lincon{
+			{r, lo, new(big.Int).Sub(edge, big.NewInt(1))},
+			{r, edge, hi},
+		}}
+		return f, false
+	}
+	return g.addConst(m), true
 }
 
 // unchanged returns the form of a node outside the changed set (the same
@@ -948,6 +1006,11 @@ func (s *linState) eval(n *rtl.Node, sh shape, args []sym, inCone bool) (sym, bo
 	}
 	for i, a := range args {
 		if !a.opaque {
+			if len(a.f.t) > 0 { // a single value is a constant
+				if lo, hi := s.bounds(a.f); lo.Cmp(hi) == 0 {
+					args[i] = sym{f: constForm(lo)}
+				}
+			}
 			continue
 		}
 		// Only a decided mux, or an and (or) with a 0 (1), passes over
@@ -1015,6 +1078,18 @@ func (s *linState) eval(n *rtl.Node, sh shape, args []sym, inCone bool) (sym, bo
 				return args[0], true
 			}
 		}
+		g, ok := s.shiftDown(f, sh.k)
+		if !ok {
+			return sym{}, false
+		}
+		// The slice's own wrap (its top bits dropped) is not split: a
+		// value that wraps there is left unknown.
+		if r, ok := s.reduce(g, w); ok {
+			return sym{f: r}, true
+		} else if s.bad {
+			return sym{}, false
+		}
+		s.pending = nil
 	case rtl.OpMux:
 		if is, v := s.bit(args[0]); is {
 			if v {

@@ -508,3 +508,88 @@ func TestLinearRuleSound(t *testing.T) {
 		}
 	}
 }
+
+// rndModule is the window update's min(eta/U, 1) times Wc at small scale
+// (8 input bits): r = min(e, 8) (1.0 in u1.3), q = Rnd(wc * r / 8) (round
+// half up: the product's bits 7..3 plus its bit 2), clamped to wmax. The
+// 1.0 made 7 (one LSB lower) gives wc * 7/8, which rounds back to wc for
+// wc <= 4 and to wc - 1 above, where wmax = 4 ("q4") clamps both and wmax
+// = 5 ("q5") does not (wc = 5: 5 in the original, 4 in the mutant).
+func rndModule(t testing.TB) *rtl.Module {
+	t.Helper()
+	m := rtl.NewModule("rmod", "affine-rule rounding test module")
+	wc := m.In("wc", 4, false)
+	e := m.In("e", 4, false)
+	for _, c := range []struct {
+		max  uint64
+		name string
+	}{{4, "q4"}, {5, "q5"}} {
+		one := m.Const(4, false, 8)
+		r := m.Mux(m.Lt(one, e), one, e)
+		p := m.Mul(wc, r)
+		q := m.Add(m.ZExt(m.Slice(p, 3, 5), 6), m.ZExt(m.Slice(p, 2, 1), 6))
+		wmax := m.Const(6, false, c.max)
+		m.Out(c.name, m.Mux(m.Lt(wmax, q), wmax, q), "min(Rnd(wc * min(e, 1)), wmax)")
+	}
+	if err := m.Check(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestLinearRoundingSound grades every mutant of rndModule over all 256
+// inputs (oracle: exhaustive simulation): no killed mutant has a proof,
+// and the affine rule proves the 1.0's -1 under wmax = 4 (shifts and
+// slices of forms: p >> 3 = wc - 1 and bit 2 of p = 1 for 1 <= wc <= 4)
+// while its twin under wmax = 5 is killed.
+func TestLinearRoundingSound(t *testing.T) {
+	m := rndModule(t)
+	v := exhaustive(t, m)
+	f, err := combinational(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := Sites(f, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := newRunner(f, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := newProver(f)
+	seen := 0
+	for _, mu := range all {
+		mm, err := Apply(m, mu)
+		if err != nil {
+			t.Fatalf("%s: %v", mu, err)
+		}
+		kill, _, err := r.firstKill(context.Background(), mm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proof, err := pr.prove(mu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lp := pr.linearProof(mu)
+		if kill >= 0 && (proof != "" || lp != "") {
+			t.Errorf("%s: proved equivalent (%s | %s) but vector %d kills it", mu, proof, lp, kill)
+		}
+		n := f.Nodes[mu.NodeID]
+		if n.Op != rtl.OpConst || n.Width != 4 || n.Value[0] != 8 || mu.Operator != ConstDec {
+			continue
+		}
+		seen++
+		if outs := pr.reaches(n); outs[0] == "q4" {
+			if !strings.Contains(lp, "affine") {
+				t.Errorf("%s (wmax 4): not proved by the affine rule: %q (killed by %d)", mu, proof, kill)
+			}
+		} else if kill < 0 {
+			t.Errorf("%s (wmax 5): survives every input; the twin must be killable", mu)
+		}
+	}
+	if seen != 2 {
+		t.Fatalf("found %d mutants of the 1.0 constant -1, want 2", seen)
+	}
+}
