@@ -379,7 +379,14 @@ type hobs struct {
 	// of lines 4-5 (hopArith.eval of dts, dTx, minQ, code): bit i of hvSet
 	// says hv[i] is computed for this update (constructed.hopAt).
 	hv    [hpcc.MaxHopsLimit]hopVals
+	hr    [hpcc.MaxHopsLimit]recipVals // with hv: the 1/dts unit's trace (recipTrace)
 	hvSet uint32
+	// ur caches the 1/U unit's trace on the new U and wb the multiplicative
+	// step's W for the stored Wc with that 1/U (windowArith.w), computed
+	// once per update (constructed.recipU, wBase) when urSet, wbSet.
+	ur           recipVals
+	wb           uint64
+	urSet, wbSet bool
 }
 
 func (o *hobs) prevSecNs(i int) (uint64, uint64) {
@@ -394,6 +401,7 @@ func (o *hobs) prevSecNs(i int) (uint64, uint64) {
 func (h *HPCC) observe(o *hobs) {
 	o.first = o.out.First
 	o.hvSet = 0
+	o.urSet, o.wbSet = false, false
 	o.nh = uint64(o.in.NHops) & h.nhMask
 	o.stNH = uint64(o.st.NHops) & h.nhMask
 	o.pathOK = o.nh == o.stNH && o.nh <= uint64(h.maxHops)

@@ -220,6 +220,7 @@ func shl128(x u128, d int) u128 {
 // Sat(q_term + r_term).
 type hopArith struct {
 	recip          fixedpoint.RawReciprocal
+	recipCfg       fixedpoint.ReciprocalConfig
 	recipTable     []uint64
 	recipEntryMax  uint64
 	tx, rt, qt, uc castEdge
@@ -279,7 +280,7 @@ func newHopArith(h *HPCC) (*hopArith, error) {
 	// Sojourn needs nothing more: q is the sojourn sample (ns) and the kq
 	// table holds 1/T. MultiQ's kq and kr are the 1/w_q-scaled tables read
 	// below; its cases 2 and 3 are a.mq.
-	a := &hopArith{recip: rr, recipTable: table, recipEntryMax: maxRaw(rc.Entry), dtsMax: c.MaxDeltaTsNs, txMask: h.txMask, qMask: h.qMask}
+	a := &hopArith{recip: rr, recipCfg: rc, recipTable: table, recipEntryMax: maxRaw(rc.Entry), dtsMax: c.MaxDeltaTsNs, txMask: h.txMask, qMask: h.qMask}
 	var fkq, fkr fixedpoint.Format
 	for _, t := range h.d.Tables() {
 		switch t.Name {
@@ -322,6 +323,38 @@ func (a *hopArith) eval(dts, dTx, q uint64, code uint8) hopVals {
 	v.rd = a.recip.Recip(dts)
 	a.fromRd(&v, dTx, q, code)
 	return v
+}
+
+// recipTrace returns what rr.Recip(x) returns, computed with the same
+// casts in the same order (the narrow ones where rr is narrow), together
+// with the Newton-Raphson result y before the output cast and the leading
+// one's position p of x, so that a caller reading the result's low bits
+// (lowBitsAt) need not run the unit twice. An x that is 0 or wider than
+// the unit's In register (inW bits) gives rr.Recip(x) with p = -1 (no
+// trace). TestRecipTraceMatchesRecip checks it against Recip and lowBits.
+func recipTrace(rr *fixedpoint.RawReciprocal, inW int, x uint64) (out, y uint64, p int) {
+	if x == 0 || inW < 64 && x>>uint(inW) != 0 {
+		return rr.Recip(x), 0, -1
+	}
+	m, y, p := rr.Seed(x)
+	if rr.Narrow() {
+		for j := 0; j < rr.NRSteps(); j++ {
+			e := rr.MulE(j).MulCastNarrow(m, y)
+			y = rr.MulY(j).MulCastNarrow(y, rr.TwoMinus(e))
+		}
+		return rr.Scale(p).Cast63(y), y, p
+	}
+	for j := 0; j < rr.NRSteps(); j++ {
+		e := rr.MulE(j).MulCast(m, y)
+		y = rr.MulY(j).MulCast(y, rr.TwoMinus(e))
+	}
+	return rr.Scale(p).Cast(y), y, p
+}
+
+// recipVals is one traced run of a reciprocal unit (recipTrace).
+type recipVals struct {
+	out, y uint64
+	p      int
 }
 
 // fromRd fills v from v.rd.

@@ -124,10 +124,34 @@ func (k *constructed) detect(o *hobs, hits *Hits) {
 // observed update, evaluated once per update however many detectors ask.
 func (k *constructed) hopAt(o *hobs, i int) *hopVals {
 	if o.hvSet>>uint(i)&1 == 0 {
-		o.hv[i] = k.a.eval(o.dts[i], o.dTx[i], o.minQ[i], o.code[i])
+		v, r := &o.hv[i], &o.hr[i]
+		*v = hopVals{} // as eval: Recip, then fromRd
+		r.out, r.y, r.p = recipTrace(&k.a.recip, k.a.recipCfg.In.W, o.dts[i])
+		v.rd = r.out
+		k.a.fromRd(v, o.dTx[i], o.minQ[i], o.code[i])
 		o.hvSet |= 1 << uint(i)
 	}
 	return &o.hv[i]
+}
+
+// recipU returns the 1/U unit's trace on the observed update's new U,
+// computed once per update however many detectors ask.
+func (k *constructed) recipU(o *hobs) *recipVals {
+	if !o.urSet {
+		o.ur.out, o.ur.y, o.ur.p = recipTrace(&k.w.recip, k.w.rc.In.W, o.next.U)
+		o.urSet = true
+	}
+	return &o.ur
+}
+
+// wBase returns the multiplicative step's W (windowArith.w) for the
+// stored Wc and the new U's 1/U, computed once per update.
+func (k *constructed) wBase(o *hobs) uint64 {
+	if !o.wbSet {
+		o.wb = k.w.w(o.st.Wc, k.recipU(o).out, o.next.U >= k.w.etaU)
+		o.wbSet = true
+	}
+	return o.wb
 }
 
 // loaded returns the base vector with every hop idle but slot i, which
@@ -627,8 +651,7 @@ func (k *constructed) detectSeedEdges(o *hobs) bool {
 	}
 	if o.out.MI && o.next.U != 0 && !w.dynamicWAI {
 		u := o.next.U
-		ru := w.recip.Recip(u)
-		base := w.w(o.st.Wc, ru, u >= w.etaU)
+		ru, base := k.recipU(o).out, k.wBase(o)
 		for _, d := range []int{-1, 1} {
 			if v, ok := recipSeed(&w.recip, w.recipEntryMax, u, d); ok && v != ru && w.w(o.st.Wc, v, u >= w.etaU) != base {
 				return true

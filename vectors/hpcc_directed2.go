@@ -157,7 +157,6 @@ func (k *constructed) detectRecipURoundTies(o *hobs) bool {
 	if !o.out.MI || w.dynamicWAI || bits.Len64(u) < uw-1 {
 		return false
 	}
-	ru := w.recip.Recip(u)
-	base := w.w(o.st.Wc, ru, u >= w.etaU)
+	ru, base := k.recipU(o).out, k.wBase(o)
 	return ru > 0 && (base != w.w(o.st.Wc, ru-1, u >= w.etaU) || base != w.w(o.st.Wc, ru+1, u >= w.etaU))
 }

@@ -316,10 +316,7 @@ func (k *constructed) detectWindowRoundTies(o *hobs) bool {
 	e := k.we
 	if o.out.MI {
 		u := o.next.U
-		ru := e.recipU.Recip(u)
-		if u == 0 {
-			ru = e.recipU.Recip(0)
-		}
+		ru := k.recipU(o).out // e.recipU is the 1/U unit (1/0: its maximum)
 		p := e.k(ru)
 		kk := e.kRaw(ru, u >= e.etaU)
 		if e.kE.round(p) != rndOther || e.wmiE.round(mul128(o.st.Wc, kk)) != rndOther {
@@ -333,7 +330,7 @@ func (k *constructed) detectWindowRoundTies(o *hobs) bool {
 		}
 	}
 	if s := int(o.out.SelHop); s < k.h.maxHops && o.valid[s] {
-		up := k.a.eval(o.dts[s], o.dTx[s], o.minQ[s], o.code[s]).u
+		up := k.hopAt(o, s).u
 		p, _ := e.ewma(o.st.U, up, o.dts[s])
 		if (castEdge{d: e.ewD, max: e.uMask}).round(p) != rndOther {
 			return true
@@ -439,7 +436,7 @@ func (k *constructed) detectWindowSatEdges(o *hobs) bool {
 	near := func(v, t uint64) bool { return v+1 >= t && v <= t+1 }
 	if o.out.MI {
 		u := o.next.U
-		ru := e.recipU.Recip(u)
+		ru := k.recipU(o).out
 		pre := e.kE.pre(e.k(ru))
 		if u >= e.etaU && pre.hi == 0 && near(pre.lo, e.oneK) {
 			return true
@@ -476,8 +473,15 @@ func lowBits(rr *fixedpoint.RawReciprocal, c fixedpoint.ReciprocalConfig, x uint
 		e := rr.MulE(j).MulCast(m, y)
 		y = rr.MulY(j).MulCast(y, rr.TwoMinus(e))
 	}
+	return lowBitsAt(c, rr.NRSteps(), y, p)
+}
+
+// lowBitsAt is lowBits from the unit's Newton-Raphson result y (after nr
+// steps) and the leading-one position p of its non-zero input, as
+// recipTrace returns them.
+func lowBitsAt(c fixedpoint.ReciprocalConfig, nr int, y uint64, p int) (combo int, delta uint64, ok bool) {
 	yf := c.Entry.F()
-	if rr.NRSteps() > 0 {
+	if nr > 0 {
 		yf = c.Work.F()
 	}
 	d := yf - (c.In.F() - p) - c.Out.F()
@@ -627,11 +631,16 @@ func (k *constructed) detectRecipLowBits(o *hobs) bool {
 	a, e, w := k.a, k.we, k.w
 	if o.out.MI && o.next.U != 0 {
 		u := o.next.U
-		if _, delta, ok := lowBits(&w.recip, w.rc, u); ok {
-			ru := w.recip.Recip(u)
+		r := k.recipU(o)
+		_, delta, ok := lowBitsAt(w.rc, w.recip.NRSteps(), r.y, r.p)
+		if r.p < 0 {
+			_, delta, ok = lowBits(&w.recip, w.rc, u)
+		}
+		if ok {
+			ru := r.out
 			uGE := u >= w.etaU
 			if ru >= delta && ru < e.recipMax() {
-				v := w.w(o.st.Wc, ru, uGE)
+				v := k.wBase(o)
 				if v != w.w(o.st.Wc, ru-delta, uGE) || v != w.w(o.st.Wc, ru+delta, uGE) {
 					return true
 				}
@@ -642,11 +651,15 @@ func (k *constructed) detectRecipLowBits(o *hobs) bool {
 	if s >= k.h.maxHops || !o.valid[s] {
 		return false
 	}
-	_, delta, ok := lowBits(&a.recip, e.recipDtsCfg, o.dts[s])
+	v := k.hopAt(o, s)
+	r := &o.hr[s]
+	_, delta, ok := lowBitsAt(e.recipDtsCfg, a.recip.NRSteps(), r.y, r.p)
+	if r.p < 0 {
+		_, delta, ok = lowBits(&a.recip, e.recipDtsCfg, o.dts[s])
+	}
 	if !ok {
 		return false
 	}
-	v := a.eval(o.dts[s], o.dTx[s], o.minQ[s], o.code[s])
 	for _, alt := range []uint64{v.rd + delta, v.rd - delta} {
 		if alt > v.rd+delta {
 			continue

@@ -1,0 +1,134 @@
+package vectors
+
+import (
+	"testing"
+
+	"github.com/hpccgold/hpccgold/cc/hpcc"
+	"github.com/hpccgold/hpccgold/fixedpoint"
+)
+
+// detectConfigs are the configurations of the detection tests: the
+// default ones, and reciprocal units with other table sizes and
+// Newton-Raphson step counts (0 and 2 steps), so that the traced unit
+// runs every path of fixedpoint.RawReciprocal.Recip.
+func detectConfigs(t *testing.T) map[string]hpcc.Config {
+	cs := hpccConfigs()
+	a := hpcc.DefaultConfig()
+	a.RecipDts = hpcc.RecipParams{TableBits: 6, EntryBits: 12, NRSteps: 2}
+	a.RecipU = hpcc.RecipParams{TableBits: 6, EntryBits: 8, NRSteps: 0}
+	cs["recip_6_12_2"] = a
+	for name, c := range cs {
+		if err := c.Validate(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	return cs
+}
+
+// TestRecipTraceMatchesRecip checks recipTrace, the one run of a
+// reciprocal unit the detectors share, against its oracles: the unit's
+// own Recip (the output) and lowBits (the Newton result's low bits,
+// computed by the wide casts), on both units of every configuration of
+// detectConfigs, for log-uniform inputs, every power of two and its
+// neighbours, 0 and inputs wider than the unit's In register (traced as
+// not traceable: p = -1, the output still Recip's).
+func TestRecipTraceMatchesRecip(t *testing.T) {
+	for name, cfg := range detectConfigs(t) {
+		m, err := NewHPCC(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if m.cx == nil || m.cx.w == nil {
+			t.Fatalf("%s: no constructed classes", name)
+		}
+		units := []struct {
+			name string
+			rr   *fixedpoint.RawReciprocal
+			rc   fixedpoint.ReciprocalConfig
+		}{{"recip_dts", &m.cx.a.recip, m.cx.a.recipCfg}, {"recip_u", &m.cx.w.recip, m.cx.w.rc}}
+		for _, u := range units {
+			inW := u.rc.In.W
+			xs := []uint64{0, 1, 2, 3}
+			for p := 0; p < 64; p++ {
+				xs = append(xs, uint64(1)<<uint(p), uint64(1)<<uint(p)-1, uint64(1)<<uint(p)+1)
+			}
+			r := NewRand(21, 0)
+			for n := 0; n < 20000; n++ {
+				xs = append(xs, r.LogUniform(uint64(1)<<uint(inW)-1))
+			}
+			for _, x := range xs {
+				out, y, p := recipTrace(u.rr, inW, x)
+				if want := u.rr.Recip(x); out != want {
+					t.Fatalf("%s %s: recipTrace(%#x) = %#x, Recip %#x", name, u.name, x, out, want)
+				}
+				traceable := x != 0 && x>>uint(inW) == 0
+				if traceable != (p >= 0) {
+					t.Fatalf("%s %s: recipTrace(%#x): p = %d, want traced = %v", name, u.name, x, p, traceable)
+				}
+				if p < 0 {
+					continue
+				}
+				c1, d1, ok1 := lowBitsAt(u.rc, u.rr.NRSteps(), y, p)
+				c2, d2, ok2 := lowBits(u.rr, u.rc, x)
+				if c1 != c2 || d1 != d2 || ok1 != ok2 {
+					t.Fatalf("%s %s: x=%#x: lowBitsAt = %d,%d,%v, lowBits %d,%d,%v", name, u.name, x, c1, d1, ok1, c2, d2, ok2)
+				}
+			}
+		}
+	}
+}
+
+// TestDetectCachesMatchFresh checks that the constructed classes'
+// detectors give the same answer with the per-update caches they share
+// (hopAt, recipU, wBase, filled by whichever detector asks first and
+// reset by observe) as each detector run alone on a fresh cache: the
+// oracle is the detector's definition evaluated from scratch. Constrained-
+// random vectors and every directed vector (so each class's hits are
+// among them) of the detectConfigs configurations.
+func TestDetectCachesMatchFresh(t *testing.T) {
+	for name, cfg := range detectConfigs(t) {
+		m, err := NewHPCC(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		k := m.cx
+		ev, _ := m.NewEvaluator()
+		e := ev.(*hpccEval)
+		out := make([]uint64, m.out.Words())
+		hits := NewHits(len(m.classes), 1<<16)
+		check := func(what string) {
+			if e.o.first {
+				return // constructed.detect marks nothing on a first event
+			}
+			for i, c := range k.classes {
+				o := e.o // a copy: fresh caches, the same observation
+				o.hvSet, o.urSet, o.wbSet = 0, false, false
+				if got, want := hits.Has(k.idx[i]), c.detect(&o); got != want {
+					t.Fatalf("%s: %s: class %s: detected %v with the shared caches, %v alone", name, what, c.name, got, want)
+				}
+			}
+		}
+		in := make([]uint64, m.in.Words())
+		for j := uint64(0); j < 5000; j++ {
+			clear(in)
+			clear(out)
+			hits.resetClasses()
+			if err := e.EvalRandom(NewRand(5, j), in, out, hits); err != nil {
+				t.Fatal(err)
+			}
+			check("random vector")
+		}
+		err = m.Directed(1, func(c int, in []uint64) error {
+			clear(out)
+			hits.resetClasses()
+			if err := e.Eval(in, out, hits); err != nil {
+				return err
+			}
+			check("directed vector of " + m.classes[c].Name)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+}
