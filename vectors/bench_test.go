@@ -3,6 +3,8 @@ package vectors
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -164,5 +166,115 @@ func BenchmarkCheckHPCC(b *testing.B) {
 	b.ReportMetric(float64(b.N)*n/time.Since(start).Seconds(), "lines/s")
 	if cpu := threadCPU() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(b.N)*n/cpu.Seconds(), "lines/cpu-s")
+	}
+}
+
+// BenchmarkHPCCStages measures, stage by stage, where one vector's CPU
+// goes in the default 5-hop HPCC++ configuration: each stage runs alone
+// over the same 4,096 constrained-random vectors (prepared once), so its
+// figure is its own cost per vector (CPU time of the benchmark's thread,
+// cpu-ns/vector): the random draw, packing the input, the golden
+// datapath (Step), packing the output, the observation, the detectors of
+// the directed classes and of each constructed class (each on a fresh
+// per-update cache, so each pays for the hop values it reads; "constructed"
+// is all of them sharing one cache, as generation runs them), the hex
+// lines, the binary records, and SHA-256 and CRC-32C of the hex lines.
+func BenchmarkHPCCStages(b *testing.B) {
+	m, err := NewHPCC(hpcc.DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 4096
+	type vec struct {
+		st, next hpcc.State
+		in       hpcc.Input
+		out      hpcc.Output
+		o        hobs
+		inW      []uint64
+		outW     []uint64
+	}
+	vs := make([]vec, n)
+	ev, _ := m.NewEvaluator()
+	e := ev.(*hpccEval)
+	hits := NewHits(len(m.classes), 1<<16)
+	var hexBuf []byte
+	for j := range vs {
+		v := &vs[j]
+		v.inW, v.outW = make([]uint64, m.in.Words()), make([]uint64, m.out.Words())
+		if err := e.EvalRandom(NewRand(1, uint64(j)), v.inW, v.outW, hits); err != nil {
+			b.Fatal(err)
+		}
+		v.o = e.o
+		v.st, v.in, v.next, v.out = e.o.st, e.o.in, e.o.next, e.o.out
+		hexBuf = append(appendHex(hexBuf, m.in, v.inW), '\n')
+		hexBuf = append(appendHex(hexBuf, m.out, v.outW), '\n')
+	}
+	sc := &codecScratch{}
+	var r Rand
+	var buf []byte
+	stages := []struct {
+		name string
+		f    func(v *vec, j int)
+	}{
+		{"draw", func(v *vec, j int) { r.Reset(1, uint64(j)); m.randomStructs(&r, &v.st, &v.in) }},
+		{"pack_in", func(v *vec, j int) { _ = m.packIn(sc, &v.st, &v.in, v.inW) }},
+		{"step", func(v *vec, j int) { v.next = v.st; m.d.Step(&v.next, &v.in, &v.out) }},
+		{"pack_out", func(v *vec, j int) { _ = m.packOut(sc, &v.next, &v.out, v.outW) }},
+		{"observe", func(v *vec, j int) { m.observe(&v.o) }},
+		{"detect_directed", func(v *vec, j int) { cx := m.cx; m.cx = nil; m.detectAll(&v.o, hits); m.cx = cx }},
+		{"constructed", func(v *vec, j int) { v.o.hvSet, v.o.urSet, v.o.wbSet = 0, false, false; m.cx.detect(&v.o, hits) }},
+	}
+	for _, c := range m.cx.classes {
+		stages = append(stages, struct {
+			name string
+			f    func(v *vec, j int)
+		}{"cx_" + c.name, func(v *vec, j int) {
+			v.o.hvSet, v.o.urSet, v.o.wbSet = 0, false, false
+			if !v.o.first {
+				c.detect(&v.o)
+			}
+		}})
+	}
+	stages = append(stages, []struct {
+		name string
+		f    func(v *vec, j int)
+	}{
+		{"hex", func(v *vec, j int) { buf = appendHex(appendHex(buf[:0], m.in, v.inW), m.out, v.outW) }},
+		{"bin", func(v *vec, j int) { buf = appendRecord(appendRecord(buf[:0], m.in, v.inW), m.out, v.outW) }},
+	}...)
+	per := len(hexBuf) / n
+	for _, s := range stages {
+		b.Run(s.name, func(b *testing.B) {
+			defer lockThread()()
+			b.ResetTimer()
+			cpu0 := threadCPU()
+			for i := 0; i < b.N; i++ {
+				j := i % n
+				s.f(&vs[j], j)
+			}
+			if cpu := threadCPU() - cpu0; cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/vector")
+			}
+		})
+	}
+	sha := sha256.New()
+	var crc uint32
+	for _, s := range []struct {
+		name string
+		f    func(p []byte)
+	}{{"sha256_hex", func(p []byte) { sha.Write(p) }}, {"crc32c_hex", func(p []byte) { crc = crc32.Update(crc, castagnoli, p) }}} {
+		b.Run(s.name, func(b *testing.B) {
+			defer lockThread()()
+			b.SetBytes(int64(per))
+			b.ResetTimer()
+			cpu0 := threadCPU()
+			for i := 0; i < b.N; i++ {
+				j := i % n
+				s.f(hexBuf[j*per : (j+1)*per])
+			}
+			if cpu := threadCPU() - cpu0; cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/vector")
+			}
+		})
 	}
 }

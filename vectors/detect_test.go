@@ -132,3 +132,55 @@ func TestDetectCachesMatchFresh(t *testing.T) {
 		}
 	}
 }
+
+// TestCastEdgeFastPath checks castEdge.pre and round, whose 1..63
+// dropped-bit casts take a branch-free path, against their definition on
+// the u128 operations (shift right by d, add bit d-1; the low d bits
+// against one half), for casts of -5..133 dropped bits, random and
+// log-uniform products, and products placed at a tie and one below it.
+func TestCastEdgeFastPath(t *testing.T) {
+	r := NewRand(3, 0)
+	for n := 0; n < 1000000; n++ {
+		c := castEdge{d: int(r.Below(139)) - 5, max: r.LogUniform(^uint64(0))}
+		p := u128{r.LogUniform(^uint64(0)), r.LogUniform(^uint64(0))}
+		if r.Below(4) == 0 {
+			p.hi = 0
+		}
+		if c.d >= 1 && c.d <= 64 && r.Below(4) == 0 { // at a tie, or one below
+			h := pow2(c.d - 1).lo
+			p.lo = p.lo&^(h*2-1) | h
+			if r.Below(2) == 0 {
+				p.lo--
+			}
+		}
+		var pre u128
+		rnd := rndOther
+		if c.d < 1 {
+			pre = p.shl(-c.d)
+		} else {
+			pre = p.shr(min(c.d, 127))
+			if c.d > 127 {
+				pre = u128{}
+			}
+			if c.d <= 128 && p.bit(c.d-1) {
+				pre = pre.add64(1)
+			}
+			lo, half := p.low(c.d), pow2(min(c.d-1, 127))
+			switch {
+			case c.d <= 128 && lo.cmp(half) == 0:
+				rnd = rndTie
+			case c.d >= 2 && c.d <= 128 && lo.add64(1).cmp(half) == 0:
+				rnd = rndBelowTie
+			}
+		}
+		if c.d > 128 {
+			continue // beyond the casts castEdge describes (d < 128)
+		}
+		if got := c.pre(p); got != pre {
+			t.Fatalf("d=%d p=%#x:%#x: pre = %#x:%#x, want %#x:%#x", c.d, p.hi, p.lo, got.hi, got.lo, pre.hi, pre.lo)
+		}
+		if got := c.round(p); got != rnd {
+			t.Fatalf("d=%d p=%#x:%#x: round = %d, want %d", c.d, p.hi, p.lo, got, rnd)
+		}
+	}
+}

@@ -66,9 +66,19 @@ type HPCC struct {
 	qMask    uint64
 	nhMask   uint64
 	incMask  uint64
-	rdK      int // effective table bits of the 1/dts unit
-	ruK      int // of the 1/U unit
-	rnK      int // of the 1/N unit
+	// Configuration values the per-vector paths read, derived once (a
+	// Config method takes the whole Config by value).
+	hopIDBits  int    // cfg.HopIDBits()
+	txBits     int    // e.TxBytesBits()
+	txUnit     uint64 // e.TxBytesUnit()
+	speedCodes uint64 // e.SpeedCodes()
+	luHalf     uint64 // 2^(cfg.LastUpdateBits()-1): half the sequence or time space
+	notifyP    uint64 // cfg.NotifyPeriod()
+	nfMask     uint64 // mask of FlowCountBits
+
+	rdK int // effective table bits of the 1/dts unit
+	ruK int // of the 1/U unit
+	rnK int // of the 1/N unit
 
 	// Value lists detectAll compares against, computed once so that
 	// detecting classes allocates nothing per vector (per-vector garbage
@@ -120,6 +130,8 @@ func NewHPCC(cfg hpcc.Config) (*HPCC, error) {
 	h.nhMask = fieldtable.Mask(cfg.NHopsBits())
 	h.incMask = fieldtable.Mask(cfg.IncStageBits())
 	h.seqMask = fieldtable.Mask(cfg.LastUpdateBits())
+	h.hopIDBits, h.txBits, h.txUnit, h.speedCodes = cfg.HopIDBits(), h.e.TxBytesBits(), h.e.TxBytesUnit(), uint64(h.e.SpeedCodes())
+	h.luHalf, h.notifyP, h.nfMask = uint64(1)<<uint(cfg.LastUpdateBits()-1), uint64(cfg.NotifyPeriod()), fieldtable.Mask(cfg.FlowCountBits)
 	h.rdK = min(cfg.RecipDts.TableBits, cfg.DtsInBits()-1)
 	h.ruK = min(cfg.RecipU.TableBits, cfg.Formats.U.W-1)
 	h.rnK = min(cfg.RecipN.TableBits, cfg.FlowCountBits-1)
@@ -409,7 +421,7 @@ func (h *HPCC) observe(o *hobs) {
 	if h.cfg.Mode == hpcc.Receiver {
 		o.elapse = (o.in.NowNs - o.st.LastUpdate) & h.seqMask
 	}
-	codeMask := uint8(h.e.SpeedCodes() - 1)
+	codeMask := uint8(h.speedCodes - 1)
 	for i := 0; i < h.maxHops; i++ {
 		hop := &o.in.Hops[i]
 		prev := &o.st.Hops[i]
@@ -434,7 +446,7 @@ func (h *HPCC) observe(o *hobs) {
 			} else {
 				o.dts[i] = ^uint64(0) // stored ns not below 10^9: no meaningful difference
 			}
-			if h.cfg.HopIDBits() > 0 {
+			if h.hopIDBits > 0 {
 				o.idChanged[i] = telemetry.Identity(h.e, *hop) != prev.ID
 			}
 		}
@@ -531,7 +543,7 @@ func (e *hpccEval) finish(out []uint64, hits *Hits) error {
 		hits.Count(b.ru + idx)
 	}
 	if b.rn >= 0 {
-		n := uint64(o.in.NFlows) & fieldtable.Mask(h.cfg.FlowCountBits)
+		n := uint64(o.in.NFlows) & h.nfMask
 		idx, _ := recipIndex(max(n, 1), h.rnK)
 		hits.Count(b.rn + idx)
 	}

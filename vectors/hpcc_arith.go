@@ -114,6 +114,16 @@ const (
 
 // round classifies p's dropped bits.
 func (c castEdge) round(p u128) int {
+	if d := uint(c.d); d-1 < 63 { // 1 <= d <= 63: the dropped bits are in p.lo
+		lo, half := p.lo&(1<<d-1), uint64(1)<<(d-1)
+		switch {
+		case lo == half:
+			return rndTie
+		case d >= 2 && lo+1 == half:
+			return rndBelowTie
+		}
+		return rndOther
+	}
 	if c.d < 1 {
 		return rndOther
 	}
@@ -131,6 +141,10 @@ func (c castEdge) round(p u128) int {
 // pre returns the rounded value of p before saturation (round half up; a
 // cast that adds fraction bits is exact).
 func (c castEdge) pre(p u128) u128 {
+	if d := uint(c.d); d-1 < 63 { // 1 <= d <= 63, branch free: (p >> d) + bit d-1
+		lo, cy := bits.Add64(p.lo>>d|p.hi<<(64-d), p.lo>>(d-1)&1, 0)
+		return u128{p.hi>>d + cy, lo}
+	}
 	if c.d < 1 {
 		return p.shl(-c.d)
 	}
@@ -370,6 +384,28 @@ func (a *hopArith) fromRd(v *hopVals, dTx, q uint64, code uint8) {
 	if a.mq != nil {
 		a.mq.eval(v, q, code)
 	}
+}
+
+// uChanges reports whether u' differs from v's (the slot's values for
+// dTx, q and code) when 1/dts is rd instead of v.rd: fromRd's u' for rd
+// against v.u, with the chain cut short where a cast result equals v's
+// (txRate, then r_term: u' depends on rd only through them). MultiQ's
+// cases read txRate and the terms otherwise, so with MultiQ it is fromRd.
+func (a *hopArith) uChanges(v *hopVals, rd, dTx, q uint64, code uint8) bool {
+	if a.mq != nil {
+		alt := hopVals{rd: rd}
+		a.fromRd(&alt, dTx, q, code)
+		return alt.u != v.u
+	}
+	tx := a.tx.sat(mul128(dTx, rd))
+	if tx == v.tx {
+		return false
+	}
+	r := a.rt.sat(mul128(tx, a.kr[code]))
+	if r == v.r {
+		return false
+	}
+	return a.uc.sat(u128{0, v.q}.add64(r)) != v.u
 }
 
 // rTerm returns r_term for txRate x on code.

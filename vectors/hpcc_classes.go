@@ -62,7 +62,7 @@ func (h *HPCC) txUnits(c uint8, dts, permille uint64) uint64 {
 	if hi != 0 {
 		return h.txMask / 2
 	}
-	unit := h.e.TxBytesUnit()
+	unit := h.txUnit
 	if unit&(unit-1) == 0 { // 1 or 128 bytes: floor(floor(x/8000)/unit) = floor(x/(8000*unit)), constant divisor
 		return min(lo/8000>>uint(bits.TrailingZeros64(unit)), h.txMask/2)
 	}
@@ -121,7 +121,7 @@ func (h *HPCC) setHop(st *hpcc.State, in *hpcc.Input, i int, s hopSpec) {
 		hop.RxSec, hop.RxNs = uint32((csec-1)&secMask), uint32(cns+ns1-res)
 	}
 	hop.ResidenceNs = uint32(res)
-	if h.cfg.HopIDBits() > 0 {
+	if h.hopIDBits > 0 {
 		st.Hops[i].ID = s.id
 		hop.DeviceID = uint32(s.newID >> telemetry.IFAPortBits)
 		hop.EgressPort = uint16(s.newID)
@@ -831,7 +831,7 @@ func (h *HPCC) detectAll(o *hobs, hits *Hits) {
 	mark(x.incBelow, inc == x.incBelowV && u < h.etaU)
 	mark(x.incAt, inc == x.incAtV && u < h.etaU)
 	mark(x.incAbove, inc == x.incAboveV && u < h.etaU)
-	half := uint64(1) << uint(c.LastUpdateBits()-1)
+	half := h.luHalf
 	if c.Mode == hpcc.Sender {
 		mark(x.seqBefore, o.elapse == h.seqMask)
 		mark(x.seqAt, o.elapse == 0)
@@ -839,17 +839,17 @@ func (h *HPCC) detectAll(o *hobs, hits *Hits) {
 		mark(x.seqWrap, o.in.Seq&h.seqMask < o.st.LastUpdate&h.seqMask && o.elapse != 0 && o.elapse < half)
 		mark(x.seqHalf, o.elapse == half)
 	} else {
-		t := uint64(c.NotifyPeriod())
+		t := h.notifyP
 		mark(x.elZero, o.elapse == 0)
 		mark(x.elBelowT, o.elapse == t-1)
 		mark(x.elAtT, o.elapse == t)
 		mark(x.elAboveT, o.elapse == t+1)
 		mark(x.timeWrap, o.in.NowNs&h.seqMask < o.st.LastUpdate&h.seqMask && o.elapse > t)
 		if c.DynamicWAI {
-			nf := uint64(o.in.NFlows) & fieldtable.Mask(c.FlowCountBits)
+			nf := uint64(o.in.NFlows) & h.nfMask
 			mark(x.nZero, nf == 0)
 			mark(x.nOne, nf == 1)
-			mark(x.nMax, nf == fieldtable.Mask(c.FlowCountBits))
+			mark(x.nMax, nf == h.nfMask)
 			if p := bits.Len64(nf) - 1; p > h.rnK {
 				_, edge := recipIndex(nf, h.rnK)
 				mark(x.rnEdges, edge)

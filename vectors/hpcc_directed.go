@@ -469,8 +469,12 @@ func (k *constructed) detectSatEdges(o *hobs) bool {
 		if !o.valid[i] {
 			continue
 		}
+		// A value before saturation at the maximum or one above saturates
+		// to the maximum: the cast results (at hand) rule out the rest.
+		// With MultiQ, v.u is the case's u', not uc's cast of pU.
 		v := k.hopAt(o, i)
-		if a.tx.atEdge(v.pTx) || a.rt.atEdge(v.pR) || a.uc.atEdge(v.pU) {
+		if v.tx == a.tx.max && a.tx.atEdge(v.pTx) || v.r == a.rt.max && a.rt.atEdge(v.pR) ||
+			(a.mq != nil || v.u == a.uc.max) && a.uc.atEdge(v.pU) {
 			return true
 		}
 	}
@@ -631,12 +635,8 @@ func (k *constructed) seedVisible(dts, dTx, q uint64, code uint8) bool {
 func (k *constructed) seedVisibleAt(v *hopVals, dts, dTx, q uint64, code uint8) bool {
 	a := k.a
 	for _, d := range []int{-1, 1} {
-		if rd, ok := recipSeed(&a.recip, a.recipEntryMax, dts, d); ok && rd != v.rd {
-			alt := hopVals{rd: rd}
-			a.fromRd(&alt, dTx, q, code)
-			if alt.u != v.u {
-				return true
-			}
+		if rd, ok := recipSeed(&a.recip, a.recipEntryMax, dts, d); ok && rd != v.rd && a.uChanges(v, rd, dTx, q, code) {
+			return true
 		}
 	}
 	return false

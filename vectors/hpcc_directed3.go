@@ -664,9 +664,7 @@ func (k *constructed) detectRecipLowBits(o *hobs) bool {
 		if alt > v.rd+delta {
 			continue
 		}
-		x := hopVals{rd: alt}
-		a.fromRd(&x, o.dTx[s], o.minQ[s], o.code[s])
-		if x.u != v.u {
+		if a.uChanges(v, alt, o.dTx[s], o.minQ[s], o.code[s]) {
 			return true
 		}
 	}

@@ -176,15 +176,15 @@ func (h *HPCC) randomStructs(r *Rand, st *hpcc.State, in *hpcc.Input) {
 		in.Seq = (st.LastUpdate + d) & h.seqMask
 		in.SndNxt = (in.Seq + r.LogUniform(1<<24)) & h.seqMask
 	} else {
-		t := uint64(c.NotifyPeriod()) // the commit boundary P (default T)
+		t := h.notifyP // the commit boundary P (default T)
 		el := r.LogUniform(16 * t)
 		if r.Chance(1, 2) {
 			el = t + r.Below(9) - 4
 		}
 		in.NowNs = (st.LastUpdate + el) & h.seqMask
-		in.NFlows = uint32(r.LogUniform(fieldtable.Mask(c.FlowCountBits)))
+		in.NFlows = uint32(r.LogUniform(h.nfMask))
 	}
-	idBits := c.HopIDBits()
+	idBits := h.hopIDBits
 	for i := 0; i < h.maxHops; i++ {
 		// One draw decides the rare cases: bits 0-4 any speed code (1/32),
 		// 5-10 dts = 0 (value 0) or just above the maximum (value 1), 11-16
@@ -194,7 +194,7 @@ func (h *HPCC) randomStructs(r *Rand, st *hpcc.State, in *hpcc.Input) {
 		dice := r.Uint64()
 		s := hopSpec{code: h.okCodes[r.Below(uint64(len(h.okCodes)))]}
 		if dice&31 == 0 {
-			s.code = uint8(r.Below(uint64(h.e.SpeedCodes())))
+			s.code = uint8(r.Below(h.speedCodes))
 		}
 		if h.e == telemetry.Compact {
 			s.prevNs = r.Bits(telemetry.CompactTsBits)
@@ -211,9 +211,9 @@ func (h *HPCC) randomStructs(r *Rand, st *hpcc.State, in *hpcc.Input) {
 		default:
 			s.dts = r.LogUniform32(c.MaxDeltaTsNs)
 		}
-		s.prevTx = r.Bits(h.e.TxBytesBits())
+		s.prevTx = r.Bits(h.txBits)
 		if dice>>11&63 == 0 {
-			s.dTx = r.Bits(h.e.TxBytesBits())
+			s.dTx = r.Bits(h.txBits)
 		} else {
 			s.dTx = h.txUnits(s.code, s.dts, (dice>>37)*1101>>27)
 		}
