@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/hpccgold/hpccgold/fieldtable"
 )
@@ -29,14 +30,15 @@ func RecordBytes(t fieldtable.Table) int { return (t.Width + 7) / 8 }
 // appendRecord appends the binary record of the packed vector w of t.
 func appendRecord(dst []byte, t fieldtable.Table, w []uint64) []byte {
 	n := RecordBytes(t)
-	for i := 0; n > 0; i++ {
-		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], w[i])
-		k := min(n, 8)
-		dst = append(dst, b[:k]...)
-		n -= k
+	off := len(dst)
+	// Whole words, the last one too: its bytes beyond the record land in
+	// the spare capacity (7 bytes at most) and are cut off by the length.
+	dst = slices.Grow(dst, n+7)
+	b := dst[off : off+(n+7)/8*8]
+	for i := range len(b) / 8 {
+		binary.LittleEndian.PutUint64(b[8*i:], w[i])
 	}
-	return dst
+	return dst[:off+n]
 }
 
 // parseRecord decodes one binary record of t into w (t.Words() words); a

@@ -124,8 +124,9 @@ func (k *constructed) detect(o *hobs, hits *Hits) {
 // observed update, evaluated once per update however many detectors ask.
 func (k *constructed) hopAt(o *hobs, i int) *hopVals {
 	if o.hvSet>>uint(i)&1 == 0 {
+		// As eval: Recip, then fromRd, which writes every field (v.mq only
+		// with MultiQ, and then all of it; without, it stays zero).
 		v, r := &o.hv[i], &o.hr[i]
-		*v = hopVals{} // as eval: Recip, then fromRd
 		r.out, r.y, r.p = recipTrace(&k.a.recip, k.a.recipCfg.In.W, o.dts[i])
 		v.rd = r.out
 		k.a.fromRd(v, o.dTx[i], o.minQ[i], o.code[i])
