@@ -34,6 +34,7 @@ func ForHPCC(cfg hpcc.Config) (*Model, error) {
 		return nil, err
 	}
 	m.speedWhy = speedRejections(cfg)
+	m.addRelations()
 	if err := m.addHPCC(d); err != nil {
 		return nil, err
 	}

@@ -80,6 +80,10 @@ type Model struct {
 	// an accepted code; nil when the design has no speed codes). Set by the
 	// design's functional points (hpcc.go) before the structural ones.
 	speedWhy []string
+	// split is rng before addRelations sharpened it, relations what did
+	// (hpcc_relations.go; nil when no relation applies).
+	split     []grade.Range
+	relations []grade.Relation
 }
 
 // Flat returns the flattened module the model samples.
@@ -262,6 +266,9 @@ func (m *Model) rangeText(n *rtl.Node) string {
 // where the split by bit length is sharper than one pass
 // (grade.SplitValueRanges), that one.
 func (m *Model) analysis(n *rtl.Node) string {
+	if t := m.relationalText(n); t != "" {
+		return t
+	}
 	if r, p := m.rng[n.ID], m.plain[n.ID]; r.Lo != p.Lo || r.Hi != p.Hi || r.Zero != p.Zero || r.One != p.One {
 		return "value analysis per bit length of each normalizer's input (valid hop: each mux arm under its select's guards)"
 	}
