@@ -115,8 +115,9 @@ func cmpBin(v, c uint64) int {
 
 // TestHPCCFunctionalBins samples the default level-1 set and checks the
 // functional bins against the golden datapath's own outputs (the oracle:
-// hpcc.Datapath.Update on the unpacked transaction), and that no bin
-// proved unreachable is ever hit (soundness of the proofs on 20k vectors).
+// hpcc.Datapath.Update on the unpacked transaction), that no bin proved
+// unreachable is ever hit (soundness of the proofs on 20k vectors), and
+// that the set closes coverage.
 func TestHPCCFunctionalBins(t *testing.T) {
 	cfg := hpcc.DefaultConfig()
 	cm, err := ForHPCC(cfg)
@@ -192,9 +193,13 @@ func TestHPCCFunctionalBins(t *testing.T) {
 			}
 		}
 	}
+	// Closure: every bin the set does not hit is proved unreachable (issue
+	// 14: the default level-1 set closes coverage, in agreement with grade,
+	// which puts it at or above the 98% goal, docs/grade.md). A new bin the
+	// set misses, or a proof lost, fails here.
 	rep := cm.Report(total, []string{"test"})
-	if rep.Summary.Closed() || rep.Summary.Holes == 0 {
-		t.Errorf("the default set closes coverage: %+v (the grader still finds survivors; the model must show holes)", rep.Summary)
+	if !rep.Summary.Closed() || rep.Summary.Holes != 0 {
+		t.Errorf("the default set does not close coverage: %+v", rep.Summary)
 	}
 }
 

@@ -77,3 +77,26 @@ func (m *Model) relationalText(n *rtl.Node) string {
 	}
 	return "value analysis with the relations interval arithmetic loses (grade.RelationalValueRanges: " + strings.Join(whys, "; ") + ")"
 }
+
+// armsEqualWhere proves a mux bin unreachable when, on every input with
+// the select at that value, the two arms are equal (grade.ArmsEqualWhere:
+// one run of the value analysis under the select's value, the muxes it
+// decides followed, the arms' difference as an affine form of one of them
+// strictly between -1 and 1): u_new keeps st_u with no valid hop, where
+// u_ewma = round(st_u * T * inv_t) = st_u.
+func (m *Model) armsEqualWhere(n *rtl.Node, bins []Bin) {
+	if n.Width > 64 {
+		return
+	}
+	for b, v := range []bool{false, true} {
+		if bins[b].Unreachable != "" {
+			continue
+		}
+		if why, ok := grade.ArmsEqualWhere(m.f, n, v); ok {
+			bins[b].Unreachable = "arms equal (grade.ArmsEqualWhere): " + why
+		}
+		if bins[b].Unreachable == "" {
+			bins[b].Unreachable = m.armsEqualBisected(n, v)
+		}
+	}
+}

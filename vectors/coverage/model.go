@@ -84,6 +84,7 @@ type Model struct {
 	// (hpcc_relations.go; nil when no relation applies).
 	split     []grade.Range
 	relations []grade.Relation
+	bisector  *grade.Bisector // made when a proof needs it (hpcc_bisect.go)
 }
 
 // Flat returns the flattened module the model samples.
@@ -322,6 +323,9 @@ func (m *Model) addCompare(n, a, b *rtl.Node, withConst bool) {
 		}
 		if bins[1].Unreachable == "" && !signed && w <= 64 {
 			bins[1].Unreachable = m.excludedPerLength(v, cv.Trunc(w).Uint64())
+		}
+		if bins[1].Unreachable == "" && !signed && w <= 64 {
+			bins[1].Unreachable = m.excludedByBisection(v, cv.Trunc(w).Uint64())
 		}
 		vid, cid := v.ID, c.ID
 		m.add(Point{Name: "cmp_" + nodeLabel(n), Doc: doc, Kind: KindCompare, Node: nodeLabel(n), Bins: bins, src: []*rtl.Node{v},
@@ -859,6 +863,7 @@ func (m *Model) addMux(n *rtl.Node) {
 			}
 		}
 	}
+	m.armsEqualWhere(n, bins)
 	sid, tid, eid := sel.ID, t.ID, e.ID
 	m.add(Point{Name: "mux_" + nodeLabel(n), Doc: fmt.Sprintf("mux %s: select %s at 0 and at 1 while %s and %s differ", nodeLabel(n), nodeLabel(sel), nodeLabel(t), nodeLabel(e)), Kind: KindMux, Node: nodeLabel(n), Bins: bins, src: []*rtl.Node{sel, t, e},
 		sample: func(s valueSource) int {
