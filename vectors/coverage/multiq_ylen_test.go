@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,8 +15,12 @@ import (
 // {0, 300} (twin: {0, 1}), and a reciprocal unit normalizing y. The
 // smallest non-zero tx is Rnd(ceil(2048/63) >> 2) = 8, so y is 0 or at
 // least 8 (bit lengths 1 to 3 never occur); in the twin y = 1 is reached
-// (tx = 0, bh = 1).
-func yLenModule(t *testing.T, twin bool) *rtl.Module {
+// (tx = 0, bh = 1). With gated, the code is the hop's speed code
+// (in_hop0_speed): code 0, whose bh is 0, is rejected (h0_speed_ok = 0),
+// h0_ok = h0_speed_ok & en, and the unit reads mux(h0_ok, e, 1): where bh
+// is 0 the hop is not valid, r = 1.0 and a non-zero tx is at least 512, so
+// y is 0 or at least 16 (bit lengths 1 to 4 never occur).
+func yLenModule(t *testing.T, twin, gated bool) *rtl.Module {
 	t.Helper()
 	unit := func(in fixedpoint.Format) *fixedpoint.Reciprocal {
 		r, err := fixedpoint.NewReciprocal(fixedpoint.ReciprocalConfig{In: in, TableBits: 2, Entry: fixedpoint.Format{W: 8, I: 1},
@@ -29,9 +34,19 @@ func yLenModule(t *testing.T, twin bool) *rtl.Module {
 	e := m.FxIn("e", fixedpoint.Format{W: 6, I: 6})
 	d := m.In("d", 3, false)
 	s := m.In("s", 1, false)
-	c := m.In("c", 1, false)
+	var c *rtl.Node
+	ein := e
+	if gated {
+		c = m.In("in_hop0_speed", 1, false)
+		en := m.In("en", 1, false)
+		sok := m.ROM(c, 1, []uint64{0, 1}).Named("h0_speed_ok")
+		ok := m.And(sok, en).Named("h0_ok")
+		ein = rtl.Fx{N: m.Mux(ok, e.N, m.Const(6, false, 1)), F: e.F}
+	} else {
+		c = m.In("c", 1, false)
+	}
 	ru := unit(e.F)
-	r := m.FxRecip(e, ru.Config(), ru.Table()).N
+	r := m.FxRecip(ein, ru.Config(), ru.Table()).N
 	p := m.Mul(d, r)
 	v := m.Add(m.ZExt(m.Slice(p, 2, p.Width-2), p.Width-1), m.ZExt(m.Slice(p, 1, 1), p.Width-1))
 	tx := m.Mux(m.Gt(v, m.Const(v.Width, false, 1023)), m.Const(10, false, 1023), m.Slice(v, 0, 10))
@@ -50,14 +65,27 @@ func yLenModule(t *testing.T, twin bool) *rtl.Module {
 }
 
 // TestMQYShortExhaustive checks declareMQYShort on yLenModule. Oracle:
-// every input (e, d, s, c) sampled: on the module exactly the counts of
-// bit lengths 1 to 3 of y (never hit) carry the proof; on the twin, where
-// y = 1 is reached, none does.
+// every input (e, d, s, c, and en when gated) sampled: on the module
+// exactly the counts of bit lengths 1 to 3 of y (never hit) carry the
+// proof, on the gated module those of lengths 1 to 4, and on the twin,
+// where y = 1 is reached, none does.
 func TestMQYShortExhaustive(t *testing.T) {
-	for _, twin := range []bool{false, true} {
-		cm, err := newModel(yLenModule(t, twin))
+	for _, v := range []struct {
+		name         string
+		twin, gated  bool
+		want         []string
+		inputs, bits int
+	}{
+		{"plain", false, false, []string{"z8", "z9", "z10"}, 4, 11},
+		{"twin", true, false, nil, 4, 11},
+		{"gated", false, true, []string{"z7", "z8", "z9", "z10"}, 5, 12},
+	} {
+		cm, err := newModel(yLenModule(t, v.twin, v.gated))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if v.gated {
+			cm.speedWhy = []string{"rejected by the test", ""}
 		}
 		cm.addStructural()
 		if err := cm.validate(); err != nil {
@@ -68,29 +96,30 @@ func TestMQYShortExhaustive(t *testing.T) {
 			t.Fatal(err)
 		}
 		cnt := cm.NewCounts()
-		for in := uint64(0); in < 1<<11; in++ {
-			s.Sample([]uint64{in & 63, in >> 6 & 7, in >> 9 & 1, in >> 10}, cnt)
+		for in := uint64(0); in < 1<<uint(v.bits); in++ {
+			vals := []uint64{in & 63, in >> 6 & 7, in >> 9 & 1, in >> 10 & 1, in >> 11}
+			s.Sample(vals[:v.inputs], cnt)
 		}
-		declared := 0
+		var got []string
 		for i, p := range cm.Points {
 			for b, bin := range p.Bins {
 				if !strings.Contains(bin.Unreachable, "shifted or plus a table entry") {
 					continue
 				}
-				declared++
+				got = append(got, bin.Name)
 				if cnt.Bins[i][b] != 0 {
-					t.Errorf("twin %v: %s.%s hit %d times, declared unreachable: %s", twin, p.Name, bin.Name, cnt.Bins[i][b], bin.Unreachable)
+					t.Errorf("%s: %s.%s hit %d times, declared unreachable: %s", v.name, p.Name, bin.Name, cnt.Bins[i][b], bin.Unreachable)
 				}
-				if p.Kind != KindCLZ || (bin.Name != "z8" && bin.Name != "z9" && bin.Name != "z10") {
-					t.Errorf("%s.%s declared: not a count of y's bit lengths 1 to 3 (z10..z8 of 11 bits)", p.Name, bin.Name)
+				if p.Kind != KindCLZ {
+					t.Errorf("%s: %s.%s declared: not a normalizer count", v.name, p.Name, bin.Name)
 				}
 			}
 		}
-		switch {
-		case !twin && declared != 3:
-			t.Errorf("%d counts declared, want 3 (bit lengths 1 to 3 of y)", declared)
-		case twin && declared != 0:
-			t.Errorf("twin: %d counts declared, want 0 (y = 1 is reachable)", declared)
+		slices.Sort(got)
+		want := slices.Clone(v.want)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: counts declared %v, want %v", v.name, got, want)
 		}
 	}
 }
