@@ -11,13 +11,17 @@ import (
 
 // TestLDCPDefaultSetCloses samples the default ldcp_update level-1 set
 // (what `vectors gen --cc ldcp` writes: seed 1, 10 000 random vectors) and
-// its directed vectors alone: both hit every reachable bin (the
-// constructed classes of cc/ldcp/ldcpvec supply the exact thresholds and
-// table entries random stimulus misses and the corners it hits only by
-// chance, docs/ldcp.md, so closure does not depend on the seed), and no
-// bin proved unreachable is hit by any vector (soundness on the model's
-// own set). Oracle: the hardware description evaluated per vector (the
-// model's sampler).
+// its directed vectors alone: both hit every reachable bin of the compare,
+// mux, table, normalizer and rounding kinds (the constructed classes of
+// cc/ldcp/ldcpvec supply the exact thresholds and table entries random
+// stimulus misses and the corners it hits only by chance, docs/ldcp.md, so
+// closure does not depend on the seed), and no bin proved unreachable is
+// hit by any vector (soundness on the model's own set). The sign and slice
+// bins (operand_bits.go) leave exactly the holes listed in holes: the
+// directed vectors alone miss 10 of them (what grade's 95.16% on that set
+// shows: the cmp-sign, ext-swap, mul-sign and slice-1 mutants only the
+// random vectors kill), the default set 2 (docs/ldcp.md). Oracle: the
+// hardware description evaluated per vector (the model's sampler).
 func TestLDCPDefaultSetCloses(t *testing.T) {
 	cfg := ldcp.DefaultConfig()
 	cm, err := ForLDCP(cfg)
@@ -28,7 +32,16 @@ func TestLDCPDefaultSetCloses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	holes := map[int64][]string{
+		10000: {"slice_above_n_107.above1", "slice_above_n_194.above1"},
+		0: {"sign_win_ok.a_top1", "slice_below_n_42.below0", "slice_below_n_42.below1", "sign_ack_beyond.b_top1", "slice_below_n_75.below0",
+			"slice_above_n_107.above1", "slice_above_n_194.above1", "sign_n_256.top1", "sign_ovf_hi_260.a_top1", "sign_sub_next.a_top1"},
+	}
 	for _, count := range []int64{10000, 0} {
+		known := map[string]bool{}
+		for _, h := range holes[count] {
+			known[h] = true
+		}
 		set, err := vectors.Generate(vm, vectors.Options{Level: 1, Seed: 1, Count: count, NoJSONL: true})
 		if err != nil {
 			t.Fatal(err)
@@ -42,14 +55,19 @@ func TestLDCPDefaultSetCloses(t *testing.T) {
 				switch {
 				case bin.Unreachable != "" && c.Bins[i][b] != 0:
 					t.Errorf("count %d: %s.%s is proved unreachable (%s) but hit %d times", count, p.Name, bin.Name, bin.Unreachable, c.Bins[i][b])
-				case bin.Unreachable == "" && c.Bins[i][b] == 0:
+				case bin.Unreachable == "" && c.Bins[i][b] == 0 && !known[p.Name+"."+bin.Name]:
 					t.Errorf("count %d: hole %s.%s: reachable, not hit", count, p.Name, bin.Name)
+				case known[p.Name+"."+bin.Name] && (bin.Unreachable != "" || c.Bins[i][b] != 0):
+					t.Errorf("count %d: %s.%s is listed as a hole but is hit %d times or proved unreachable (%q): update the list and docs/ldcp.md", count, p.Name, bin.Name, c.Bins[i][b], bin.Unreachable)
+				}
+				if known[p.Name+"."+bin.Name] && p.Kind != KindSign && p.Kind != KindSlice {
+					t.Errorf("count %d: listed hole %s.%s is of kind %s, not sign or slice", count, p.Name, bin.Name, p.Kind)
 				}
 			}
 		}
 		s := cm.Report(c, []string{"default"}).Summary
-		if !s.Closed() {
-			t.Errorf("count %d: not closed: %+v", count, s)
+		if s.Holes != len(holes[count]) {
+			t.Errorf("count %d: %d holes, want the %d listed: %+v", count, s.Holes, len(holes[count]), s)
 		}
 		t.Logf("count %d: %d vectors, %+v", count, c.Vectors, s)
 	}

@@ -227,6 +227,7 @@ func (m *Model) addStructural() {
 		case rtl.OpMux:
 			m.addMux(n)
 		}
+		m.addOperandBits(n) // operand_bits.go: signedness and slice-edge bins
 		if strings.HasPrefix(n.Name, "rnd_inc") && n.Op == rtl.OpSlice && n.Width == 1 {
 			m.addRound(n)
 		}
