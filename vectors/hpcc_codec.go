@@ -18,6 +18,9 @@ import (
 // sample disagrees, so the layout can never come from this file.
 type hpccCodec struct {
 	in, out []codecOp
+	// straight: the layout is the one packInDefault and packOutDefault
+	// were generated for (hpcc_packfast.go).
+	straight bool
 }
 
 type opKind uint8
@@ -288,6 +291,9 @@ func (h *HPCC) packIn(sc *codecScratch, st *hpcc.State, in *hpcc.Input, word []u
 	if h.codec == nil {
 		return h.d.PackInput(*st, *in, word)
 	}
+	if h.codec.straight && packInDefault(st, in, word) == 0 {
+		return nil
+	}
 	flatten(&sc.pack, st, in, nil, h.maxHops)
 	return packOps(&h.in, h.codec.in, &sc.pack, word)
 }
@@ -310,6 +316,9 @@ func (h *HPCC) packOut(sc *codecScratch, next *hpcc.State, out *hpcc.Output, wor
 	if h.codec == nil {
 		return h.d.PackOutput(*next, *out, word)
 	}
+	if h.codec.straight && packOutDefault(next, out, word) == 0 {
+		return nil
+	}
 	flatten(&sc.pack, next, nil, out, h.maxHops)
 	return packOps(&h.out, h.codec.out, &sc.pack, word)
 }
@@ -323,7 +332,7 @@ func (h *HPCC) buildCodec() {
 	if err1 != nil || err2 != nil {
 		return
 	}
-	c := &hpccCodec{in: in, out: out}
+	c := &hpccCodec{in: in, out: out, straight: packLayoutSig(h.in, h.out) == packDefaultLayout}
 	saved := h.codec
 	h.codec = c
 	ok := true
