@@ -93,9 +93,16 @@ func BenchmarkUpdateSpec5Hops(b *testing.B) {
 
 // BenchmarkStep5Hops is BenchmarkUpdateFixed5Hops through Step, the
 // in-place form (no copies of State, Input and the results).
-func BenchmarkStep5Hops(b *testing.B) {
+func BenchmarkStep5Hops(b *testing.B) { benchStep(b, 5) }
+
+// BenchmarkStep1Hop is BenchmarkStep5Hops on a 1-hop path: the per-event
+// work besides the hops' (with BenchmarkStep5Hops, the cost of the other
+// four hops).
+func BenchmarkStep1Hop(b *testing.B) { benchStep(b, 1) }
+
+func benchStep(b *testing.B, nhops int) {
 	d := mustDP(b, DefaultConfig())
-	ins := benchTrace(b, telemetry.IFA, 5, 1024)
+	ins := benchTrace(b, telemetry.IFA, nhops, 1024)
 	var st State
 	var out Output
 	d.Step(&st, &ins[0], &out)

@@ -11,3 +11,11 @@ var (
 	RunBatch   = runBatch
 	CPUPerOp   = cpuPerOp
 )
+
+// Unpruned returns a copy of d that computes every hop's u' (the max
+// select without the bounds of prune.go), and whether d prunes at all.
+func Unpruned(d *Datapath) (*Datapath, bool) {
+	u := *d
+	u.fast.hb.on = false
+	return &u, d.fast.hb.on
+}

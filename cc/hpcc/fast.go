@@ -31,6 +31,10 @@ type fastPlan struct {
 	invT, t, wai, wmin, wmax, winit, uinit uint64
 	kWai, oneEoU                           uint64
 	mq                                     mqFast // MultiQ (multiq.go)
+	// hb: the upper bounds that let step skip the exact u' of hops that
+	// cannot win the max select (prune.go); hb.on is false where the
+	// bound does not apply, and then every hop is computed.
+	hb hopBound
 	// spec: Update runs the specification's arithmetic (fixedpoint
 	// Values). Set in the Datapath that UpdateSpec runs (Datapath.specDP),
 	// and when some cast of the configuration shifts by more than 63 bits,
@@ -124,6 +128,7 @@ func (d *Datapath) compileRaw() error {
 	if d.mq.on {
 		return d.compileMQ(&p.mq)
 	}
+	d.buildHopBound()
 	return nil
 }
 

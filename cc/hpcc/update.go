@@ -60,7 +60,10 @@ func (d *Datapath) UpdateBatch(st []State, in []Input, out []Output) error {
 // perfectly predicted; a generic or interface-typed arithmetic would be
 // called through a dictionary, and was measured slower). Invalid slots are
 // skipped: the hardware computes them and muxes their u' to 0, which is
-// never selected, so the outputs are the same.
+// never selected, so the outputs are the same. Likewise, where the hop
+// bound of prune.go applies (no MultiQ), a valid hop whose upper bound is
+// below an exact u' already computed cannot be selected and is not
+// computed (the invariant and its proof are in prune.go).
 func (d *Datapath) step(st *State, in *Input, po *Output) {
 	c := &d.cfg
 	p := &d.fast
@@ -114,6 +117,45 @@ func (d *Datapath) step(st *State, in *Input, po *Output) {
 			up := d.specHopU(dtsOf[i], dBOf[i], qOf[i], codeOf[i]&15)
 			if out.SelHop == NoHop || up > uAcc {
 				uAcc, dtsSel, out.SelHop = up, dtsOf[i], uint8(i)
+			}
+		}
+	} else if p.hb.on {
+		// Pruned (prune.go): bounds for every valid hop, the exact u' of
+		// the hop with the largest bound first, then of every other hop
+		// whose bound reaches the largest exact u' so far.
+		var hiOf [MaxHopsLimit]uint64
+		best, bestHi := -1, uint64(0)
+		hb := &p.hb
+		qNarrow := p.cQ.Narrow()
+		for v := valid; v != 0; v &= v - 1 {
+			i := bits.TrailingZeros8(v)
+			// p.upper(dtsOf[i], dBOf[i], qOf[i], codeOf[i]), written
+			// out so that it inlines (rTermUpper inlines by itself).
+			code := codeOf[i] & 15
+			rT := hb.rTermUpper(dtsOf[i], dBOf[i], p.kr[code], hb.c[code])
+			var qT uint64
+			if qNarrow {
+				qT = p.cQ.MulCastNarrow(qOf[i], p.kq[code])
+			} else {
+				qT = p.cQ.MulCast(qOf[i], p.kq[code])
+			}
+			hi := p.cUp.AddCast(qT, rT)
+			hiOf[i] = hi
+			if best < 0 || hi > bestHi {
+				best, bestHi = i, hi
+			}
+		}
+		if best >= 0 {
+			b := best & (MaxHopsLimit - 1)
+			uAcc, dtsSel, out.SelHop = p.hopU(dtsOf[b], dBOf[b], qOf[b], codeOf[b]), dtsOf[b], uint8(b)
+			for v := valid &^ (1 << uint(b)); v != 0; v &= v - 1 {
+				i := bits.TrailingZeros8(v)
+				if hiOf[i] < uAcc {
+					continue // u'_i <= hiOf[i] < uAcc <= the max: not selected
+				}
+				if up := p.hopU(dtsOf[i], dBOf[i], qOf[i], codeOf[i]); up > uAcc || up == uAcc && uint8(i) < out.SelHop {
+					uAcc, dtsSel, out.SelHop = up, dtsOf[i], uint8(i)
+				}
 			}
 		}
 	} else {
