@@ -70,7 +70,10 @@ import (
 // and the rest, dB*kr*2^-(S+1) + kr*2^-(s2+1) + 1/2 + 1, is at most c[code]
 // (dB at its maximum; rounded up). So rT <= min(hi>>(p+extra) + c[code],
 // MAX(Term)) =: rT+, and by monotonicity u' <= AddCast(qT, rT+) = hi_i,
-// with qT computed exactly (one narrow multiply-cast). TestHopBoundContains
+// with qT computed exactly (one narrow multiply-cast). When Term and U
+// have the same fraction bits the adder has no rounding, u' = min(qT + rT,
+// MAX(U)), and hi_i = qT + rT+ (the sum of two terms below 2^62, no
+// cast) bounds it as well. TestHopBoundContains
 // checks hi_i >= u'_i and the reciprocal step rd <= Y*2^(E-p) + 1/2 on
 // random and edge operands of several configurations.
 //
@@ -88,6 +91,10 @@ type hopBound struct {
 	g      [256]uint64 // g[idx] >= 2^Z * (2^kG/(2^kG+idx) + Ymax*2^-F(Work))
 	c      [16]uint64  // per speed code: the additive slack (see above)
 	maxT   uint64      // MAX(Term)
+	// sumIsU: F(Term) = F(U), so the u' adder only saturates (u' =
+	// min(qT + rT, MAX(U))) and qT + rT+ itself bounds u' (both terms
+	// are below 2^63, so the sum does not wrap).
+	sumIsU bool
 }
 
 // buildHopBound fills d.fast.hb for a datapath compiled to raw plans
@@ -143,6 +150,7 @@ func (d *Datapath) buildHopBound() {
 		hb.c[code] = c.Uint64()
 	}
 	hb.maxT = maxRaw(d.fTerm)
+	hb.sumIsU = d.fTerm.F() == d.fU.F() && d.fTerm.W <= 62
 	hb.on = true
 	p.hb = hb
 }
@@ -178,6 +186,9 @@ func (p *fastPlan) upper(dts, dB, q uint64, code uint8) uint64 {
 		qT = p.cQ.MulCastNarrow(q, p.kq[code])
 	} else {
 		qT = p.cQ.MulCast(q, p.kq[code])
+	}
+	if p.hb.sumIsU {
+		return qT + rT
 	}
 	return p.cUp.AddCast(qT, rT)
 }

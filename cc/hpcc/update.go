@@ -139,7 +139,10 @@ func (d *Datapath) step(st *State, in *Input, po *Output) {
 			} else {
 				qT = p.cQ.MulCast(qOf[i], p.kq[code])
 			}
-			hi := p.cUp.AddCast(qT, rT)
+			hi := qT + rT // >= u' when Term and U have the same LSB (sumIsU)
+			if !hb.sumIsU {
+				hi = p.cUp.AddCast(qT, rT)
+			}
 			hiOf[i] = hi
 			if best < 0 || hi > bestHi {
 				best, bestHi = i, hi
