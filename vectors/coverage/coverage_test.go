@@ -202,11 +202,10 @@ func TestHPCCFunctionalBins(t *testing.T) {
 	// which puts it at or above the 98% goal, docs/grade.md), except the
 	// sign and slice holes listed here (operand_bits.go; neither hit nor
 	// proved unreachable yet, docs/vectors.md). A new bin the set misses, a
-	// proof lost, or a listed hole hit or proved, fails here.
+	// proof lost, or a listed hole hit or proved, fails here. (The egress
+	// ns slices' above1 bins, slice_above_h<i>_eg_ns, are proved by the
+	// threshold split, hpcc_thresholds.go.)
 	listed := map[string]bool{}
-	for h := 0; h < 5; h++ {
-		listed[fmt.Sprintf("slice_above_h%d_eg_ns.above1", h)] = true
-	}
 	for _, n := range []string{"n_141", "n_353", "n_565", "n_777", "n_989"} {
 		listed["sign_"+n+".top1"] = true
 	}

@@ -85,6 +85,9 @@ type Model struct {
 	split     []grade.Range
 	relations []grade.Relation
 	bisector  *grade.Bisector // made when a proof needs it (hpcc_bisect.go)
+
+	// splitter is made when a proof needs it (hpcc_thresholds.go).
+	splitter *grade.ThresholdSplitter
 }
 
 // Flat returns the flattened module the model samples.

@@ -356,7 +356,7 @@ func (m *Model) excludedPerLengthBits(conds []bitCond) string {
 			return fmt.Sprintf("value analysis per bit length L of %s (every length some input gives): %s", nodeLabel(m.f.Nodes[runs[0].X]), strings.Join(parts, ", "))
 		}
 	}
-	return ""
+	return m.excludedBySplits(conds) // hpcc_thresholds.go
 }
 
 // productLowZero proves bit i of n zero when n is a product with a
