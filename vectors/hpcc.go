@@ -406,6 +406,26 @@ func (o *hobs) prevSecNs(i int) (uint64, uint64) {
 	return t >> telemetry.IFAEgressNsBits, t & (1<<telemetry.IFAEgressNsBits - 1)
 }
 
+// ifaDts is fixedpoint.TimestampDiffNs(aSec, aNs, bSec, bNs,
+// telemetry.IFARxSecBits), the IFA egress-time difference in ns, or ^0 where
+// that returns an error (an operand out of its range); the observation of
+// every vector needs it on every hop, and TimestampDiffNs (general widths,
+// errors that name the operand) does not inline. TestIFADtsMatches checks
+// the two agree.
+func ifaDts(aSec, aNs, bSec, bNs uint64) uint64 {
+	const ns1 = telemetry.NsPerSecond
+	const m = 1<<telemetry.IFARxSecBits - 1
+	if aNs >= ns1 || bNs >= ns1 || aSec > m || bSec > m {
+		return ^uint64(0)
+	}
+	ns := aNs - bNs
+	if aNs < bNs {
+		ns += ns1
+		aSec = (aSec - 1) & m // borrow
+	}
+	return (aSec-bSec)&m*ns1 + ns // < 2^20 * 10^9 + 10^9: no overflow
+}
+
 // observe fills o from an update's inputs and outputs. Differences use the
 // documented wire rules of package telemetry (EgressTime, modular counter
 // differences); they are observations for coverage, the outputs come from
@@ -441,11 +461,7 @@ func (h *HPCC) observe(o *hobs) {
 			s, n := telemetry.EgressTime(h.e, *hop)
 			o.curSec[i], o.curNs[i] = uint64(s), uint64(n)
 			ps, pn := o.prevSecNs(i)
-			if dts, err := fixedpoint.TimestampDiffNs(uint64(s), uint64(n), ps, pn, telemetry.IFARxSecBits); err == nil {
-				o.dts[i] = dts
-			} else {
-				o.dts[i] = ^uint64(0) // stored ns not below 10^9: no meaningful difference
-			}
+			o.dts[i] = ifaDts(uint64(s), uint64(n), ps, pn) // ^0 when the stored ns is not below 10^9: no meaningful difference
 			if h.hopIDBits > 0 {
 				o.idChanged[i] = telemetry.Identity(h.e, *hop) != prev.ID
 			}

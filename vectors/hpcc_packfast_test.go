@@ -10,6 +10,8 @@ import (
 
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/fieldtable"
+	"github.com/hpccgold/hpccgold/fixedpoint"
+	"github.com/hpccgold/hpccgold/telemetry"
 )
 
 var updatePack = flag.Bool("update", false, "rewrite hpcc_pack_default.go from the default configuration's field tables")
@@ -314,5 +316,40 @@ func TestPackDefaultMatchesOps(t *testing.T) {
 	out.Rate = 1 << 40
 	if err := h.packOut(sc, &next, &out, ob); err == nil || !bytes.Contains([]byte(err.Error()), []byte("field out_rate:")) {
 		t.Errorf("out_rate too wide: error %v, want one naming the field", err)
+	}
+}
+
+// TestIFADtsMatches checks ifaDts against fixedpoint.TimestampDiffNs (the
+// oracle: ^0 exactly where it errors) on the operands' edges (0, 1, the
+// borrow, the wrap, the maxima and one above) crossed, and on 200,000
+// random operands drawn around the ranges.
+func TestIFADtsMatches(t *testing.T) {
+	const ns1 = telemetry.NsPerSecond
+	const m = 1<<telemetry.IFARxSecBits - 1
+	secs := []uint64{0, 1, 2, m - 1, m, m + 1, 1 << 40}
+	nss := []uint64{0, 1, ns1 / 2, ns1 - 2, ns1 - 1, ns1, ns1 + 1, 1<<30 - 1}
+	check := func(as, an, bs, bn uint64) {
+		t.Helper()
+		want, err := fixedpoint.TimestampDiffNs(as, an, bs, bn, telemetry.IFARxSecBits)
+		if err != nil {
+			want = ^uint64(0)
+		}
+		if got := ifaDts(as, an, bs, bn); got != want {
+			t.Fatalf("ifaDts(%d, %d, %d, %d) = %d, TimestampDiffNs %d (err %v)", as, an, bs, bn, got, want, err)
+		}
+	}
+	for _, as := range secs {
+		for _, an := range nss {
+			for _, bs := range secs {
+				for _, bn := range nss {
+					check(as, an, bs, bn)
+				}
+			}
+		}
+	}
+	var r Rand
+	r.Reset(9, 0)
+	for k := 0; k < 200000; k++ {
+		check(r.Below(m+3), r.Below(ns1+3), r.Below(m+3), r.Below(ns1+3))
 	}
 }
