@@ -61,6 +61,57 @@ func BenchmarkGenerateHPCC(b *testing.B) {
 	}
 }
 
+// BenchmarkModelSetHPCC measures the model alone on a whole default set,
+// the baseline of vectors gen's ratio: the plan of vectors gen --count N
+// (every level-1 directed vector enumerated, N = b.N random ones), every
+// vector generated and evaluated with classes and coverage counted, on
+// GOMAXPROCS workers, and nothing formatted, hashed or written. Reported as
+// vectors/cpu-s and cpu-s (CPU time of the whole process over the set's
+// vectors, directed and random) and vectors (the set's size).
+func BenchmarkModelSetHPCC(b *testing.B) {
+	m, err := NewHPCC(hpcc.DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	start, cpu0 := time.Now(), processCPU()
+	p, err := newPlan(m, Options{Count: int64(max(b.N, 1)), NoJSONL: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	free := make(chan *block, 4*p.opts.Workers+2) // blocks recycled as GenerateDir does
+	acc, err := p.run(false, func(first int64, n int) *block {
+		var b *block
+		select {
+		case b = <-free:
+		default:
+			b = &block{in: make([]uint64, blockSize*p.iw), out: make([]uint64, blockSize*p.ow)}
+		}
+		b.first, b.n, b.err = first, n, nil
+		b.in, b.out = b.in[:n*p.iw], b.out[:n*p.ow]
+		return b
+	}, func(*block) error { return nil }, func(b *block) {
+		select {
+		case free <- b:
+		default:
+		}
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cpu, wall := processCPU()-cpu0, time.Since(start)
+	if acc.classHits == nil {
+		b.Fatal("no coverage")
+	}
+	n := float64(p.last - p.first)
+	b.ReportMetric(n/wall.Seconds(), "vectors/s")
+	if cpu > 0 {
+		b.ReportMetric(n/cpu.Seconds(), "vectors/cpu-s")
+		b.ReportMetric(cpu.Seconds(), "cpu-s")
+	}
+	b.ReportMetric(n, "vectors")
+}
+
 // BenchmarkGenerateDirHPCC measures GenerateDir end to end (random vectors,
 // hex files or binary records, plain or zstd-compressed, SHA-256 of every file, atomic writes), on
 // one worker and on GOMAXPROCS workers. Reported as vectors/s (wall) and

@@ -353,3 +353,28 @@ func TestIFADtsMatches(t *testing.T) {
 		check(r.Below(m+3), r.Below(ns1+3), r.Below(m+3), r.Below(ns1+3))
 	}
 }
+
+// TestRandInlinedMatch checks the inlined draws the constrained-random
+// generator uses against the general ones they stand for (the oracle: the
+// same stream must give the same values): oneIn(k) against Chance(1, 2^k),
+// logUniform32 against LogUniform32, over the maxima the generator passes
+// and their edges, on 10,000 streams each.
+func TestRandInlinedMatch(t *testing.T) {
+	var a, b Rand
+	for j := uint64(0); j < 10000; j++ {
+		for k := uint(1); k < 64; k++ {
+			a.Reset(5, j)
+			b.Reset(5, j)
+			if x, y := a.oneIn(k), b.Chance(1, 1<<k); x != y || a != b {
+				t.Fatalf("stream %d: oneIn(%d) = %v, Chance(1, 2^%d) = %v", j, k, x, k, y)
+			}
+		}
+		for _, m := range []uint64{0, 1, 2, 3, 1<<24 - 1, 1<<17 - 1, telemetry.NsPerSecond - 1, 1<<32 - 1} {
+			a.Reset(6, j)
+			b.Reset(6, j)
+			if x, y := a.logUniform32(m), b.LogUniform32(m); x != y || a != b {
+				t.Fatalf("stream %d: logUniform32(%d) = %d, LogUniform32 %d", j, m, x, y)
+			}
+		}
+	}
+}

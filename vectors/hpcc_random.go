@@ -151,17 +151,17 @@ func (h *HPCC) randomStructs(r *Rand, st *hpcc.State, in *hpcc.Input) {
 	*st, *in = hpcc.State{}, hpcc.Input{}
 	nh := 1 + r.Below(uint64(h.maxHops))
 	st.NHops, in.NHops = uint8(nh), uint8(nh)
-	if r.Chance(1, 32) {
-		if r.Chance(1, 2) {
+	if r.oneIn(5) {
+		if r.oneIn(1) {
 			in.NHops = uint8(r.Below(h.nhMask + 1))
 		} else {
 			st.NHops = uint8(r.Below(h.nhMask + 1))
 		}
 	}
-	st.Valid = !r.Chance(1, 64)
+	st.Valid = !r.oneIn(6)
 	st.Wc = r.Range(h.wMin, h.wMax)
 	st.W = r.Range(h.wMin, h.wMax)
-	if r.Chance(1, 16) {
+	if r.oneIn(4) {
 		st.U = r.Bits(c.Formats.U.W)
 	} else {
 		st.U = r.LogUniform(min(4*h.uOne, h.uMax))
@@ -170,7 +170,7 @@ func (h *HPCC) randomStructs(r *Rand, st *hpcc.State, in *hpcc.Input) {
 	st.LastUpdate = r.Uint64() & h.seqMask
 	if c.Mode == hpcc.Sender {
 		d := r.Uint64()
-		if r.Chance(1, 2) {
+		if r.oneIn(1) {
 			d = r.Below(9) - 4
 		}
 		in.Seq = (st.LastUpdate + d) & h.seqMask
@@ -178,7 +178,7 @@ func (h *HPCC) randomStructs(r *Rand, st *hpcc.State, in *hpcc.Input) {
 	} else {
 		t := h.notifyP // the commit boundary P (default T)
 		el := r.LogUniform(16 * t)
-		if r.Chance(1, 2) {
+		if r.oneIn(1) {
 			el = t + r.Below(9) - 4
 		}
 		in.NowNs = (st.LastUpdate + el) & h.seqMask
@@ -201,7 +201,7 @@ func (h *HPCC) randomStructs(r *Rand, st *hpcc.State, in *hpcc.Input) {
 		} else {
 			x := r.Uint64()
 			s.prevSec, s.prevNs = x>>(64-telemetry.IFARxSecBits), (x&0xffffffff)*telemetry.NsPerSecond>>32
-			s.residence = r.LogUniform32(telemetry.NsPerSecond - 1)
+			s.residence = r.logUniform32(telemetry.NsPerSecond - 1)
 		}
 		switch dice >> 5 & 63 {
 		case 0:
@@ -218,10 +218,10 @@ func (h *HPCC) randomStructs(r *Rand, st *hpcc.State, in *hpcc.Input) {
 			s.dTx = h.txUnits(s.code, s.dts, (dice>>37)*1101>>27)
 		}
 		if dice>>17&3 != 0 {
-			s.q = r.LogUniform32(h.qMask)
+			s.q = r.logUniform32(h.qMask)
 		}
 		if dice>>19&3 != 0 {
-			s.prevQ = r.LogUniform32(h.qMask)
+			s.prevQ = r.logUniform32(h.qMask)
 		}
 		if idBits > 0 {
 			s.id = r.Bits(idBits)

@@ -94,6 +94,18 @@ func (r *Rand) LogUniform(max uint64) uint64 {
 	return v
 }
 
+// oneIn returns true with probability 2^-k (k in 1..63): the same draw and
+// result as Chance(1, 1<<k), and inlined.
+func (r *Rand) oneIn(k uint) bool { return r.Uint64()>>(64-k&63) == 0 }
+
+// logUniform32 is LogUniform32(max) for a max below 2^32 (the caller's
+// guarantee), the same draw and result, small enough to inline.
+func (r *Rand) logUniform32(max uint64) uint64 {
+	x := r.Uint64()
+	n := (x >> 32) * uint64(bits.Len64(max)+1) >> 32
+	return min(x&(1<<n-1), max)
+}
+
 // LogUniform32 is LogUniform from a single draw, for max < 2^32: the bit
 // length from the high 32 bits by multiply-shift (uniform to within 2^-26),
 // the value from the low 32 bits. For larger max it is LogUniform.
