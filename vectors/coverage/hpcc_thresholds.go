@@ -15,10 +15,14 @@ import (
 const minThresholds = 2
 
 // excludedBySplits proves that the conditions never hold together by the
-// analyses that split the inputs: the threshold split
-// (excludedByThresholds). It returns the proof, or "".
+// analyses that split the inputs or read values modulo the width: the
+// threshold split (excludedByThresholds) and modular arcs (ldcp_arcs.go).
+// It returns the proof, or "".
 func (m *Model) excludedBySplits(conds []bitCond) string {
-	return m.excludedByThresholds(conds)
+	if why := m.excludedByThresholds(conds); why != "" {
+		return why
+	}
+	return m.excludedByArcs(conds)
 }
 
 // excludedByThresholds proves that the conditions never hold together

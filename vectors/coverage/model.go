@@ -88,6 +88,9 @@ type Model struct {
 
 	// splitter is made when a proof needs it (hpcc_thresholds.go).
 	splitter *grade.ThresholdSplitter
+	// arcs are grade.ModularArcs, computed when a proof needs them
+	// (ldcp_arcs.go).
+	arcs []grade.Arc
 }
 
 // Flat returns the flattened module the model samples.

@@ -282,6 +282,7 @@ func (m *Model) buildEdgeClasses() {
 		})
 	}
 	m.buildExactClasses()
+	m.buildWideClasses() // wide.go
 }
 
 func fixAck(ev ldcp.Event, sm uint32) ldcp.Event {
