@@ -400,14 +400,24 @@ func runVectorsVerify(env *Env) error {
 }
 
 func runVectorsCover(env *Env) error {
-	fs := newFlagSet(env, "vectors cover", "vectors cover DIR [DIR...] [--merge] [--format text|json|csv|sv|svcount] [--functional=false] [--holes N] [--min-coverage PCT]")
+	fs := newFlagSet(env, "vectors cover", "vectors cover DIR [DIR...] [--merge] [--format text|json|csv|sv|svcount] [--functional=false] [--observed] [--holes N] [--min-coverage PCT]")
 	merge := fs.Bool("merge", false, "merge the coverage of the shards of one set (every shard i/n exactly once) into the whole set's")
 	format := fs.String("format", "text", "text (tables), json, csv (one row per bin), sv (the functional coverage model as a SystemVerilog covergroup) or svcount (the same bins as a Verilog counter module, for simulators without covergroups)")
 	functional := fs.Bool("functional", true, "also sample the functional coverage model (package vectors/coverage) over every vector of the set(s)")
 	holes := fs.Int("holes", 40, "text: list at most this many holes (reachable bins not hit; 0: all)")
 	minCov := fs.Float64("min-coverage", 0, "exit 1 when the functional coverage (hit / reachable bins, percent) is below this")
 	workers := fs.Int("workers", 0, "parallel samplers (0: one per CPU); the counts do not depend on it")
-	if err := fs.Parse(reorderFlags(env.Args, "format", "merge", "functional", "holes", "min-coverage", "workers")); err != nil {
+	observed := fs.Bool("observed", false, "also report observed coverage beside the plain figure: a bin hit counts only on vectors where its node is observable at an output (a simulated single-bit flip of it, or a mux's other arm, changes an output; docs/vectors.md \"Observed coverage\")")
+	// --observed is a bool (no value to carry): moved in front on its own.
+	var args, rest []string
+	for _, a := range env.Args {
+		if a == "-observed" || a == "--observed" || strings.HasPrefix(a, "-observed=") || strings.HasPrefix(a, "--observed=") {
+			args = append(args, a)
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	if err := fs.Parse(append(args, reorderFlags(rest, "format", "merge", "functional", "holes", "min-coverage", "workers")...)); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -430,6 +440,9 @@ func runVectorsCover(env *Env) error {
 	}
 	if *minCov > 0 && !*functional {
 		return errors.New("--min-coverage needs the functional coverage (drop --functional=false)")
+	}
+	if *observed && !*functional {
+		return errors.New("--observed needs the functional coverage (drop --functional=false)")
 	}
 	var mans []*vectors.Manifest
 	for _, dir := range fs.Args() {
@@ -469,7 +482,7 @@ func runVectorsCover(env *Env) error {
 		if err != nil {
 			return err
 		}
-		total := cm.NewCounts()
+		total, totalObs := cm.NewCounts(), cm.NewCounts()
 		for i, dir := range fs.Args() {
 			if err := checkGoldenSet(dir); err != nil {
 				return err
@@ -482,15 +495,28 @@ func runVectorsCover(env *Env) error {
 			if err != nil {
 				return err
 			}
-			c, err := cm.Run(env.context(), v, *workers)
+			var c, oc *coverage.Counts
+			if *observed {
+				c, oc, err = cm.RunObserved(env.context(), v, *workers)
+			} else {
+				c, err = cm.Run(env.context(), v, *workers)
+			}
 			if err != nil {
 				return err
 			}
 			total.Add(c)
+			if oc != nil {
+				totalObs.Add(oc)
+			}
 		}
 		rep = cm.Report(total, fs.Args())
 		if err := rep.Contradicted(); err != nil {
 			return err
+		}
+		if *observed {
+			if err := rep.AddObserved(cm, totalObs); err != nil {
+				return err
+			}
 		}
 	}
 	var err error

@@ -19,6 +19,9 @@ type Report struct {
 	Summary Summary       `json:"summary"`
 	Kinds   []KindSummary `json:"kinds"`
 	Points  []PointReport `json:"points"`
+	// Observed is the observed coverage beside the plain one (set by
+	// AddObserved, `vectors cover --observed`; observe.go).
+	Observed *ObservedReport `json:"observed,omitempty"`
 }
 
 // Summary counts bins: Hit of Reachable (Percent), Unreachable proved, and
@@ -53,6 +56,9 @@ type BinReport struct {
 	Name        string `json:"name"`
 	Count       uint64 `json:"count"`
 	Unreachable string `json:"unreachable,omitempty"`
+	// Observed counts the hits on vectors where the point's node is
+	// observable at an output (AddObserved; nil without it).
+	Observed *uint64 `json:"observed,omitempty"`
 }
 
 func (s *Summary) add(count uint64, unreachable bool) {
@@ -167,6 +173,7 @@ func (r *Report) WriteText(w io.Writer, maxHoles int) error {
 			fmt.Fprintf(&b, "  %s\n", h)
 		}
 	}
+	r.writeObservedText(&b, maxHoles) // observe_report.go
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -196,6 +203,7 @@ func (r *Report) WriteCSVRows(w io.Writer) error {
 			c.Write([]string{k, p.Name, b.Name, strconv.FormatUint(b.Count, 10)})
 		}
 	}
+	r.writeObservedCSV(c) // observe_report.go
 	c.Flush()
 	return c.Error()
 }
