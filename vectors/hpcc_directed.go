@@ -7,6 +7,7 @@ import (
 	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/fieldtable"
 	"github.com/hpccgold/hpccgold/fixedpoint"
+	"github.com/hpccgold/hpccgold/telemetry"
 )
 
 // The constructed classes: directed stimulus built by inverting the
@@ -84,6 +85,9 @@ func (h *HPCC) addConstructedClasses() error {
 				k.genWindowSatEdges, k.detectWindowSatEdges},
 			constructedClass{"recip_low_bits", "the two bits of each reciprocal unit's Newton result that decide its output's last bit (the kept LSB and the rounding bit where the output cast drops bits, else the result's last two), in each of their four combinations, for an operand in every binade, each twice: with the observed output showing the reciprocal one LSB of the Newton result lower, and one LSB higher (the output is monotone in it, so any error of that sign shows): 1/U with Wc solved so that W changes, and 1/dts on every hop slot with dTx solved so that u' changes",
 				k.genRecipLowBits, k.detectRecipLowBits})
+	}
+	if h.e == telemetry.IFA {
+		k.classes = append(k.classes, k.storedNsAboveMax()) // hpcc_directed4.go
 	}
 	var keep []constructedClass
 	for _, c := range k.classes {
