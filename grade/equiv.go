@@ -214,6 +214,9 @@ func (p *prover) prove(mu Mutant) (string, error) {
 	if proof := p.linearProof(mu); proof != "" {
 		return proof, nil
 	}
+	if proof, err := p.exhaustProof(mu); err != nil || proof != "" {
+		return proof, err
+	}
 	var diff rtl.Bits
 	var how string
 	switch {
