@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/hpccgold/hpccgold/rtl"
 )
@@ -20,8 +21,8 @@ import (
 // what they read from outside it is computed, in the original and the
 // mutant alike, from a vertex cut of the module: a set of nodes (each of
 // at most 64 bits with an interval) that every path from an input to the
-// region passes: the input ports themselves when they have at most
-// exhaustInputBits bits (exact), else a minimum cut whose weights are the
+// region passes: first the input ports themselves when they have at most
+// exhaustInputBits bits (exact), then a minimum cut whose weights are the
 // bits of each node's interval (log2 of the values it can take). A miter module
 // holds the logic from the cut to d twice (the original region and the
 // mutated one, every node outside the region once, shared), the cut nodes
@@ -304,7 +305,7 @@ func minCut(f *rtl.Module, kb []known, targets []*rtl.Node) ([]*rtl.Node, int) {
 
 // newMiter builds the miter of mutant mu from n to d (nil when the cut is
 // too wide or the logic cannot be rebuilt).
-func (p *prover) newMiter(mu Mutant, n, d *rtl.Node) (*miter, error) {
+func (p *prover) newMiter(mu Mutant, n, d *rtl.Node, byInputs bool) (*miter, error) {
 	reg := p.region(n, d)
 	// the region's operands from outside it, and n's own
 	var ext []*rtl.Node
@@ -320,8 +321,12 @@ func (p *prover) newMiter(mu Mutant, n, d *rtl.Node) (*miter, error) {
 			}
 		}
 	}
-	cut := p.inputCut(ext)
-	if cut == nil && len(ext) > 0 {
+	var cut []*rtl.Node
+	if byInputs {
+		if cut = p.inputCut(ext); cut == nil {
+			return nil, nil
+		}
+	} else if len(ext) > 0 {
 		var total int
 		cut, total = minCut(p.f, p.kb, ext)
 		if cut == nil || total > exhaustCutBits {
@@ -612,42 +617,50 @@ func (mt *miter) evaluate(r *exhaustRun, b box) bool {
 func (p *prover) exhaustProof(mu Mutant) (string, error) {
 	n := p.f.Nodes[mu.NodeID]
 	for _, d := range p.postDominators(n) {
-		mt, err := p.newMiter(mu, n, d)
-		if err != nil {
-			return "", err
-		}
-		if mt == nil {
-			continue
-		}
-		sim, err := rtl.NewSim(mt.m)
-		if err != nil {
-			return "", fmt.Errorf("grade: exhaustion of mutant %s: %w", mu, err)
-		}
-		r := &exhaustRun{sim: sim}
-		b := box{lo: make([]uint64, len(mt.cut)), hi: make([]uint64, len(mt.cut))}
-		for i := range mt.cut {
-			b.lo[i], b.hi[i] = mt.cutKnown[i].lo, mt.cutKnown[i].hi
-		}
-		if !mt.probe(r, b) {
-			continue
-		}
-		names := ""
-		for i, x := range mt.cut {
-			if i > 0 {
-				names += ", "
+		for _, byInputs := range []bool{true, false} {
+			proof, err := p.exhaustAt(mu, n, d, byInputs)
+			if err != nil || proof != "" {
+				return proof, err
 			}
-			names += fmt.Sprintf("%s in [%d, %d]", x.Name, b.lo[i], b.hi[i])
 		}
-		if !mt.cover(r, b, ^uint64(0)) {
-			continue
-		}
-		if len(mt.cut) == 0 {
-			names = "none"
-		}
-		return fmt.Sprintf("exhaustion: every output reads the change through %s, which is equal in the original and the mutant (on its observable bits 0x%s) for every value of the cut it depends on (%s): %d pieces settled by the value analysis, %d values evaluated",
-			d.Name, mt.dem.Hex(d.Width), names, r.pieces, r.points), nil
 	}
 	return "", nil
+}
+
+// exhaustAt tries rule 10 with d and the input cut (byInputs) or the
+// minimum cut.
+func (p *prover) exhaustAt(mu Mutant, n, d *rtl.Node, byInputs bool) (string, error) {
+	mt, err := p.newMiter(mu, n, d, byInputs)
+	if err != nil || mt == nil {
+		return "", err
+	}
+	sim, err := rtl.NewSim(mt.m)
+	if err != nil {
+		return "", fmt.Errorf("grade: exhaustion of mutant %s: %w", mu, err)
+	}
+	r := &exhaustRun{sim: sim}
+	b := box{lo: make([]uint64, len(mt.cut)), hi: make([]uint64, len(mt.cut))}
+	for i := range mt.cut {
+		b.lo[i], b.hi[i] = mt.cutKnown[i].lo, mt.cutKnown[i].hi
+	}
+	if !mt.probe(r, b) || !mt.cover(r, b, ^uint64(0)) {
+		return "", nil
+	}
+	var names []string
+	fixed := 0
+	for i, x := range mt.cut {
+		if b.lo[i] == b.hi[i] {
+			fixed++
+			continue
+		}
+		names = append(names, fmt.Sprintf("%s in [%d, %d]", x.Name, b.lo[i], b.hi[i]))
+	}
+	how := "the minimum cut"
+	if byInputs {
+		how = "the input ports"
+	}
+	return fmt.Sprintf("exhaustion: every output reads the change through %s, which is equal in the original and the mutant (on its observable bits 0x%s) for every value of %s it depends on (%s; %d more nodes of one value): %d pieces settled by the value analysis, %d values evaluated",
+		d.Name, mt.dem.Hex(d.Width), how, strings.Join(names, ", "), fixed, r.pieces, r.points), nil
 }
 
 // probe evaluates the miter at exhaustProbes values of box b (its two
