@@ -61,6 +61,11 @@ const exhaustProbes = 1024
 // being analysed and split.
 const exhaustLeaf = 16
 
+// exhaustDims bounds the cut nodes of more than one value (the boxes'
+// dimensions): wider cuts cost killed mutants minutes of analysis before
+// the budget runs out.
+const exhaustDims = 2
+
 // exhaustDoms bounds the post-dominators tried as d.
 const exhaustDoms = 3
 
@@ -642,6 +647,13 @@ func (p *prover) exhaustAt(mu Mutant, n, d *rtl.Node, byInputs bool) (string, er
 	b := box{lo: make([]uint64, len(mt.cut)), hi: make([]uint64, len(mt.cut))}
 	for i := range mt.cut {
 		b.lo[i], b.hi[i] = mt.cutKnown[i].lo, mt.cutKnown[i].hi
+	}
+	varying := 0
+	for i := range b.lo {
+		varying += b2u(b.hi[i] > b.lo[i])
+	}
+	if varying > exhaustDims {
+		return "", nil
 	}
 	if !mt.probe(r, b) || !mt.cover(r, b, ^uint64(0)) {
 		return "", nil
