@@ -43,6 +43,7 @@ import (
 // this configuration).
 type mqCx struct {
 	cmp, seed, lead, sat int
+	top                  int   // mq_y_top_binade (hpcc_multiq_top.go)
 	seedCode             uint8 // speed code of mq_recip_seed_edges (largest mq_wb)
 }
 
@@ -74,6 +75,7 @@ func (h *HPCC) addMultiQConstructed() {
 	x.seed = reg("mq_recip_seed_edges", "every entry of the recip_mq table on every hop slot, read by a case-2 operand (y = 2*tx_rate above wB) whose reciprocal changes when the entry is one LSB higher or lower, with mq_rho changing by one LSB with it and q_min solved so that q_term_bl and u' change too (one loaded hop, delta ts >= T)", k.genMQSeedEdges)
 	x.lead = reg("mq_y_leading_one", "mq_y (the recip_mq input) at every leading-one position it can take, 2^p and 2^(p+1)-1 (y = tx_rate + mq_bh, no backlog) or 2^(p+1)-2 (y = 2*tx_rate, backlog), on every hop slot: the recip_mq normalizer at every shift, visible in u' above wB (cases 3 and 2); below wB (case 1) recip_mq's output is muxed away", k.genMQLeadingOne)
 	x.sat = reg("mq_backlog_u_sat", "case 2's u_bl = q_term_bl + 1 exactly at UMax and one LSB above before saturation, on every hop slot (one loaded hop, delta ts >= T)", k.genMQUSat)
+	x.top = reg("mq_y_top_binade", "mq_y in the lowest values of its top binade, where the recip_mq normalizer's first stage sees its upper half exactly 100...0 (y in [2^(W-1), 2^(W-1) + 2^(W-P/2)), W mq_y's width, P its padded width), in case 2 (y = 2*tx_rate, largest queue) and case 3 (y = tx_rate + mq_bh, no queue), on every hop slot: every normalizer stage's compare at its top pattern (one loaded hop, the smallest txRate found in the window)", k.genMQTopBinade)
 }
 
 // mqTx returns (dts, dTx) giving tx_rate exactly x, caching by x.
@@ -399,7 +401,7 @@ func (h *HPCC) detectMultiQConstructed(o *hobs, hits *Hits) {
 	for _, c := range []struct {
 		idx int
 		f   func(*hobs) bool
-	}{{x.cmp, k.detectMQCompareEdges}, {x.seed, k.detectMQSeedEdges}, {x.lead, k.detectMQLeadingOne}, {x.sat, k.detectMQUSat}} {
+	}{{x.cmp, k.detectMQCompareEdges}, {x.seed, k.detectMQSeedEdges}, {x.lead, k.detectMQLeadingOne}, {x.sat, k.detectMQUSat}, {x.top, k.detectMQTopBinade}} {
 		if c.idx >= 0 && c.f(o) {
 			hits.Hit(c.idx)
 		}
