@@ -252,8 +252,10 @@ func (m *Model) addStructural() {
 	m.declareTxRateAlike()  // multiq_txrate.go
 	m.declareWideLowZeros() // multiq_wide.go
 	m.declareUnblBound()    // multiq_unbl.go
+	m.declareUnblBits()     // multiq_unbl_bits.go
 	m.declareMQYShort()     // multiq_ylen.go
 	m.declareLeafResidues() // multiq_residue.go
+	m.declareROMSign()      // sojourn_romsign.go
 }
 
 // interval returns the node's value interval (full width when unknown).
