@@ -18,7 +18,20 @@ import (
 // by 2^32 - W_AI; the first vector where they differ is logged with its
 // class (a vector set kills #1864 once it holds such a vector: an
 // additive-step vector with Wc at 2^32 - W_AI, the top of the register).
-func TestWcAISaturationThresholdKillable(t *testing.T) {
+func TestWcAISaturationThresholdKillable(t *testing.T) { wcAISaturationKill(t, true) }
+
+// TestDefaultSetKillsWcAISaturationThreshold checks that the default
+// level-1 set itself kills #1864: the window_saturation_edges class holds
+// an additive-step vector with st_wc + W_AI exactly 2^32 (the same oracle
+// as above, on the set's vectors unchanged).
+func TestDefaultSetKillsWcAISaturationThreshold(t *testing.T) { wcAISaturationKill(t, false) }
+
+// wcAISaturationKill applies the const+1 mutant of the additive step's
+// saturation threshold and fails unless some vector of the default
+// level-1 set (with st_wc replaced by 2^32 - W_AI when force is set) shows
+// it at an output; without force, the killing vector must be of the class
+// window_saturation_edges.
+func wcAISaturationKill(t *testing.T, force bool) {
 	if testing.Short() {
 		t.Skip("generates the default level-1 set")
 	}
@@ -68,7 +81,7 @@ func TestWcAISaturationThresholdKillable(t *testing.T) {
 	for k := 0; k < v.Len(); k++ {
 		in := v.Input(k)
 		for j, x := range in {
-			if j == wc {
+			if force && j == wc {
 				x = 1<<32 - wai
 			}
 			so.SetInUint(j, x)
@@ -81,7 +94,10 @@ func TestWcAISaturationThresholdKillable(t *testing.T) {
 			}
 		}
 		if diff != nil {
-			t.Logf("killed at vector %d (class %s) with st_wc = %d: outputs %v differ", k, v.Class(k), uint64(1<<32-wai), diff)
+			t.Logf("killed at vector %d (class %s) with st_wc = %d: outputs %v differ", k, v.Class(k), so.NodeValue(f.Inputs[wc].ID).Uint64(), diff)
+			if !force && v.Class(k) != "window_saturation_edges" {
+				t.Errorf("killed by class %s, want window_saturation_edges", v.Class(k))
+			}
 			for _, n := range f.Inputs {
 				if x := so.NodeValue(n.ID); !x.IsZero() {
 					t.Logf("  %s = %d", n.Name, x.Uint64())
@@ -90,5 +106,5 @@ func TestWcAISaturationThresholdKillable(t *testing.T) {
 			return
 		}
 	}
-	t.Fatalf("no vector of the level-1 set, with st_wc = 2^32 - W_AI, shows %s", mu)
+	t.Fatalf("no vector of the level-1 set (st_wc forced to 2^32 - W_AI: %v) shows %s", force, mu)
 }

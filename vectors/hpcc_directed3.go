@@ -3,6 +3,7 @@ package vectors
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/hpccgold/hpccgold/fixedpoint"
 )
@@ -417,8 +418,16 @@ func (k *constructed) genWindowSatEdges(emit emitFn) error {
 		}
 	}
 	// The additive step's candidate Wc + W_ai at W_min, W_max and one LSB
-	// either side (Wc = target - W_ai).
-	for _, tgt := range []uint64{e.wMin - 1, e.wMin, e.wMin + 1, e.wMax - 1, e.wMax, e.wMax + 1} {
+	// either side, and at the W register's maximum and +1, where the
+	// adder's saturation decides (Wc = target - W_ai; grade's #1864, the
+	// saturation threshold made 2^32, shows only at +1).
+	tgts := []uint64{e.wMin - 1, e.wMin, e.wMin + 1, e.wMax - 1, e.wMax, e.wMax + 1}
+	for _, t := range []uint64{e.wMax32, e.wMax32 + 1} {
+		if !slices.Contains(tgts, t) {
+			tgts = append(tgts, t)
+		}
+	}
+	for _, tgt := range tgts {
 		if tgt < e.wai {
 			continue
 		}
@@ -454,7 +463,7 @@ func (k *constructed) detectWindowSatEdges(o *hobs) bool {
 		return false
 	}
 	s := o.st.Wc + e.wai
-	return near(s, e.wMin) || near(s, e.wMax)
+	return near(s, e.wMin) || near(s, e.wMax) || near(s, e.wMax32+1)
 }
 
 // ---- recip_low_bits ----
