@@ -225,7 +225,8 @@ func BenchmarkCheckHPCC(b *testing.B) {
 // over the same 4,096 constrained-random vectors (prepared once), so its
 // figure is its own cost per vector (CPU time of the benchmark's thread,
 // cpu-ns/vector): the random draw, packing the input, the golden
-// datapath (Step), packing the output, the observation, the detectors of
+// datapath (Step, and StepTrace, the run generation makes when the
+// constructed classes read its trace), packing the output, the observation, the detectors of
 // the directed classes and of each constructed class (each on a fresh
 // per-update cache, so each pays for the hop values it reads; "constructed"
 // is all of them sharing one cache, as generation runs them), the hex
@@ -263,6 +264,7 @@ func BenchmarkHPCCStages(b *testing.B) {
 	sc := &codecScratch{}
 	var r Rand
 	var buf []byte
+	var tr hpcc.Trace
 	stages := []struct {
 		name string
 		f    func(v *vec, j int)
@@ -270,6 +272,7 @@ func BenchmarkHPCCStages(b *testing.B) {
 		{"draw", func(v *vec, j int) { r.Reset(1, uint64(j)); m.randomStructs(&r, &v.st, &v.in) }},
 		{"pack_in", func(v *vec, j int) { _ = m.packIn(sc, &v.st, &v.in, v.inW) }},
 		{"step", func(v *vec, j int) { v.next = v.st; m.d.Step(&v.next, &v.in, &v.out) }},
+		{"step_trace", func(v *vec, j int) { v.next = v.st; m.d.StepTrace(&v.next, &v.in, &v.out, &tr) }},
 		{"pack_out", func(v *vec, j int) { _ = m.packOut(sc, &v.next, &v.out, v.outW) }},
 		{"observe", func(v *vec, j int) { m.observe(&v.o) }},
 		{"detect_directed", func(v *vec, j int) { cx := m.cx; m.cx = nil; m.detectAll(&v.o, hits); m.cx = cx }},

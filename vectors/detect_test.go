@@ -81,7 +81,8 @@ func TestRecipTraceMatchesRecip(t *testing.T) {
 // TestDetectCachesMatchFresh checks that the constructed classes'
 // detectors give the same answer with the per-update caches they share
 // (hopAt, recipU, wBase, filled by whichever detector asks first and
-// reset by observe) as each detector run alone on a fresh cache: the
+// reset by observe, from the datapath's trace) as each detector run alone
+// on a fresh cache that restates the values (hopArith, recipTrace): the
 // oracle is the detector's definition evaluated from scratch. Constrained-
 // random vectors and every directed vector (so each class's hits are
 // among them) of the detectConfigs configurations.
@@ -101,8 +102,8 @@ func TestDetectCachesMatchFresh(t *testing.T) {
 				return // constructed.detect marks nothing on a first event
 			}
 			for i, c := range k.classes {
-				o := e.o // a copy: fresh caches, the same observation
-				o.hvSet, o.urSet, o.wbSet = 0, false, false
+				o := e.o // a copy: fresh caches, the same observation, the values restated (not the datapath's trace)
+				o.hvSet, o.urSet, o.wbSet, o.useTrace = 0, false, false, false
 				if got, want := hits.Has(k.idx[i]), c.detect(&o); got != want {
 					t.Fatalf("%s: %s: class %s: detected %v with the shared caches, %v alone", name, what, c.name, got, want)
 				}
@@ -181,6 +182,83 @@ func TestCastEdgeFastPath(t *testing.T) {
 		}
 		if got := c.round(p); got != rnd {
 			t.Fatalf("d=%d p=%#x:%#x: round = %d, want %d", c.d, p.hi, p.lo, got, rnd)
+		}
+	}
+}
+
+// TestTraceMatchesRestatement checks the per-hop values the detectors read
+// from the datapath's run (hpcc.Datapath.StepTrace, through hopAt and
+// recipU) against the restatement they computed before (the oracle:
+// hopArith.fromRd on recipTrace's 1/dts, recipTrace of the new U, Seed's
+// mantissa and entry), field for field, for every valid hop slot and every
+// multiplicative step, on constrained-random vectors and the whole level-1
+// directed set of the detectConfigs configurations; and that the trace is
+// used (its operands are the observed ones) on all but the slots whose
+// stored ns is not below 10^9.
+func TestTraceMatchesRestatement(t *testing.T) {
+	for name, cfg := range detectConfigs(t) {
+		m, err := NewHPCC(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		k := m.cx
+		if k == nil {
+			continue
+		}
+		ev, _ := m.NewEvaluator()
+		e := ev.(*hpccEval)
+		out := make([]uint64, m.out.Words())
+		hits := NewHits(len(m.classes), 1<<16)
+		traced, hops := 0, 0
+		check := func(what string) {
+			o := &e.o
+			if o.first || !o.tr.OK {
+				return
+			}
+			for i := 0; i < m.maxHops; i++ {
+				if !o.valid[i] {
+					continue
+				}
+				hops++
+				a, b := *o, *o
+				a.hvSet, b.hvSet, b.useTrace = 0, 0, false
+				va, vb := *k.hopAt(&a, i), *k.hopAt(&b, i)
+				ra, rb := a.hr[i], b.hr[i]
+				if t := &o.tr.Hops[i]; t.Dts == o.dts[i] && t.DB == o.dTx[i] && t.QIn == o.minQ[i] && t.Code == o.code[i] {
+					traced++
+				}
+				if va != vb || ra != rb {
+					t.Fatalf("%s: %s: hop %d: traced %+v %+v, restated %+v %+v", name, what, i, va, ra, vb, rb)
+				}
+			}
+			if o.out.MI {
+				a, b := *o, *o
+				a.urSet, b.urSet, b.useTrace = false, false, false
+				if ra, rb := *k.recipU(&a), *k.recipU(&b); ra != rb {
+					t.Fatalf("%s: %s: 1/U of U=%#x: traced %+v, restated %+v", name, what, o.next.U, ra, rb)
+				}
+			}
+		}
+		in := make([]uint64, m.in.Words())
+		for j := uint64(0); j < 20000; j++ {
+			clear(in)
+			if err := e.EvalRandom(NewRand(7, j), in, out, hits); err != nil {
+				t.Fatal(err)
+			}
+			check("random vector")
+		}
+		err = m.Directed(1, func(c int, in []uint64) error {
+			if err := e.Eval(in, out, hits); err != nil {
+				return err
+			}
+			check("directed vector of " + m.classes[c].Name)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if hops == 0 || traced*10 < hops*9 {
+			t.Fatalf("%s: %d of %d valid hops read from the trace", name, traced, hops)
 		}
 	}
 }

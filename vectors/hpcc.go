@@ -399,6 +399,11 @@ type hobs struct {
 	ur           recipVals
 	wb           uint64
 	urSet, wbSet bool
+	// tr is the datapath's record of this update (hpcc.Datapath.StepTrace):
+	// the caches above read it where its operands are the observed ones
+	// (useTrace; tr.OK is false where the datapath does not trace).
+	tr       hpcc.Trace
+	useTrace bool
 }
 
 func (o *hobs) prevSecNs(i int) (uint64, uint64) {
@@ -509,7 +514,13 @@ func (e *hpccEval) finish(out []uint64, hits *Hits) error {
 	h := e.h
 	o := &e.o
 	o.next = o.st // Step updates in place: one copy of the state, none of the event
-	h.d.Step(&o.next, &o.in, &o.out)
+	if h.cx != nil {
+		// The constructed classes read the per-hop values of the run.
+		h.d.StepTrace(&o.next, &o.in, &o.out, &o.tr)
+		o.useTrace = true
+	} else {
+		h.d.Step(&o.next, &o.in, &o.out)
+	}
 	if err := h.packOut(&e.sc, &o.next, &o.out, out); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/hpccgold/hpccgold/cc/hpcc"
 	"github.com/hpccgold/hpccgold/fixedpoint"
 )
 
@@ -365,10 +366,62 @@ func recipTrace(rr *fixedpoint.RawReciprocal, inW int, x uint64) (out, y uint64,
 	return rr.Scale(p).Cast(y), y, p
 }
 
-// recipVals is one traced run of a reciprocal unit (recipTrace).
+// recipVals is one traced run of a reciprocal unit (recipTrace, or
+// hpcc.RecipTrace of the datapath's own run): m and y0 are the mantissa
+// and table entry Seed returned (0 when p = -1).
 type recipVals struct {
 	out, y uint64
 	p      int
+	m, y0  uint64
+}
+
+// setTrace fills r from x's run recorded by the datapath (t.P = -1: x = 0).
+func (r *recipVals) setTrace(t *hpcc.RecipTrace) {
+	r.out, r.y, r.p, r.m, r.y0 = t.Out, t.Y, t.P, t.M, t.Seed
+}
+
+// setRun fills r by running rr on x (recipTrace), keeping Seed's mantissa
+// and entry for recipSeedAt.
+func (r *recipVals) setRun(rr *fixedpoint.RawReciprocal, inW int, x uint64) {
+	r.out, r.y, r.p = recipTrace(rr, inW, x)
+	r.m, r.y0 = 0, 0
+	if r.p >= 0 {
+		r.m, r.y0, _ = rr.Seed(x)
+	}
+}
+
+// recipSeedAt is recipSeed(rr, entryMax, x, delta) for the x of r's run:
+// the Newton-Raphson steps and the output cast from Seed's mantissa and
+// entry as recorded, without running Seed again. An untraced run (p = -1)
+// runs recipSeed on x.
+func recipSeedAt(rr *fixedpoint.RawReciprocal, entryMax uint64, r *recipVals, x uint64, delta int) (uint64, bool) {
+	if r.p < 0 {
+		return recipSeed(rr, entryMax, x, delta)
+	}
+	m, y := r.m, r.y0
+	switch {
+	case delta < 0 && y < uint64(-delta), delta > 0 && y+uint64(delta) > entryMax:
+		return 0, false
+	}
+	y = uint64(int64(y) + int64(delta))
+	for j := 0; j < rr.NRSteps(); j++ {
+		e := rr.MulE(j).MulCast(m, y)
+		y = rr.MulY(j).MulCast(y, rr.TwoMinus(e))
+	}
+	return rr.Scale(r.p).Cast(y), true
+}
+
+// fromTrace fills v and r from the datapath's record of the slot (the
+// values fromRd and recipTrace compute from the same operands:
+// TestTraceMatchesRestatement).
+func (v *hopVals) fromTrace(r *recipVals, t *hpcc.HopTrace) {
+	r.setTrace(&t.Rd)
+	v.rd = t.Rd.Out
+	v.pTx, v.tx = u128{t.PTxHi, t.PTxLo}, t.Tx
+	v.pR, v.r = u128{t.PRHi, t.PRLo}, t.R
+	v.pQ, v.q = u128{t.PQHi, t.PQLo}, t.Q
+	v.pU = u128{0, t.Q}.add64(t.R)
+	v.u = t.U
 }
 
 // fromRd fills v from v.rd.

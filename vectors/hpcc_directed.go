@@ -128,12 +128,18 @@ func (k *constructed) detect(o *hobs, hits *Hits) {
 // observed update, evaluated once per update however many detectors ask.
 func (k *constructed) hopAt(o *hobs, i int) *hopVals {
 	if o.hvSet>>uint(i)&1 == 0 {
-		// As eval: Recip, then fromRd, which writes every field (v.mq only
-		// with MultiQ, and then all of it; without, it stays zero).
 		v, r := &o.hv[i], &o.hr[i]
-		r.out, r.y, r.p = recipTrace(&k.a.recip, k.a.recipCfg.In.W, o.dts[i])
-		v.rd = r.out
-		k.a.fromRd(v, o.dTx[i], o.minQ[i], o.code[i])
+		if t := &o.tr.Hops[i]; o.tr.OK && o.useTrace && t.Dts == o.dts[i] && t.DB == o.dTx[i] && t.QIn == o.minQ[i] && t.Code == o.code[i] {
+			// The datapath's own run on the same operands (a slot whose
+			// stored ns is not below 10^9 has no observed dts: recomputed).
+			v.fromTrace(r, t)
+		} else {
+			// As eval: Recip, then fromRd, which writes every field (v.mq
+			// only with MultiQ, and then all of it; without, it stays zero).
+			r.setRun(&k.a.recip, k.a.recipCfg.In.W, o.dts[i])
+			v.rd = r.out
+			k.a.fromRd(v, o.dTx[i], o.minQ[i], o.code[i])
+		}
 		o.hvSet |= 1 << uint(i)
 	}
 	return &o.hv[i]
@@ -143,7 +149,11 @@ func (k *constructed) hopAt(o *hobs, i int) *hopVals {
 // computed once per update however many detectors ask.
 func (k *constructed) recipU(o *hobs) *recipVals {
 	if !o.urSet {
-		o.ur.out, o.ur.y, o.ur.p = recipTrace(&k.w.recip, k.w.rc.In.W, o.next.U)
+		if o.tr.UOK && o.useTrace && !o.first {
+			o.ur.setTrace(&o.tr.RecipU) // the datapath's 1/U of the new U
+		} else {
+			o.ur.setRun(&k.w.recip, k.w.rc.In.W, o.next.U)
+		}
 		o.urSet = true
 	}
 	return &o.ur
@@ -633,14 +643,22 @@ func (k *constructed) checkWindow(st hpcc.State, in hpcc.Input, ru uint64) error
 // table entry its delta ts reads is one LSB higher or lower.
 func (k *constructed) seedVisible(dts, dTx, q uint64, code uint8) bool {
 	v := k.a.eval(dts, dTx, q, code)
-	return k.seedVisibleAt(&v, dts, dTx, q, code)
+	return k.seedVisibleAt(&v, nil, dts, dTx, q, code)
 }
 
-// seedVisibleAt is seedVisible with the slot's values v already evaluated.
-func (k *constructed) seedVisibleAt(v *hopVals, dts, dTx, q uint64, code uint8) bool {
+// seedVisibleAt is seedVisible with the slot's values v already evaluated
+// and, when r is not nil, the 1/dts unit's run on dts (recipSeedAt).
+func (k *constructed) seedVisibleAt(v *hopVals, r *recipVals, dts, dTx, q uint64, code uint8) bool {
 	a := k.a
 	for _, d := range []int{-1, 1} {
-		if rd, ok := recipSeed(&a.recip, a.recipEntryMax, dts, d); ok && rd != v.rd && a.uChanges(v, rd, dTx, q, code) {
+		var rd uint64
+		var ok bool
+		if r != nil {
+			rd, ok = recipSeedAt(&a.recip, a.recipEntryMax, r, dts, d)
+		} else {
+			rd, ok = recipSeed(&a.recip, a.recipEntryMax, dts, d)
+		}
+		if ok && rd != v.rd && a.uChanges(v, rd, dTx, q, code) {
 			return true
 		}
 	}
@@ -650,15 +668,16 @@ func (k *constructed) seedVisibleAt(v *hopVals, dts, dTx, q uint64, code uint8) 
 func (k *constructed) detectSeedEdges(o *hobs) bool {
 	w := k.w
 	for i := 0; i < k.h.maxHops; i++ {
-		if o.valid[i] && int(o.out.SelHop) == i && k.seedVisibleAt(k.hopAt(o, i), o.dts[i], o.dTx[i], o.minQ[i], o.code[i]) {
+		if o.valid[i] && int(o.out.SelHop) == i && k.seedVisibleAt(k.hopAt(o, i), &o.hr[i], o.dts[i], o.dTx[i], o.minQ[i], o.code[i]) {
 			return true
 		}
 	}
 	if o.out.MI && o.next.U != 0 && !w.dynamicWAI {
 		u := o.next.U
-		ru, base := k.recipU(o).out, k.wBase(o)
+		r := k.recipU(o)
+		ru, base := r.out, k.wBase(o)
 		for _, d := range []int{-1, 1} {
-			if v, ok := recipSeed(&w.recip, w.recipEntryMax, u, d); ok && v != ru && w.w(o.st.Wc, v, u >= w.etaU) != base {
+			if v, ok := recipSeedAt(&w.recip, w.recipEntryMax, r, u, d); ok && v != ru && w.w(o.st.Wc, v, u >= w.etaU) != base {
 				return true
 			}
 		}
