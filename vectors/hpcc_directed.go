@@ -180,11 +180,31 @@ func (k *constructed) loaded(i int, code uint8, dts, dTx, q uint64) (hpcc.State,
 	return st, in
 }
 
-// forHopsCodes calls f for every hop slot and valid speed code.
-func (k *constructed) forHopsCodes(emit emitFn, f func(i int, code uint8, emit emitFn) error) error {
+// forHopsCodes emits, for every hop slot i and valid speed code (slot-
+// major), the vectors k.loaded(i, code, dts, dTx, q) of every operand
+// triple f puts for code, in the order f puts them. What f solves depends
+// on the code alone, so it runs once per code (on the first slot, whose
+// vectors are emitted as they are found) and the other slots replay its
+// triples: the vectors and their order are those of running f on every
+// slot.
+func (k *constructed) forHopsCodes(emit emitFn, f func(code uint8, put func(dts, dTx, q uint64) error) error) error {
+	type triple struct{ dts, dTx, q uint64 }
+	found := make([][]triple, len(k.h.okCodes))
 	for i := 0; i < k.h.maxHops; i++ {
-		for _, code := range k.h.okCodes {
-			if err := f(i, code, emit); err != nil {
+		for c, code := range k.h.okCodes {
+			if i > 0 {
+				for _, t := range found[c] {
+					if err := emit(k.loaded(i, code, t.dts, t.dTx, t.q)); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			err := f(code, func(dts, dTx, q uint64) error {
+				found[c] = append(found[c], triple{dts, dTx, q})
+				return emit(k.loaded(i, code, dts, dTx, q))
+			})
+			if err != nil {
 				return err
 			}
 		}
@@ -284,14 +304,14 @@ func oddInverse(k uint64) uint64 {
 
 func (k *constructed) genRoundTies(emit emitFn) error {
 	a := k.a
-	return k.forHopsCodes(emit, func(i int, code uint8, emit emitFn) error {
+	return k.forHopsCodes(emit, func(code uint8, put func(dts, dTx, q uint64) error) error {
 		dtsT := min(k.t, a.dtsMax)
 		// q_term at a tie and one below (dTx = 0).
 		if a.qt.d <= 63 {
 			half := uint64(1) << uint(a.qt.d-1)
 			for _, r := range []uint64{half, half - 1} {
 				if q, ok := congruent(a.kq[code], r, a.qt.d); ok && q > 0 && q <= a.qMask {
-					if err := emit(k.loaded(i, code, dtsT, 0, q)); err != nil {
+					if err := put(dtsT, 0, q); err != nil {
 						return err
 					}
 				}
@@ -306,7 +326,7 @@ func (k *constructed) genRoundTies(emit emitFn) error {
 					continue
 				}
 				if dts, dTx, ok := k.solveTx(x, func(v hopVals) bool { return v.u < a.uc.max }, code); ok {
-					if err := emit(k.loaded(i, code, dts, dTx, 0)); err != nil {
+					if err := put(dts, dTx, 0); err != nil {
 						return err
 					}
 				}
@@ -317,7 +337,7 @@ func (k *constructed) genRoundTies(emit emitFn) error {
 		for _, want := range []int{rndTie, rndBelowTie} {
 			for _, side := range []int{-1, 1} {
 				if dts, dTx, ok := k.txTieChain(code, want, side); ok {
-					if err := emit(k.loaded(i, code, dts, dTx, 0)); err != nil {
+					if err := put(dts, dTx, 0); err != nil {
 						return err
 					}
 				}
@@ -411,7 +431,7 @@ func (k *constructed) detectRoundTies(o *hobs) bool {
 
 func (k *constructed) genSatEdges(emit emitFn) error {
 	a := k.a
-	return k.forHopsCodes(emit, func(i int, code uint8, emit emitFn) error {
+	return k.forHopsCodes(emit, func(code uint8, put func(dts, dTx, q uint64) error) error {
 		for _, off := range []uint64{0, 1} {
 			// txRate before saturation at max + off: delta ts upward from 1.
 			target := u128{0, a.tx.max}.add64(off)
@@ -419,7 +439,7 @@ func (k *constructed) genSatEdges(emit emitFn) error {
 				rd := a.recip.Recip(dts)
 				d := a.tx.minOperand(rd, target, a.txMask)
 				if d <= a.txMask && a.tx.pre(mul128(d, rd)).cmp(target) == 0 {
-					if err := emit(k.loaded(i, code, dts, d, 0)); err != nil {
+					if err := put(dts, d, 0); err != nil {
 						return err
 					}
 					break
@@ -428,7 +448,7 @@ func (k *constructed) genSatEdges(emit emitFn) error {
 			// r_term before saturation at max + off (q = 0), then u' = q_term
 			// + r_term at max + off with q_term about half of it.
 			if dts, dTx, ok := k.solveSum(code, 0, a.rt.max+off, func(v hopVals) u128 { return a.rt.pre(v.pR) }); ok {
-				if err := emit(k.loaded(i, code, dts, dTx, 0)); err != nil {
+				if err := put(dts, dTx, 0); err != nil {
 					return err
 				}
 			}
@@ -436,7 +456,7 @@ func (k *constructed) genSatEdges(emit emitFn) error {
 			q := bisect(0, a.qMask, func(q uint64) bool { return a.qt.sat(mul128(q, a.kq[code])) >= uTarget<<uint(a.uShift)/2 })
 			for t := uint64(0); t < 16 && q+t <= a.qMask; t++ {
 				if dts, dTx, ok := k.solveSum(code, q+t, uTarget, func(v hopVals) u128 { return a.uc.pre(v.pU) }); ok {
-					if err := emit(k.loaded(i, code, dts, dTx, q+t)); err != nil {
+					if err := put(dts, dTx, q+t); err != nil {
 						return err
 					}
 					break

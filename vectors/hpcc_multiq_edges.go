@@ -101,7 +101,7 @@ func (k *constructed) genMQCompareEdges(emit emitFn) error {
 			qs = append(qs, uint64(q))
 		}
 	}
-	return k.forHopsCodes(emit, func(i int, code uint8, emit emitFn) error {
+	return k.forHopsCodes(emit, func(code uint8, put func(dts, dTx, q uint64) error) error {
 		wb := m.wb[code]
 		for _, x := range []uint64{wb - 1, wb, wb + 1} {
 			dts, dTx, ok := k.mqTx(cache, x)
@@ -109,7 +109,7 @@ func (k *constructed) genMQCompareEdges(emit emitFn) error {
 				continue
 			}
 			for _, q := range []uint64{0, qHi} {
-				if err := emit(k.loaded(i, code, dts, dTx, q)); err != nil {
+				if err := put(dts, dTx, q); err != nil {
 					return err
 				}
 			}
@@ -121,7 +121,7 @@ func (k *constructed) genMQCompareEdges(emit emitFn) error {
 			return nil
 		}
 		for _, q := range qs {
-			if err := emit(k.loaded(i, code, dts, dTx, q)); err != nil {
+			if err := put(dts, dTx, q); err != nil {
 				return err
 			}
 		}
