@@ -356,15 +356,31 @@ func (d *Datapath) recordTsID(h *telemetry.Hop) (ts, id uint64) {
 	if d.enc == telemetry.Compact {
 		return uint64(h.Ts) & (1<<telemetry.CompactTsBits - 1), 0
 	}
+	return ifaEgress(h, d.idMask)
+}
+
+// nsDivMagic is ceil(2^60 / 1953125): ((t >> 9) * nsDivMagic) >> 60 =
+// t / 10^9 for t < 2^33. The product is below 2^64 (nsDivMagic < 2^40),
+// and its excess over (t >> 9) * 2^60 / 1953125 is below 2^60 / 1953125
+// times (t>>9) * (nsDivMagic*1953125 - 2^60) / 2^60 < 1/1953125, too small
+// to reach the next integer.
+const nsDivMagic = (1<<60 + 1953125 - 1) / 1953125
+
+// ifaEgress is recordTsID for IFA: the normalized egress time and the
+// identity masked to idMask (0 without identity tracking).
+func ifaEgress(h *telemetry.Hop, idMask uint64) (ts, id uint64) {
 	t := uint64(h.RxNs) + uint64(h.ResidenceNs)
 	// The hardware's eight comparators count the k in 1..8 with
 	// t >= k*10^9; for t < 9*10^9 (always: t <= 2*(2^32-1)) that count is
-	// t / 10^9, which is how the model computes it.
-	carry := t / telemetry.NsPerSecond
+	// t / 10^9, which is how the model computes it: with 10^9 =
+	// 2^9 * 1953125, t / 10^9 = (t >> 9) / 1953125, and for t >> 9 < 2^24
+	// that quotient is ((t >> 9) * nsDivMagic) >> 60 (TestIFACarry checks
+	// every t >> 9 below 2^24): one multiplication in any register, where
+	// the compiler's division by the constant takes the fixed RDX:RAX pair.
+	carry := (t >> 9) * nsDivMagic >> 60
 	sec := (uint64(h.RxSec) + carry) & (1<<telemetry.IFARxSecBits - 1)
-	// idMask is 0 without identity tracking.
 	return sec<<telemetry.IFAEgressNsBits | (t - carry*telemetry.NsPerSecond),
-		(uint64(h.DeviceID&(1<<telemetry.IFADeviceIDBits-1))<<telemetry.IFAPortBits | uint64(h.EgressPort)) & d.idMask
+		(uint64(h.DeviceID&(1<<telemetry.IFADeviceIDBits-1))<<telemetry.IFAPortBits | uint64(h.EgressPort)) & idMask
 }
 
 // deltaTs is the egress-time difference cur - prev of two stored
@@ -378,6 +394,11 @@ func (d *Datapath) deltaTs(cur, prev uint64) uint64 {
 	if d.enc == telemetry.Compact {
 		return (cur - prev) & (1<<telemetry.CompactTsBits - 1) // fixedpoint.WrapDiff(cur, prev, 24)
 	}
+	return ifaDeltaTs(cur, prev)
+}
+
+// ifaDeltaTs is deltaTs for IFA.
+func ifaDeltaTs(cur, prev uint64) uint64 {
 	const nsMask = 1<<telemetry.IFAEgressNsBits - 1
 	cn, pn := cur&nsMask, prev&nsMask
 	borrow := (cn - pn) >> 63 // cn < pn: both below 2^30, so the difference wraps exactly then

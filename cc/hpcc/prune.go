@@ -3,6 +3,8 @@ package hpcc
 import (
 	"math/big"
 	"math/bits"
+
+	"github.com/hpccgold/hpccgold/telemetry"
 )
 
 // Pruning the max select (lines 6-7): only the hops that can win the max
@@ -95,6 +97,12 @@ type hopBound struct {
 	// min(qT + rT, MAX(U))) and qT + rT+ itself bounds u' (both terms
 	// are below 2^63, so the sum does not wrap).
 	sumIsU bool
+	// ifa: the configuration takes selectPrunedIFA, the specialized form
+	// of selectPruned: IFA, sumIsU, a narrow q_term multiplier (q and kq
+	// below 2^63 together) and an 8-bit g index (kG = 8), so that its
+	// per-hop loop has no configuration branches and its index extraction
+	// constant shifts (rTermUpper8).
+	ifa bool
 }
 
 // buildHopBound fills d.fast.hb for a datapath compiled to raw plans
@@ -152,6 +160,7 @@ func (d *Datapath) buildHopBound() {
 	hb.maxT = maxRaw(d.fTerm)
 	hb.sumIsU = d.fTerm.F() == d.fU.F() && d.fTerm.W <= 62
 	hb.on = true
+	hb.ifa = d.enc == telemetry.IFA && hb.sumIsU && p.cQ.Narrow() && kG == 8
 	p.hb = hb
 }
 
@@ -172,6 +181,17 @@ func (hb *hopBound) rTermUpper(dts, dB, kr, c uint64) uint64 {
 	idx := dts << ((hb.mShift - pos) & 63) >> (hb.iShift & 63) & hb.gMask
 	g, _ := bits.Mul64(dB*kr, hb.g[idx&255])
 	return min(g>>((pos+hb.extra)&63)+c, hb.maxT)
+}
+
+// rTermUpper8 is rTermUpper for kG = 8 (hb.gMask = 255): the mantissa
+// normalized to bit 63 (dts << (63 - p)) has the index in its bits 55..62,
+// which are the same 8 bits after the leading one that rTermUpper extracts
+// (TestRTermUpper8), with constant shifts. Small enough to inline.
+func (hb *hopBound) rTermUpper8(dts, dB, kr, c uint64) uint64 {
+	lz := uint(bits.LeadingZeros64(dts))
+	idx := dts << (lz & 63) >> 55 & 255
+	g, _ := bits.Mul64(dB*kr, hb.g[idx])
+	return min(g>>((63-lz+hb.extra)&63)+c, hb.maxT)
 }
 
 // upper returns hi >= the exact u' of a valid hop (dts in [1,
@@ -222,4 +242,195 @@ func (p *fastPlan) hopU(dts, dB, q uint64, code uint8) uint64 {
 		qTerm = p.cQ.MulCast(q, p.kq[code])
 	}
 	return p.cUp.AddCast(qTerm, p.cR.MulCast(x, p.kr[code]))
+}
+
+// selectPruned is lines 2-7 of step where the hop bound applies (no
+// MultiQ, raw plans; hb.on). One pass over the path's slots records each
+// slot's telemetry into st.Hops (slots from the path's length on are
+// cleared), decides its validity and, on a path of two or more hops,
+// computes a valid slot's upper bound hi >= u' (upper, written out so that
+// it inlines); then it computes the exact u' of the first hop with the
+// largest bound (of the only valid hop on a 1-hop path), and of every
+// other valid hop in slot order whose bound reaches the largest exact u'
+// so far (the invariant is in the comment of hopBound). It returns what
+// selectFull returns, bit for bit (TestPrunedMatchesFull).
+func (d *Datapath) selectPruned(st *State, in *Input, nh uint64) (uAcc, dtsSel uint64, sel, valid uint8) {
+	p := &d.fast
+	hb := &p.hb
+	stNH := uint64(st.NHops) & d.nhMask
+	m := int(min(nh, uint64(d.maxHops)))
+	var dtsOf, dBOf, qOf, hiOf [MaxHopsLimit]uint64
+	var codeOf [MaxHopsLimit]uint8
+	best, bestHi1 := 0, uint64(0) // bestHi1: the largest bound + 1, 0 before the first valid hop (bounds are below 2^63)
+	if nh != stNH || nh > uint64(d.maxHops) {
+		// The path changed: every slot re-baselines, none is valid.
+		for i := 0; i < m; i++ {
+			ts, id := d.recordTsID(&in.Hops[i])
+			st.Hops[i] = HopState{Ts: ts, TxBytes: in.Hops[i].TxBytes & d.txMask, Qlen: d.queueSample(&in.Hops[i]), ID: id}
+		}
+	} else {
+		compact := d.enc == telemetry.Compact
+		bound := m > 1 // one hop is selected whatever its bound
+		idMask, maxDts := d.idMask, d.cfg.MaxDeltaTsNs
+		qNarrow := p.cQ.Narrow()
+		for i := 0; i < m; i++ {
+			h := &in.Hops[i]
+			hs := &st.Hops[i]
+			prevTs, prevTx, prevQ, prevID := hs.Ts, hs.TxBytes, hs.Qlen, hs.ID
+			var ts, id, dts uint64
+			if compact {
+				ts = uint64(h.Ts) & (1<<telemetry.CompactTsBits - 1)
+				dts = (ts - prevTs) & (1<<telemetry.CompactTsBits - 1)
+			} else {
+				ts, id = ifaEgress(h, idMask)
+				dts = ifaDeltaTs(ts, prevTs)
+			}
+			txb, ql := h.TxBytes&d.txMask, d.queueSample(h)
+			hs.Ts, hs.TxBytes, hs.Qlen, hs.ID = ts, txb, ql, id // line 27: L = ack.L
+			code := h.SpeedCode & d.codeMask & 15
+			if !d.speedOK[code] || id != prevID&idMask || dts-1 >= maxDts {
+				continue
+			}
+			valid |= 1 << uint(i)
+			dB := (uint64(txb) - uint64(prevTx)) & uint64(d.txMask)
+			q := uint64(min(ql, prevQ&d.qMask))
+			dtsOf[i], dBOf[i], qOf[i], codeOf[i] = dts, dB, q, code
+			if !bound {
+				best = i
+				continue
+			}
+			rT := hb.rTermUpper(dts, dB, p.kr[code], hb.c[code])
+			var qT uint64
+			if qNarrow {
+				qT = p.cQ.MulCastNarrow(q, p.kq[code])
+			} else {
+				qT = p.cQ.MulCast(q, p.kq[code])
+			}
+			hi := qT + rT // >= u' when Term and U have the same LSB (sumIsU)
+			if !hb.sumIsU {
+				hi = p.cUp.AddCast(qT, rT)
+			}
+			hiOf[i] = hi
+			if hi >= bestHi1 {
+				best, bestHi1 = i, hi+1
+			}
+		}
+	}
+	for i := m; i < MaxHopsLimit; i++ {
+		st.Hops[i] = HopState{}
+	}
+	sel = NoHop
+	if valid == 0 {
+		return 0, 0, sel, valid
+	}
+	b := best & (MaxHopsLimit - 1)
+	uAcc, dtsSel, sel = p.hopU(dtsOf[b], dBOf[b], qOf[b], codeOf[b]), dtsOf[b], uint8(b)
+	for v := valid &^ (1 << uint(b)); v != 0; v &= v - 1 {
+		i := bits.TrailingZeros8(v)
+		if hiOf[i] < uAcc {
+			continue // u' <= hi < uAcc <= the max: not selected
+		}
+		if up := p.hopU(dtsOf[i], dBOf[i], qOf[i], codeOf[i]); up > uAcc || up == uAcc && uint8(i) < sel {
+			uAcc, dtsSel, sel = up, dtsOf[i], uint8(i)
+		}
+	}
+	return uAcc, dtsSel, sel, valid
+}
+
+// selectPrunedIFA is selectPruned for a configuration with hb.ifa set,
+// the same operations without the configuration branches of its per-hop
+// loop (IFA records, a narrow q_term, no u' adder cast in the bound,
+// rTermUpper8), and with the exact u' of the selected-first hop written
+// out (hopU) so that it does not go through a call. Its results are
+// selectPruned's bit for bit (TestPrunedMatchesFull on the default
+// configuration, TestUpdateDigest).
+func (d *Datapath) selectPrunedIFA(st *State, in *Input, nh uint64) (uAcc, dtsSel uint64, sel, valid uint8) {
+	p := &d.fast
+	hb := &p.hb
+	stNH := uint64(st.NHops) & d.nhMask
+	if nh != stNH || nh > uint64(d.maxHops) {
+		return d.selectPruned(st, in, nh) // the path changed: every slot re-baselines
+	}
+	m := int(nh)
+	var dtsOf, dBOf, qOf, hiOf [MaxHopsLimit]uint64
+	var codeOf [MaxHopsLimit]uint8
+	// Two passes, each with few live values: the records and validity,
+	// then the bounds of the valid hops.
+	idMask, maxDts := d.idMask, d.cfg.MaxDeltaTsNs
+	for i := 0; i < m; i++ {
+		// Each stored field is read just before the recorded one
+		// replaces it (line 27: L = ack.L), so that few values are live
+		// at once (*in and *st do not overlap).
+		h := &in.Hops[i]
+		hs := &st.Hops[i]
+		ts, id := ifaEgress(h, idMask)
+		dts := ifaDeltaTs(ts, hs.Ts)
+		hs.Ts = ts
+		sameID := id == hs.ID&idMask
+		hs.ID = id
+		txb := h.TxBytes & d.txMask
+		dB := (uint64(txb) - uint64(hs.TxBytes)) & uint64(d.txMask)
+		hs.TxBytes = txb
+		ql := d.queueSample(h)
+		q := uint64(min(ql, hs.Qlen&d.qMask))
+		hs.Qlen = ql
+		code := h.SpeedCode & d.codeMask & 15
+		if !d.speedOK[code] || !sameID || dts-1 >= maxDts {
+			continue
+		}
+		valid |= 1 << uint(i)
+		dtsOf[i], dBOf[i], qOf[i], codeOf[i] = dts, dB, q, code
+	}
+	for i := m; i < MaxHopsLimit; i++ {
+		st.Hops[i] = HopState{}
+	}
+	best := bits.TrailingZeros8(valid) // one valid hop is selected whatever its bound
+	if valid&(valid-1) != 0 {
+		bestHi1 := uint64(0) // the largest bound + 1, 0 before the first valid hop (bounds are below 2^63)
+		for v := valid; v != 0; v &= v - 1 {
+			i := bits.TrailingZeros8(v)
+			code := codeOf[i] & 15
+			hi := p.cQ.MulCastNarrow(qOf[i], p.kq[code]) + hb.rTermUpper8(dtsOf[i], dBOf[i], p.kr[code], hb.c[code])
+			hiOf[i] = hi
+			if hi >= bestHi1 {
+				best, bestHi1 = i, hi+1
+			}
+		}
+	}
+	sel = NoHop
+	if valid == 0 {
+		return 0, 0, sel, valid
+	}
+	// hopU(dtsOf[b], dBOf[b], qOf[b], codeOf[b]), written out.
+	b := best & (MaxHopsLimit - 1)
+	dts, code := dtsOf[b], codeOf[b]&15
+	rd := &p.rDts
+	mm, y, pos := rd.Seed(dts)
+	var rDts uint64
+	if rd.Narrow() {
+		for j := 0; j < rd.NRSteps(); j++ {
+			e := rd.MulE(j).MulCastNarrow(mm, y)
+			y = rd.MulY(j).MulCastNarrow(y, rd.TwoMinus(e))
+		}
+		rDts = rd.Scale(pos).Cast63(y)
+	} else {
+		for j := 0; j < rd.NRSteps(); j++ {
+			e := rd.MulE(j).MulCast(mm, y)
+			y = rd.MulY(j).MulCast(y, rd.TwoMinus(e))
+		}
+		rDts = rd.Scale(pos).Cast(y)
+	}
+	x := p.cTx.MulCast(dBOf[b], rDts)
+	uAcc = p.cUp.AddCast(p.cQ.MulCastNarrow(qOf[b], p.kq[code]), p.cR.MulCast(x, p.kr[code]))
+	dtsSel, sel = dts, uint8(b)
+	for v := valid &^ (1 << uint(b)); v != 0; v &= v - 1 {
+		i := bits.TrailingZeros8(v)
+		if hiOf[i] < uAcc {
+			continue // u' <= hi < uAcc <= the max: not selected
+		}
+		if up := p.hopU(dtsOf[i], dBOf[i], qOf[i], codeOf[i]); up > uAcc || up == uAcc && uint8(i) < sel {
+			uAcc, dtsSel, sel = up, dtsOf[i], uint8(i)
+		}
+	}
+	return uAcc, dtsSel, sel, valid
 }

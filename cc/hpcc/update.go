@@ -70,136 +70,14 @@ func (d *Datapath) step(st *State, in *Input, po *Output) {
 	spec := p.spec
 	var out Output
 	nh := uint64(in.NHops) & d.nhMask
-	stNH := uint64(st.NHops) & d.nhMask
 	stValid := st.Valid
-	pathOK := nh == stNH && nh <= uint64(d.maxHops)
-
-	// Lines 2-3 per slot: record the telemetry (slots beyond the path are
-	// invalid and stored as 0) and decide validity. The measurement inputs
-	// of the valid slots go to small arrays, so that each of the two loops
-	// keeps its few live values in registers. Each slot's stored telemetry
-	// is read before the recorded one replaces it.
-	var dtsOf, dBOf, qOf [MaxHopsLimit]uint64
-	var codeOf [MaxHopsLimit]uint8
-	var valid uint8
-	m := int(min(nh, uint64(d.maxHops)))
-	for i := 0; i < m; i++ {
-		h := &in.Hops[i]
-		hs := &st.Hops[i]
-		prevTs, prevTx, prevQ, prevID := hs.Ts, hs.TxBytes, hs.Qlen, hs.ID
-		ts, id := d.recordTsID(h)
-		txb, ql := h.TxBytes&d.txMask, d.queueSample(h)
-		*hs = HopState{Ts: ts, TxBytes: txb, Qlen: ql, ID: id} // line 27: L = ack.L
-		code := h.SpeedCode & d.codeMask & 15                  // speed codes are at most 4 bits: the tables have 16 entries
-		dts := d.deltaTs(ts, prevTs)
-		if !pathOK || !d.speedOK[code] || id != prevID&d.idMask || dts-1 >= c.MaxDeltaTsNs { // dts == 0 || dts > MaxDeltaTsNs
-			continue // the slot's u' is muxed to 0 and not selected
-		}
-		valid |= 1 << uint(i)
-		dtsOf[i], codeOf[i] = dts, code
-		dBOf[i] = (uint64(txb) - uint64(prevTx)) & uint64(d.txMask) // fixedpoint.WrapDiff(tx, prev tx, txBits)
-		qOf[i] = uint64(min(ql, prevQ&d.qMask))
-	}
-	for i := m; i < MaxHopsLimit; i++ {
-		st.Hops[i] = HopState{}
-	}
-	out.HopValid = valid
-
-	// Lines 4-7 for the valid slots, in slot order: u' of each, the first
-	// valid slot taken even at u' = 0 (the draft leaves tau unset when no
-	// u' exceeds 0), a later one only if strictly greater, so ties keep the
-	// earlier hop.
-	out.SelHop = NoHop
 	var uAcc, dtsSel uint64
-	if spec {
-		for v := valid; v != 0; v &= v - 1 {
-			i := bits.TrailingZeros8(v)
-			up := d.specHopU(dtsOf[i], dBOf[i], qOf[i], codeOf[i]&15)
-			if out.SelHop == NoHop || up > uAcc {
-				uAcc, dtsSel, out.SelHop = up, dtsOf[i], uint8(i)
-			}
-		}
-	} else if p.hb.on {
-		// Pruned (prune.go): bounds for every valid hop, the exact u' of
-		// the hop with the largest bound first, then of every other hop
-		// whose bound reaches the largest exact u' so far.
-		var hiOf [MaxHopsLimit]uint64
-		best, bestHi := -1, uint64(0)
-		hb := &p.hb
-		qNarrow := p.cQ.Narrow()
-		for v := valid; v != 0; v &= v - 1 {
-			i := bits.TrailingZeros8(v)
-			// p.upper(dtsOf[i], dBOf[i], qOf[i], codeOf[i]), written
-			// out so that it inlines (rTermUpper inlines by itself).
-			code := codeOf[i] & 15
-			rT := hb.rTermUpper(dtsOf[i], dBOf[i], p.kr[code], hb.c[code])
-			var qT uint64
-			if qNarrow {
-				qT = p.cQ.MulCastNarrow(qOf[i], p.kq[code])
-			} else {
-				qT = p.cQ.MulCast(qOf[i], p.kq[code])
-			}
-			hi := qT + rT // >= u' when Term and U have the same LSB (sumIsU)
-			if !hb.sumIsU {
-				hi = p.cUp.AddCast(qT, rT)
-			}
-			hiOf[i] = hi
-			if best < 0 || hi > bestHi {
-				best, bestHi = i, hi
-			}
-		}
-		if best >= 0 {
-			b := best & (MaxHopsLimit - 1)
-			uAcc, dtsSel, out.SelHop = p.hopU(dtsOf[b], dBOf[b], qOf[b], codeOf[b]), dtsOf[b], uint8(b)
-			for v := valid &^ (1 << uint(b)); v != 0; v &= v - 1 {
-				i := bits.TrailingZeros8(v)
-				if hiOf[i] < uAcc {
-					continue // u'_i <= hiOf[i] < uAcc <= the max: not selected
-				}
-				if up := p.hopU(dtsOf[i], dBOf[i], qOf[i], codeOf[i]); up > uAcc || up == uAcc && uint8(i) < out.SelHop {
-					uAcc, dtsSel, out.SelHop = up, dtsOf[i], uint8(i)
-				}
-			}
-		}
+	if !spec && p.hb.on && p.hb.ifa {
+		uAcc, dtsSel, out.SelHop, out.HopValid = d.selectPrunedIFA(st, in, nh)
+	} else if !spec && p.hb.on {
+		uAcc, dtsSel, out.SelHop, out.HopValid = d.selectPruned(st, in, nh)
 	} else {
-		// The 1/dts unit runs its steps here (Seed, Step, Scale:
-		// rd.Recip(dts) for dts != 0) so that they inline into the loop.
-		rd := &p.rDts
-		nr, rdNarrow, qNarrow := rd.NRSteps(), rd.Narrow(), p.cQ.Narrow()
-		for v := valid; v != 0; v &= v - 1 {
-			i := bits.TrailingZeros8(v)
-			dts, code := dtsOf[i], codeOf[i]&15
-			m, y, pos := rd.Seed(dts)
-			var rDts uint64
-			if rdNarrow { // every product of the chain below 2^63: the short casts
-				for j := 0; j < nr; j++ {
-					e := rd.MulE(j).MulCastNarrow(m, y)
-					y = rd.MulY(j).MulCastNarrow(y, rd.TwoMinus(e))
-				}
-				rDts = rd.Scale(pos).Cast63(y)
-			} else {
-				for j := 0; j < nr; j++ {
-					e := rd.MulE(j).MulCast(m, y)
-					y = rd.MulY(j).MulCast(y, rd.TwoMinus(e))
-				}
-				rDts = rd.Scale(pos).Cast(y)
-			}
-			x := p.cTx.MulCast(dBOf[i], rDts) // txRate = dB * (1/dts)
-			var qTerm uint64
-			if qNarrow { // q and kq are registers whose widths add up to at most 63 bits
-				qTerm = p.cQ.MulCastNarrow(qOf[i], p.kq[code])
-			} else {
-				qTerm = p.cQ.MulCast(qOf[i], p.kq[code])
-			}
-			rTerm := p.cR.MulCast(x, p.kr[code])
-			up := p.cUp.AddCast(qTerm, rTerm)
-			if p.mq.on && x > p.mq.wb[code] { // MultiQ: txRate > wB (multiq.go)
-				up = p.mq.above(x, qTerm, qOf[i], code)
-			}
-			if out.SelHop == NoHop || up > uAcc {
-				uAcc, dtsSel, out.SelHop = up, dts, uint8(i)
-			}
-		}
+		uAcc, dtsSel, out.SelHop, out.HopValid = d.selectFull(st, in, nh)
 	}
 
 	// Lines 8-9. (The registers are read here, after the hop loops, so
@@ -301,4 +179,103 @@ func (d *Datapath) step(st *State, in *Input, po *Output) {
 		out.Rate = p.cRate.MulCast(st.W, p.invT)
 	}
 	*po = out
+}
+
+// selectFull is lines 2-7 of step where the hop bound of prune.go does
+// not apply, or with the specification's arithmetic: it records every slot
+// of *in into st.Hops (slots from the path's length on are cleared),
+// decides validity and computes every valid hop's u' and the max select.
+// It returns the selected u' (uAcc), the selected slot's dts, the selected
+// slot (NoHop if none) and the valid slots as a bit mask. nh is the
+// event's hop count, masked.
+func (d *Datapath) selectFull(st *State, in *Input, nh uint64) (uAcc, dtsSel uint64, sel, valid uint8) {
+	c := &d.cfg
+	p := &d.fast
+	spec := p.spec
+	stNH := uint64(st.NHops) & d.nhMask
+	pathOK := nh == stNH && nh <= uint64(d.maxHops)
+
+	// Lines 2-3 per slot: record the telemetry (slots beyond the path are
+	// invalid and stored as 0) and decide validity. The measurement inputs
+	// of the valid slots go to small arrays, so that each of the two loops
+	// keeps its few live values in registers. Each slot's stored telemetry
+	// is read before the recorded one replaces it.
+	var dtsOf, dBOf, qOf [MaxHopsLimit]uint64
+	var codeOf [MaxHopsLimit]uint8
+	m := int(min(nh, uint64(d.maxHops)))
+	for i := 0; i < m; i++ {
+		h := &in.Hops[i]
+		hs := &st.Hops[i]
+		prevTs, prevTx, prevQ, prevID := hs.Ts, hs.TxBytes, hs.Qlen, hs.ID
+		ts, id := d.recordTsID(h)
+		txb, ql := h.TxBytes&d.txMask, d.queueSample(h)
+		*hs = HopState{Ts: ts, TxBytes: txb, Qlen: ql, ID: id} // line 27: L = ack.L
+		code := h.SpeedCode & d.codeMask & 15                  // speed codes are at most 4 bits: the tables have 16 entries
+		dts := d.deltaTs(ts, prevTs)
+		if !pathOK || !d.speedOK[code] || id != prevID&d.idMask || dts-1 >= c.MaxDeltaTsNs { // dts == 0 || dts > MaxDeltaTsNs
+			continue // the slot's u' is muxed to 0 and not selected
+		}
+		valid |= 1 << uint(i)
+		dtsOf[i], codeOf[i] = dts, code
+		dBOf[i] = (uint64(txb) - uint64(prevTx)) & uint64(d.txMask) // fixedpoint.WrapDiff(tx, prev tx, txBits)
+		qOf[i] = uint64(min(ql, prevQ&d.qMask))
+	}
+	for i := m; i < MaxHopsLimit; i++ {
+		st.Hops[i] = HopState{}
+	}
+
+	// Lines 4-7 for the valid slots, in slot order: u' of each, the first
+	// valid slot taken even at u' = 0 (the draft leaves tau unset when no
+	// u' exceeds 0), a later one only if strictly greater, so ties keep the
+	// earlier hop.
+	sel = NoHop
+	if spec {
+		for v := valid; v != 0; v &= v - 1 {
+			i := bits.TrailingZeros8(v)
+			up := d.specHopU(dtsOf[i], dBOf[i], qOf[i], codeOf[i]&15)
+			if sel == NoHop || up > uAcc {
+				uAcc, dtsSel, sel = up, dtsOf[i], uint8(i)
+			}
+		}
+	} else {
+		// The 1/dts unit runs its steps here (Seed, Step, Scale:
+		// rd.Recip(dts) for dts != 0) so that they inline into the loop.
+		rd := &p.rDts
+		nr, rdNarrow, qNarrow := rd.NRSteps(), rd.Narrow(), p.cQ.Narrow()
+		for v := valid; v != 0; v &= v - 1 {
+			i := bits.TrailingZeros8(v)
+			dts, code := dtsOf[i], codeOf[i]&15
+			m, y, pos := rd.Seed(dts)
+			var rDts uint64
+			if rdNarrow { // every product of the chain below 2^63: the short casts
+				for j := 0; j < nr; j++ {
+					e := rd.MulE(j).MulCastNarrow(m, y)
+					y = rd.MulY(j).MulCastNarrow(y, rd.TwoMinus(e))
+				}
+				rDts = rd.Scale(pos).Cast63(y)
+			} else {
+				for j := 0; j < nr; j++ {
+					e := rd.MulE(j).MulCast(m, y)
+					y = rd.MulY(j).MulCast(y, rd.TwoMinus(e))
+				}
+				rDts = rd.Scale(pos).Cast(y)
+			}
+			x := p.cTx.MulCast(dBOf[i], rDts) // txRate = dB * (1/dts)
+			var qTerm uint64
+			if qNarrow { // q and kq are registers whose widths add up to at most 63 bits
+				qTerm = p.cQ.MulCastNarrow(qOf[i], p.kq[code])
+			} else {
+				qTerm = p.cQ.MulCast(qOf[i], p.kq[code])
+			}
+			rTerm := p.cR.MulCast(x, p.kr[code])
+			up := p.cUp.AddCast(qTerm, rTerm)
+			if p.mq.on && x > p.mq.wb[code] { // MultiQ: txRate > wB (multiq.go)
+				up = p.mq.above(x, qTerm, qOf[i], code)
+			}
+			if sel == NoHop || up > uAcc {
+				uAcc, dtsSel, sel = up, dts, uint8(i)
+			}
+		}
+	}
+	return uAcc, dtsSel, sel, valid
 }
