@@ -115,9 +115,8 @@ func Cast(x Value, to Format, q Quantization, o Overflow) (Value, error) {
 // slot is free or has missed often. The result never depends on the cache
 // (TestMulCastPlanCache).
 func MulCast(x, y Value, to Format, q Quantization, o Overflow) (Value, error) {
-	pxy := uint64(x.p) | uint64(y.p)<<32
-	e := mulPlans.slot(pxy, to).p.Load()
-	if e == nil || e.pxy != pxy || e.to != to || e.q != q || e.o != o {
+	e := mulPlans.plans[mulPlanIndex(x.p, y.p, to)].Load()
+	if e == nil || e.pxy != uint64(x.p)|uint64(y.p)<<32 || e.to != to || e.q != q || e.o != o {
 		return mulPlans.miss(x, y, to, q, o)
 	}
 	// plan64.mul written out (it is too large to inline): W <= 64, so hi

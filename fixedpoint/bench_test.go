@@ -60,6 +60,28 @@ func BenchmarkMulCast(b *testing.B) {
 	}
 }
 
+// BenchmarkMulCastPairs is MulCast over 36 operand format pairs that differ
+// in W and I only (sW.I x uW.(I+2) -> s32.20 for W in {16, 24, 32} and I in
+// 0..11, RndConv, Sat), one pair per iteration in turn: the many
+// multipliers of a datapath sharing MulCast's plan cache (whose index must
+// then give them different slots). Compare with BenchmarkMulCast.
+func BenchmarkMulCastPairs(b *testing.B) {
+	type pair struct{ xs, ys []Value }
+	var ps []pair
+	for _, w := range []int{16, 24, 32} {
+		for i := 0; i < 12; i++ {
+			ps = append(ps, pair{benchValues(b, Format{W: w, I: i, Signed: true}), benchValues(b, Format{W: w, I: i + 2})})
+		}
+	}
+	to := MustFormat("s32.20")
+	b.ReportAllocs()
+	defer cpuPerOp(b)()
+	for i := 0; b.Loop(); i++ {
+		p := &ps[i%len(ps)]
+		sink = mustV(MulCast(p.xs[i&255], p.ys[(i+7)&255], to, RndConv, Sat))
+	}
+}
+
 func BenchmarkMulCast64(b *testing.B) {
 	xs, ys := benchValues(b, MustFormat("s64.32")), benchValues(b, MustFormat("u64.16"))
 	to := MustFormat("s64.40")

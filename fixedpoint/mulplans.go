@@ -20,20 +20,18 @@ var mulPlans mulPlanCache
 // replaced by the missing key's.
 const mulPlanReplace = 64
 
-// mulPlanSlots is the number of slots of the MulCast plan cache (a power of
-// two; a slot holds one key). A datapath uses a few dozen format pairs.
-const mulPlanSlots = 256
+// mulPlanBits is log2 of the number of slots of the MulCast plan cache (a
+// slot holds one key). A datapath uses a few dozen format pairs.
+const mulPlanBits = 8
 
-// mulPlanCache is a direct-mapped cache of immutable MulCast plans.
+// mulPlanCache is a direct-mapped cache of immutable MulCast plans: plans[i]
+// is slot i's plan (nil: none yet), misses[i] the misses since it was
+// stored. The plans are an array of bare pointers (8 bytes a slot) so that
+// a lookup is one scaled load; the counters, touched only on misses, live
+// apart.
 type mulPlanCache struct {
-	slots [mulPlanSlots]mulPlanSlot
-}
-
-// mulPlanSlot is one slot: its plan (nil: none yet) and the misses since
-// the plan was stored.
-type mulPlanSlot struct {
-	p      atomic.Pointer[mulPlanEntry]
-	misses atomic.Uint32
+	plans  [1 << mulPlanBits]atomic.Pointer[mulPlanEntry]
+	misses [1 << mulPlanBits]atomic.Uint32
 }
 
 // mulPlanEntry is one cached plan and its full key. It is never modified
@@ -46,12 +44,18 @@ type mulPlanEntry struct {
 	plan plan64
 }
 
-// slot returns the slot of the key (pxy, to, ...): a multiplicative hash of
-// the operand formats and the target's W and I (the modes are compared but
-// not hashed: a datapath mostly uses one rounding mode).
-func (c *mulPlanCache) slot(pxy uint64, to Format) *mulPlanSlot {
-	h := (pxy ^ uint64(to.W)<<9 ^ uint64(to.I)<<41) * 0x9e3779b97f4a7c15
-	return &c.slots[h>>(64-8)&(mulPlanSlots-1)]
+// mulPlanIndex returns the slot of the key (xp, yp, to, ...): the top
+// mulPlanBits bits of the sum of the key parts, each times its own odd
+// constant (the xxHash32 primes, in the order that spreads the structured
+// key sets of TestMulPlanIndexSpread as a random index would). The products
+// are independent, so the index is ready one multiply and two adds after
+// the operand formats are: the lookup is on every MulCast's dependency
+// chain, and the former index (the parts combined by shifts and xors, then
+// one 64-bit multiply) put four more steps on it. The modes are compared
+// but not hashed: a datapath mostly uses one rounding mode. Any key maps to
+// some slot; MulCast compares the entry's full key before using its plan.
+func mulPlanIndex(xp, yp pfmt, to Format) uint32 {
+	return (uint32(xp)*0x9e3779b1 + uint32(yp)*0xc2b2ae3d + (uint32(to.W)*0x85ebca77 + uint32(to.I)*0x27d4eb2f)) >> (32 - mulPlanBits)
 }
 
 // miss is MulCast for a key without a cached plan: the 64-bit cast engine
@@ -68,14 +72,13 @@ func (c *mulPlanCache) miss(x, y Value, to Format, q Quantization, o Overflow) (
 	if uint8(x.p) > 64 || uint8(y.p) > 64 {
 		return v, nil
 	}
-	pxy := uint64(x.p) | uint64(y.p)<<32
-	s := c.slot(pxy, to)
-	if s.p.Load() != nil && s.misses.Add(1) < mulPlanReplace {
+	i := mulPlanIndex(x.p, y.p, to)
+	if c.plans[i].Load() != nil && c.misses[i].Add(1) < mulPlanReplace {
 		return v, nil
 	}
 	if p, ok := newPlan64(x.p.frac()+y.p.frac()-to.F(), to, q, o); ok {
-		s.p.Store(&mulPlanEntry{pxy: pxy, to: to, q: q, o: o, plan: p})
-		s.misses.Store(0)
+		c.plans[i].Store(&mulPlanEntry{pxy: uint64(x.p) | uint64(y.p)<<32, to: to, q: q, o: o, plan: p})
+		c.misses[i].Store(0)
 	}
 	return v, nil
 }

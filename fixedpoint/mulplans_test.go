@@ -2,6 +2,7 @@ package fixedpoint
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"sync"
 	"testing"
@@ -40,10 +41,20 @@ func randMulCastKeys(r *rand.Rand, n int) []mulCastKey {
 // clearMulPlans empties the shared plan cache, as it is at the start of a
 // process (the tests of this package do not run in parallel).
 func clearMulPlans() {
-	for i := range mulPlans.slots {
-		mulPlans.slots[i].p.Store(nil)
-		mulPlans.slots[i].misses.Store(0)
+	for i := range mulPlans.plans {
+		mulPlans.plans[i].Store(nil)
+		mulPlans.misses[i].Store(0)
 	}
+}
+
+// lookup returns the plan entry cached for the key, or nil: MulCast's
+// lookup, for the tests.
+func (c *mulPlanCache) lookup(x, y Value, to Format, q Quantization, o Overflow) *mulPlanEntry {
+	e := c.plans[mulPlanIndex(x.p, y.p, to)].Load()
+	if e == nil || e.pxy != uint64(x.p)|uint64(y.p)<<32 || e.to != to || e.q != q || e.o != o {
+		return nil
+	}
+	return e
 }
 
 // TestMulCastPlanCache: MulCast through the plan cache (emptied first; its
@@ -72,8 +83,7 @@ func TestMulCastPlanCache(t *testing.T) {
 		if r.Intn(50) == 0 {
 			x = Value{}
 		}
-		pxy := uint64(x.p) | uint64(y.p)<<32
-		if e := mulPlans.slot(pxy, k.to).p.Load(); e != nil && e.pxy == pxy && e.to == k.to && e.q == k.q && e.o == k.o {
+		if mulPlans.lookup(x, y, k.to, k.q, k.o) != nil {
 			hits++
 		} else {
 			misses++
@@ -141,7 +151,7 @@ func TestMulCastAllocs(t *testing.T) {
 	fx, fy, to := MustFormat("s31.15"), MustFormat("u29.7"), MustFormat("s33.21")
 	x, y := mustV(FromInt(fx, -3, Sat)), mustV(FromInt(fy, 5, Sat))
 	mustV(MulCast(x, y, to, Rnd, Sat))
-	if e := mulPlans.slot(uint64(x.p)|uint64(y.p)<<32, to).p.Load(); e == nil {
+	if mulPlans.lookup(x, y, to, Rnd, Sat) == nil {
 		t.Fatal("no plan stored in an empty cache")
 	}
 	if a := testing.AllocsPerRun(100, func() { mustV(MulCast(x, y, to, Rnd, Sat)) }); a != 0 {
@@ -157,5 +167,66 @@ func TestMulCastAllocs(t *testing.T) {
 	// calls (about one per mulPlanReplace); a store on every miss gives 1.
 	if a != 0 {
 		t.Errorf("alternating keys of one slot: %v allocations per call", a)
+	}
+}
+
+// TestMulPlanIndexSpread: the plan cache's index spreads the key sets a
+// datapath has over the slots about as a uniformly random assignment would.
+// The oracle is that assignment's expected number of keys that find their
+// slot taken, n - S(1 - (1 - 1/S)^n) for n keys and S slots: each set may
+// have at most twice that plus one. The sets are structured as datapaths
+// are (one operand pair into many targets that differ in I only, many
+// operand pairs that differ in I only into one target, a grid of widths
+// and integer bits) and random, so an index that ignores a key part or
+// folds it away (an early version dropped the target's I) fails.
+func TestMulPlanIndexSpread(t *testing.T) {
+	type key struct {
+		x, y pfmt
+		to   Format
+	}
+	f := func(w, i int, s bool) Format { return Format{W: w, I: i, Signed: s} }
+	sets := map[string][]key{}
+	x, y := pack(f(32, 16, true)), pack(f(32, 8, false))
+	for w := 16; w <= 32; w += 16 {
+		for i := 0; i < 16; i++ {
+			sets["one pair, targets of I 0..15"] = append(sets["one pair, targets of I 0..15"], key{x, y, f(w, i, true)})
+		}
+	}
+	for _, w := range []int{16, 24, 32} {
+		for i := 0; i < 12; i++ {
+			sets["pairs of I 0..11, one target"] = append(sets["pairs of I 0..11, one target"], key{pack(f(w, i, true)), pack(f(w, i+2, false)), f(32, 20, true)})
+		}
+	}
+	for _, w := range []int{8, 16, 24, 32, 48, 64} {
+		for i := 0; i <= w; i += 4 {
+			for _, s := range []bool{false, true} {
+				sets["squares, widths 8..64"] = append(sets["squares, widths 8..64"], key{pack(f(w, i, s)), pack(f(w, i, s)), f(w, i, s)})
+			}
+		}
+	}
+	r := rand.New(rand.NewSource(37))
+	for _, n := range []int{16, 64, 128} {
+		name := fmt.Sprintf("%d random keys", n)
+		for len(sets[name]) < n {
+			sets[name] = append(sets[name], key{pack(randFormat(r, 64)), pack(randFormat(r, 64)), randFormat(r, 64)})
+		}
+	}
+	const slots = 1 << mulPlanBits
+	for name, ks := range sets {
+		seen := map[key]bool{}
+		used := map[uint32]bool{}
+		for _, k := range ks {
+			if !seen[k] {
+				seen[k] = true
+				used[mulPlanIndex(k.x, k.y, k.to)] = true
+			}
+		}
+		n := float64(len(seen))
+		want := n - slots*(1-math.Pow(1-1.0/slots, n))
+		got := len(seen) - len(used)
+		if float64(got) > 2*want+1 {
+			t.Errorf("%s: %d keys, %d find their slot taken; a random index gives %.1f on average", name, len(seen), got, want)
+		}
+		t.Logf("%s: %d keys, %d find their slot taken (random index: %.1f)", name, len(seen), got, want)
 	}
 }
