@@ -154,6 +154,33 @@ func BenchmarkMulCaster64(b *testing.B) {
 	}
 }
 
+// BenchmarkMulCasterPairs is BenchmarkMulCastPairs through one MulCaster
+// per pair (the same operands, formats, modes and order).
+func BenchmarkMulCasterPairs(b *testing.B) {
+	type pair struct {
+		xs, ys []Value
+		c      *MulCaster
+	}
+	var ps []pair
+	to := MustFormat("s32.20")
+	for _, w := range []int{16, 24, 32} {
+		for i := 0; i < 12; i++ {
+			fx, fy := Format{W: w, I: i, Signed: true}, Format{W: w, I: i + 2}
+			c, err := NewMulCaster(fx, fy, to, RndConv, Sat)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ps = append(ps, pair{benchValues(b, fx), benchValues(b, fy), c})
+		}
+	}
+	b.ReportAllocs()
+	defer cpuPerOp(b)()
+	for i := 0; b.Loop(); i++ {
+		p := &ps[i%len(ps)]
+		sink = p.c.MulCast(p.xs[i&255], p.ys[(i+7)&255])
+	}
+}
+
 // BenchmarkAddCaster is BenchmarkAddCast through a plan.
 func BenchmarkAddCaster(b *testing.B) {
 	fx, fy := MustFormat("s32.16"), MustFormat("s24.8")
