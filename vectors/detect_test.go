@@ -262,3 +262,52 @@ func TestTraceMatchesRestatement(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedEdgeMatchesRecipSeed checks seedEdge (one Seed, the unit's
+// narrow casts where it has them) against its definition: the unit's
+// output with the table entry one LSB lower and higher (recipSeed, wide
+// casts, entry bounds) against Recip, for both units of every
+// configuration of detectConfigs, on every power of two and its
+// neighbours and log-uniform inputs of the In register.
+func TestSeedEdgeMatchesRecipSeed(t *testing.T) {
+	for name, cfg := range detectConfigs(t) {
+		m, err := NewHPCC(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if m.cx == nil || m.cx.w == nil {
+			t.Fatalf("%s: no constructed classes", name)
+		}
+		for _, u := range []struct {
+			name     string
+			rr       *fixedpoint.RawReciprocal
+			inW      int
+			entryMax uint64
+		}{{"recip_dts", &m.cx.a.recip, m.cx.a.recipCfg.In.W, m.cx.a.recipEntryMax}, {"recip_u", &m.cx.w.recip, m.cx.w.rc.In.W, m.cx.w.recipEntryMax}} {
+			var xs []uint64
+			for p := 0; p < u.inW; p++ {
+				xs = append(xs, uint64(1)<<uint(p), uint64(1)<<uint(p+1)-1, uint64(1)<<uint(p)+1)
+			}
+			r := NewRand(22, 0)
+			for n := 0; n < 50000; n++ {
+				xs = append(xs, max(r.LogUniform(uint64(1)<<uint(u.inW)-1), 1))
+			}
+			edges := 0
+			for _, x := range xs {
+				want := u.rr.Recip(x)
+				vl, okl := recipSeed(u.rr, u.entryMax, x, -1)
+				vh, okh := recipSeed(u.rr, u.entryMax, x, 1)
+				wl, wh := okl && vl != want, okh && vh != want
+				if l, h := seedEdge(u.rr, u.entryMax, x); l != wl || h != wh {
+					t.Fatalf("%s %s: seedEdge(%#x) = %v, %v; recipSeed says %v, %v", name, u.name, x, l, h, wl, wh)
+				}
+				if wl || wh {
+					edges++
+				}
+			}
+			if edges == 0 {
+				t.Fatalf("%s %s: no input depends on its entry's last bit", name, u.name)
+			}
+		}
+	}
+}

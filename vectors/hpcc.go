@@ -397,7 +397,7 @@ type hobs struct {
 	// step's W for the stored Wc with that 1/U (windowArith.w), computed
 	// once per update (constructed.recipU, wBase) when urSet, wbSet.
 	ur           recipVals
-	wb           uint64
+	wb, wk       uint64 // wk: eta/U of wb (windowArith.kOf)
 	urSet, wbSet bool
 	// tr is the datapath's record of this update (hpcc.Datapath.StepTrace):
 	// the caches above read it where its operands are the observed ones

@@ -485,14 +485,29 @@ func recipSeed(rr *fixedpoint.RawReciprocal, entryMax, x uint64, delta int) (uin
 // its table entry: the output with the entry one LSB lower (lo) or higher
 // (hi) differs from the output with the entry itself (the Newton step's
 // result then sits at a rounding boundary of the unit).
+// The three runs share one Seed and take the unit's narrow casts where it
+// has them (rr.Recip's own arithmetic: the same values as recipSeed's wide
+// casts, TestSeedEdgeMatchesRecipSeed); x is non-zero and within the In
+// register, as seedOperands builds it.
 func seedEdge(rr *fixedpoint.RawReciprocal, entryMax, x uint64) (lo, hi bool) {
-	r := rr.Recip(x)
-	if v, ok := recipSeed(rr, entryMax, x, -1); ok && v != r {
-		lo = true
+	m, y0, p := rr.Seed(x)
+	run := func(y uint64) uint64 {
+		if rr.Narrow() {
+			for j := 0; j < rr.NRSteps(); j++ {
+				e := rr.MulE(j).MulCastNarrow(m, y)
+				y = rr.MulY(j).MulCastNarrow(y, rr.TwoMinus(e))
+			}
+			return rr.Scale(p).Cast63(y)
+		}
+		for j := 0; j < rr.NRSteps(); j++ {
+			e := rr.MulE(j).MulCast(m, y)
+			y = rr.MulY(j).MulCast(y, rr.TwoMinus(e))
+		}
+		return rr.Scale(p).Cast(y)
 	}
-	if v, ok := recipSeed(rr, entryMax, x, 1); ok && v != r {
-		hi = true
-	}
+	r := run(y0)
+	lo = y0 >= 1 && run(y0-1) != r
+	hi = y0+1 <= entryMax && run(y0+1) != r
 	return lo, hi
 }
 
@@ -550,11 +565,29 @@ func newWindowArith(h *HPCC) (*windowArith, error) {
 
 // w returns the multiplicative step's new W for Wc and the 1/U output ru,
 // new U at or above eta (uGE).
-func (w *windowArith) w(wc, ru uint64, uGE bool) uint64 {
+func (w *windowArith) w(wc, ru uint64, uGE bool) uint64 { return w.wK(wc, w.kOf(ru, uGE)) }
+
+// kOf returns eta/U = Rnd,Sat(ru * eta) for the 1/U output ru, at most 1
+// when the new U is at or above eta (uGE): the one value of the
+// multiplicative step that depends on 1/U.
+func (w *windowArith) kOf(ru uint64, uGE bool) uint64 {
 	k := w.kC.MulCast(ru, w.eta)
 	if uGE {
 		k = min(k, w.oneK)
 	}
+	return k
+}
+
+// differs reports whether w(wc, ru2, uGE) differs from base = w(wc, ru,
+// uGE), given kBase = kOf(ru, uGE): W reads 1/U only through eta/U, so an
+// equal eta/U is the same W (and the rest of the step is not run).
+func (w *windowArith) differs(wc, ru2 uint64, uGE bool, kBase, base uint64) bool {
+	k := w.kOf(ru2, uGE)
+	return k != kBase && w.wK(wc, k) != base
+}
+
+// wK returns the multiplicative step's new W for Wc and eta/U = k.
+func (w *windowArith) wK(wc, k uint64) uint64 {
 	v := w.aC.AddCast(w.wC.MulCast(wc, k), w.wai)
 	if w.wMinClamp {
 		v = max(v, w.wMin)

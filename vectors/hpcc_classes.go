@@ -815,7 +815,7 @@ func (h *HPCC) detectAll(o *hobs, hits *Hits) {
 		mark(x.dtsT, o.valid[i] && o.dts[i]+1 >= uint64(c.BaseRTTNs) && o.dts[i] <= uint64(c.BaseRTTNs)+1)
 		mark(x.qZero, uint64(hop.Qlen)&h.qMask == 0)
 		mark(x.qMax, o.minQ[i] == h.qMask)
-		mark(x.termExtremes, slices.Contains(h.termDtsList, o.dts[i]) && slices.Contains(h.termTxList, o.dTx[i]) && (o.minQ[i] == 0 || o.minQ[i] == h.qMask))
+		mark(x.termExtremes, slices.Contains(h.termTxList, o.dTx[i]) && slices.Contains(h.termDtsList, o.dts[i]) && (o.minQ[i] == 0 || o.minQ[i] == h.qMask))
 		if p := bits.Len64(o.dts[i]) - 1; p > h.rdK {
 			if _, edge := recipIndex(o.dts[i], h.rdK); edge {
 				mark(x.rdEdges, true)

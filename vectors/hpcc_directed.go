@@ -117,8 +117,8 @@ func (k *constructed) detect(o *hobs, hits *Hits) {
 	if o.first {
 		return
 	}
-	for i, c := range k.classes {
-		if c.detect(o) {
+	for i := range k.classes {
+		if k.classes[i].detect(o) {
 			hits.Hit(k.idx[i])
 		}
 	}
@@ -163,7 +163,8 @@ func (k *constructed) recipU(o *hobs) *recipVals {
 // stored Wc and the new U's 1/U, computed once per update.
 func (k *constructed) wBase(o *hobs) uint64 {
 	if !o.wbSet {
-		o.wb = k.w.w(o.st.Wc, k.recipU(o).out, o.next.U >= k.w.etaU)
+		o.wk = k.w.kOf(k.recipU(o).out, o.next.U >= k.w.etaU)
+		o.wb = k.w.wK(o.st.Wc, o.wk)
 		o.wbSet = true
 	}
 	return o.wb
@@ -697,7 +698,7 @@ func (k *constructed) detectSeedEdges(o *hobs) bool {
 		r := k.recipU(o)
 		ru, base := r.out, k.wBase(o)
 		for _, d := range []int{-1, 1} {
-			if v, ok := recipSeedAt(&w.recip, w.recipEntryMax, r, u, d); ok && v != ru && w.w(o.st.Wc, v, u >= w.etaU) != base {
+			if v, ok := recipSeedAt(&w.recip, w.recipEntryMax, r, u, d); ok && v != ru && w.differs(o.st.Wc, v, u >= w.etaU, o.wk, base) {
 				return true
 			}
 		}

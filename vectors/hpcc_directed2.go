@@ -158,5 +158,5 @@ func (k *constructed) detectRecipURoundTies(o *hobs) bool {
 		return false
 	}
 	ru, base := k.recipU(o).out, k.wBase(o)
-	return ru > 0 && (base != w.w(o.st.Wc, ru-1, u >= w.etaU) || base != w.w(o.st.Wc, ru+1, u >= w.etaU))
+	return ru > 0 && (w.differs(o.st.Wc, ru-1, u >= w.etaU, o.wk, base) || w.differs(o.st.Wc, ru+1, u >= w.etaU, o.wk, base))
 }

@@ -650,7 +650,7 @@ func (k *constructed) detectRecipLowBits(o *hobs) bool {
 			uGE := u >= w.etaU
 			if ru >= delta && ru < e.recipMax() {
 				v := k.wBase(o)
-				if v != w.w(o.st.Wc, ru-delta, uGE) || v != w.w(o.st.Wc, ru+delta, uGE) {
+				if w.differs(o.st.Wc, ru-delta, uGE, o.wk, v) || w.differs(o.st.Wc, ru+delta, uGE, o.wk, v) {
 					return true
 				}
 			}
