@@ -98,11 +98,14 @@ type hopBound struct {
 	// are below 2^63, so the sum does not wrap).
 	sumIsU bool
 	// ifa: the configuration takes selectPrunedIFA, the specialized form
-	// of selectPruned: IFA, sumIsU, a narrow q_term multiplier (q and kq
+	// of selectPruned: IFA without Sojourn, sumIsU, a narrow q_term multiplier (q and kq
 	// below 2^63 together) and an 8-bit g index (kG = 8), so that its
 	// per-hop loop has no configuration branches and its index extraction
 	// constant shifts (rTermUpper8).
 	ifa bool
+	// codeOK[code] is 1 when the speed code's tables are defined
+	// (Datapath.speedOK), for selectPrunedIFA's branch-free validity.
+	codeOK [16]uint8
 }
 
 // buildHopBound fills d.fast.hb for a datapath compiled to raw plans
@@ -160,7 +163,12 @@ func (d *Datapath) buildHopBound() {
 	hb.maxT = maxRaw(d.fTerm)
 	hb.sumIsU = d.fTerm.F() == d.fU.F() && d.fTerm.W <= 62
 	hb.on = true
-	hb.ifa = d.enc == telemetry.IFA && hb.sumIsU && p.cQ.Narrow() && kG == 8
+	for c, ok := range d.speedOK {
+		if ok {
+			hb.codeOK[c] = 1
+		}
+	}
+	hb.ifa = d.enc == telemetry.IFA && !d.sojourn && hb.sumIsU && p.cQ.Narrow() && kG == 8
 	p.hb = hb
 }
 
@@ -363,23 +371,37 @@ func (d *Datapath) selectPrunedIFA(st *State, in *Input, nh uint64) (uAcc, dtsSe
 		// at once (*in and *st do not overlap).
 		h := &in.Hops[i]
 		hs := &st.Hops[i]
-		ts, id := ifaEgress(h, idMask)
-		dts := ifaDeltaTs(ts, hs.Ts)
-		hs.Ts = ts
-		sameID := id == hs.ID&idMask
-		hs.ID = id
-		txb := h.TxBytes & d.txMask
-		dB := (uint64(txb) - uint64(hs.TxBytes)) & uint64(d.txMask)
-		hs.TxBytes = txb
-		ql := d.queueSample(h)
-		q := uint64(min(ql, hs.Qlen&d.qMask))
-		hs.Qlen = ql
+		// ifaEgress and ifaDeltaTs(ts, prev), with the egress time's
+		// seconds and ns at hand rather than read back out of ts
+		// (sec < 2^20 and ns < 10^9 < 2^30, so they are ts's fields)
+		// and the borrow's 10^9 as a mask.
+		t := uint64(h.RxNs) + uint64(h.ResidenceNs)
+		carry := (t >> 9) * nsDivMagic >> 60
+		sec := (uint64(h.RxSec) + carry) & (1<<telemetry.IFARxSecBits - 1)
+		ns := t - carry*telemetry.NsPerSecond
+		prev := hs.Ts
+		hs.Ts = sec<<telemetry.IFAEgressNsBits | ns
+		pn := prev & (1<<telemetry.IFAEgressNsBits - 1)
+		borrow := (ns - pn) >> 63
+		dsec := (sec - prev>>telemetry.IFAEgressNsBits - borrow) & (1<<telemetry.IFARxSecBits - 1)
+		dts := dsec*telemetry.NsPerSecond + (ns+(-borrow&telemetry.NsPerSecond)-pn)&(1<<31-1)
+		id := (uint64(h.DeviceID&(1<<telemetry.IFADeviceIDBits-1))<<telemetry.IFAPortBits | uint64(h.EgressPort)) & idMask
 		code := h.SpeedCode & d.codeMask & 15
-		if !d.speedOK[code] || !sameID || dts-1 >= maxDts {
-			continue
+		ok := uint8(p.hb.codeOK[code]) // validity without branches: random validity would mispredict
+		if id != hs.ID&idMask {
+			ok = 0
 		}
-		valid |= 1 << uint(i)
-		dtsOf[i], dBOf[i], qOf[i], codeOf[i] = dts, dB, q, code
+		hs.ID = id
+		_, inRange := bits.Sub64(dts-1, maxDts, 0) // 0 < dts <= MaxDeltaTsNs
+		ok &= uint8(inRange)
+		valid |= ok << uint(i)
+		txb := h.TxBytes & d.txMask
+		dBOf[i] = (uint64(txb) - uint64(hs.TxBytes)) & uint64(d.txMask)
+		hs.TxBytes = txb
+		ql := h.Qlen & d.qMask // queueSample without Sojourn
+		qOf[i] = uint64(min(ql, hs.Qlen&d.qMask))
+		hs.Qlen = ql
+		dtsOf[i], codeOf[i] = dts, code // read only for the valid slots
 	}
 	for i := m; i < MaxHopsLimit; i++ {
 		st.Hops[i] = HopState{}
