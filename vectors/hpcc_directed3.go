@@ -33,6 +33,9 @@ type windowEdges struct {
 	recipU      *fixedpoint.RawReciprocal
 	recipUCfg   fixedpoint.ReciprocalConfig
 	recipDtsCfg fixedpoint.ReciprocalConfig
+	ruMax       uint64 // recipMax(): the 1/U output's largest raw value
+	// lowBitsAt's shift base for 1/U and 1/dts (lowBitsBase), per update.
+	luBase, ldBase int
 }
 
 // newWindowEdges builds the restatement from h's datapath.
@@ -40,7 +43,7 @@ func newWindowEdges(h *HPCC, w *windowArith) (*windowEdges, error) {
 	c := h.cfg
 	fm := c.Formats
 	e := &windowEdges{eta: w.eta, oneK: w.oneK, wai: w.wai, wMin: h.wMin, wMax: h.wMax, wMinClamp: h.wMinOK, etaU: h.etaU,
-		tT: uint64(c.BaseRTTNs), uMask: h.uMax, recipU: &w.recip, recipUCfg: w.rc, wMax32: maxRaw(fm.W)}
+		tT: uint64(c.BaseRTTNs), uMask: h.uMax, recipU: &w.recip, recipUCfg: w.rc, wMax32: maxRaw(fm.W), ruMax: maxRaw(w.rc.Out)}
 	var fInvT, fEta fixedpoint.Format
 	found := false
 	for _, t := range h.d.Tables() {
@@ -56,11 +59,12 @@ func newWindowEdges(h *HPCC, w *windowArith) (*windowEdges, error) {
 	if !found {
 		return nil, fmt.Errorf("vectors: hpcc: datapath has no inv_t table")
 	}
-	_, _, rc, err := recipUnit(h, "recip_dts")
+	rrD, _, rc, err := recipUnit(h, "recip_dts")
 	if err != nil {
 		return nil, err
 	}
 	e.recipDtsCfg = rc
+	e.luBase, e.ldBase = lowBitsBase(w.rc, w.recip.NRSteps()), lowBitsBase(rc, rrD.NRSteps())
 	// s has U's fraction bits (tau is an integer of ns).
 	e.ewD = fm.U.F() + fInvT.F() - fm.U.F()
 	e.rateD = fm.W.F() + fInvT.F() - fm.Rate.F()
@@ -489,11 +493,23 @@ func lowBits(rr *fixedpoint.RawReciprocal, c fixedpoint.ReciprocalConfig, x uint
 // steps) and the leading-one position p of its non-zero input, as
 // recipTrace returns them.
 func lowBitsAt(c fixedpoint.ReciprocalConfig, nr int, y uint64, p int) (combo int, delta uint64, ok bool) {
+	return lowBitsFrom(lowBitsBase(c, nr), y, p)
+}
+
+// lowBitsBase is the part of lowBitsAt's shift that depends on the unit
+// alone: F(y) - F(In) - F(Out), with F(y) the Newton result's fraction bits
+// (Work's, or Entry's with no step).
+func lowBitsBase(c fixedpoint.ReciprocalConfig, nr int) int {
 	yf := c.Entry.F()
 	if nr > 0 {
 		yf = c.Work.F()
 	}
-	d := yf - (c.In.F() - p) - c.Out.F()
+	return yf - c.In.F() - c.Out.F()
+}
+
+// lowBitsFrom is lowBitsAt with the unit's lowBitsBase at hand.
+func lowBitsFrom(base int, y uint64, p int) (combo int, delta uint64, ok bool) {
+	d := base + p
 	if d > 62 || d < -62 {
 		return 0, 0, false
 	}
@@ -586,7 +602,7 @@ func allHave(h *[4][2]bool) bool {
 }
 
 // recipMax is the 1/U output's maximum (saturation).
-func (e *windowEdges) recipMax() uint64 { return maxRaw(e.recipUCfg.Out) }
+func (e *windowEdges) recipMax() uint64 { return e.ruMax }
 
 // deltaVisibleWc scans Wc downward from the largest whose W stays below
 // W_max for one where W changes when 1/U moves by delta: down (dir 0) or
@@ -641,7 +657,7 @@ func (k *constructed) detectRecipLowBits(o *hobs) bool {
 	if o.out.MI && o.next.U != 0 {
 		u := o.next.U
 		r := k.recipU(o)
-		_, delta, ok := lowBitsAt(w.rc, w.recip.NRSteps(), r.y, r.p)
+		_, delta, ok := lowBitsFrom(e.luBase, r.y, r.p)
 		if r.p < 0 {
 			_, delta, ok = lowBits(&w.recip, w.rc, u)
 		}
@@ -662,7 +678,7 @@ func (k *constructed) detectRecipLowBits(o *hobs) bool {
 	}
 	v := k.hopAt(o, s)
 	r := &o.hr[s]
-	_, delta, ok := lowBitsAt(e.recipDtsCfg, a.recip.NRSteps(), r.y, r.p)
+	_, delta, ok := lowBitsFrom(e.ldBase, r.y, r.p)
 	if r.p < 0 {
 		_, delta, ok = lowBits(&a.recip, e.recipDtsCfg, o.dts[s])
 	}
