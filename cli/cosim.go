@@ -44,7 +44,7 @@ func runCosim(env *Env) error {
 	cacheDir := fs.String("cache", "", "simulator build cache (default: the user cache directory, hpccgold/cosim)")
 	lint := fs.Bool("lint", true, "lint the emitted modules first (verilator --lint-only -Wall); left at the default, skipped with a note when Verilator is not installed")
 	synth := fs.Bool("synth", false, "also run Yosys synthesis checks (minutes for the default configuration)")
-	jobs := fs.Int("jobs", 0, "verilator: simulator processes a set is split over (0: one per CPU from 100,000 vectors; the module design runs in one)")
+	jobs := fs.Int("jobs", 0, "verilator: simulator processes a set is split over (0: one per CPU from 100,000 vectors; the module design is split only at a stream kind's start, each process replaying its kinds from reset)")
 	verilogTB := fs.Bool("verilog-tb", false, "verilator: run the $readmemh testbench instead of the C++ harness that streams the files (slower; the testbench users run)")
 	lockstep := fs.Bool("lockstep", false, "update: drive the simulator transaction by transaction from Go and stop at the first divergence, printing both states")
 	if err := fs.Parse(env.Args); err != nil {
@@ -297,7 +297,7 @@ var cosimFlags = map[string][]string{
 	// hpccgold's hpcc_update / ldcp_update on a golden set
 	"update": {"cc", "simulator", "design", "vectors", "config", "stages", "level", "count", "seed", "limit", "gap", "work", "cache", "lint", "synth", "lockstep", "jobs", "verilog-tb"},
 	// hpccgold's hpcc_module on generated event streams
-	"module": {"cc", "simulator", "design", "vectors", "config", "stages", "seed", "gap", "flow-bits", "events", "work", "cache", "lint", "synth", "verilog-tb"},
+	"module": {"cc", "simulator", "design", "vectors", "config", "stages", "seed", "gap", "flow-bits", "events", "work", "cache", "lint", "synth", "jobs", "verilog-tb"},
 	// the user's RTL (--rtl) on a golden set
 	"rtl": {"rtl", "top", "cc", "simulator", "design", "vectors", "config", "level", "count", "seed", "limit", "gap", "work", "cache", "jobs", "verilog-tb"},
 }

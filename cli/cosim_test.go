@@ -227,7 +227,7 @@ func TestModuleStreamSet(t *testing.T) {
 		{[]string{"vectors", "gen", "--format", "xml", "--out", filepath.Join(t.TempDir(), "x")}, `--format="xml": want hex or bin`},
 		{[]string{"vectors", "gen", "--design", "module", "--format", "bin", "--out", filepath.Join(t.TempDir(), "x")}, "--format does not apply to --design module"},
 		{append(append([]string{}, cosim...), "--jobs", "-1"), "--jobs=-1"},
-		{append(append([]string{}, cosim...), "--verilog-tb=false", "--jobs", "2"), "--jobs: not used by a --design=module run"},
+		{append(append([]string{}, cosim...), "--verilog-tb=false", "--jobs", "2"), "--jobs, --verilog-tb: only for a Verilator run"},
 		{[]string{"cosim", "--simulator", "icarus", "--jobs", "2", "--lint=false"}, "--jobs, --verilog-tb: only for a Verilator run"},
 	} {
 		if code, _, errs := run(tc.args...); code != 2 || !strings.Contains(errs, tc.want) {

@@ -82,7 +82,7 @@ func runVectorsGen(env *Env) error {
 	design := fs.String("design", "update", "update: per-event vectors of the update datapath; module: an hpcc_module event stream set (flow RAM, hazards, stalls) replayed in order by cosim --design module --vectors")
 	flowBits := fs.Int("flow-bits", 10, "--design module: flow table of 2^N flows (the emitted hpcc_module's default)")
 	stages := fs.Int("stages", 3, "--design module: update pipeline stages of the module the set is for")
-	events := fs.Int("events", 3000, "--design module: events per stream kind (same-flow, interleaved, mixed)")
+	events := fs.Int("events", 3000, "--design module: events per stream kind (same-flow, interleaved, mixed), at most 2^30; written event by event (memory flat in the count), about 290 bytes an event on disk")
 	jsonl := fs.Bool("jsonl", false, "also write vectors.jsonl: every vector with named fields, raw and real values (about 5.5 KB a vector for HPCC++, 30x the hex files; check, verify, show and the testbenches need only the hex files)")
 	noJSONL := fs.Bool("no-jsonl", false, "do not write vectors.jsonl (the default; kept for scripts)")
 	compress := fs.String("compress", "none", "none: plain stimulus and expected files; zstd: zstd streams stimulus.hex.zst and expected.hex.zst (or .bin.zst), written in the same pass, hashed as on disk, read directly by check, verify, show, cover, grade and cosim")
@@ -688,7 +688,7 @@ func runVectorsModule(env *Env, set map[string]bool, configFile string, seed uin
 	if err := inRange("stages", int64(stages), 1, 16); err != nil {
 		return err
 	}
-	if err := inRange("events", int64(events), 1, 1<<20); err != nil {
+	if err := inRange("events", int64(events), 1, cosim.MaxModuleEvents); err != nil {
 		return err
 	}
 	cfg, err := loadHPCCConfig(configFile)

@@ -61,11 +61,15 @@ type Options struct {
 	VerilogBench bool
 	// Jobs is the number of simulator processes the C++ harness splits a
 	// per-vector set over (0: one per CPU when there are at least
-	// 2*50,000 vectors); a stream set (the module design) runs in one.
+	// 2*50,000 vectors); a stream set (the module design) is split only
+	// where a process can start from reset (RunModule).
 	Jobs int
 	// stream marks a stream set (events in order, state across vectors):
-	// never split.
+	// split only into segments, each replayed from reset.
 	stream bool
+	// segments are the stream set's ranges that one process each can
+	// replay from reset (RunModule), run Jobs at a time; nil: one.
+	segments []segment
 	// Progress, when set, is called as the simulator compares results
 	// (done of total vectors; see verilog.Build.Progress).
 	Progress func(done, total int64)
@@ -373,9 +377,16 @@ func buildRun(ctx context.Context, opts *Options, tools verilog.Tools, bench ver
 		}
 		jobs = max(1, min(jobs, n/minShard))
 	}
-	opts.logf("run: %d vectors in %d process(es)", n, jobs)
+	var res verilog.Result
 	start := time.Now()
-	res, err := runShards(ctx, b, stim, exp, n, jobs, opts.Gap)
+	if harness && opts.stream && len(opts.segments) > 1 {
+		jobs = max(1, min(opts.Jobs, len(opts.segments)))
+		opts.logf("run: %d events in %d segments replayed from reset, %d process(es) at a time", n, len(opts.segments), jobs)
+		res, err = runSegments(ctx, b, stim, exp, opts.segments, jobs, opts.Gap)
+	} else {
+		opts.logf("run: %d vectors in %d process(es)", n, jobs)
+		res, err = runShards(ctx, b, stim, exp, n, jobs, opts.Gap)
+	}
 	if err != nil {
 		return err
 	}
