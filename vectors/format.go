@@ -74,26 +74,47 @@ func hex8(v uint32) uint64 {
 
 // appendHex appends the hex line of word in layout t: exactly what
 // t.AppendHex appends (t.HexDigits() lowercase digits, most significant
-// first), eight digits at a time.
+// first).
 func appendHex(dst []byte, t fieldtable.Table, word []uint64) []byte {
 	nd := t.HexDigits()
 	n := len(dst)
 	dst = slices.Grow(dst, nd)[:n+nd]
-	b := dst[n:]
-	pos, w := nd, 0
-	for ; pos >= 16; pos, w = pos-16, w+1 {
-		v := word[w]
-		binary.BigEndian.PutUint64(b[pos-8:pos], hex8(uint32(v)))
-		binary.BigEndian.PutUint64(b[pos-16:pos-8], hex8(uint32(v>>32)))
-	}
-	if pos > 0 {
-		v := word[w]
-		for ; pos > 0; pos-- {
-			b[pos-1] = hexLower[v&15]
-			v >>= 4
-		}
-	}
+	putHex(dst[n:], word)
 	return dst
+}
+
+// putHex writes the len(b) hex digits of the packed word to b, most
+// significant first (the last 16 digits are word[0]): the top partial
+// word and an odd full word by SWAR, and the remaining pairs
+// of full words by hexPairs (SIMD on amd64).
+func putHex(b []byte, word []uint64) {
+	full, pos := len(b)/16, len(b)%16
+	if pos > 0 {
+		var top [16]byte
+		putWordHex(top[:], word[full])
+		copy(b[:pos], top[16-pos:])
+	}
+	if full%2 == 1 {
+		full--
+		putWordHex(b[pos:pos+16], word[full])
+		pos += 16
+	}
+	hexPairs(b[pos:], word[:full])
+}
+
+// putWordHex writes the 16 hex digits of v to b[:16], most significant
+// first.
+func putWordHex(b []byte, v uint64) {
+	binary.BigEndian.PutUint64(b[:8], hex8(uint32(v>>32)))
+	binary.BigEndian.PutUint64(b[8:16], hex8(uint32(v)))
+}
+
+// hexPairsGeneric is the portable hexPairs: 8 digits at a time by SWAR.
+func hexPairsGeneric(dst []byte, src []uint64) {
+	for p, q := 0, len(src)-2; q >= 0; p, q = p+32, q-2 {
+		putWordHex(dst[p:p+16], src[q+1])
+		putWordHex(dst[p+16:p+32], src[q])
+	}
 }
 
 // appendFieldHex appends "0x" and the raw value as ceil(width/4) hex digits.

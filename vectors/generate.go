@@ -1,6 +1,7 @@
 package vectors
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -544,30 +545,61 @@ func (p *plan) compute(w *worker, b *block, text, jsonl bool) error {
 }
 
 // formatBlock renders block b's lines into b.stim, b.exp and (if jsonl) b.jl.
+// The stimulus and expected lines (or records) have a fixed size, so each
+// is written in place at its offset in a buffer sized once per block.
 func (p *plan) formatBlock(b *block, jsonl bool) {
-	b.stim = slices.Grow(b.stim[:0], b.n*(p.lay.in.HexDigits()+1))
-	b.exp = slices.Grow(b.exp[:0], b.n*(p.lay.out.HexDigits()+1))
+	if p.opts.Binary {
+		b.stim = putRecords(b.stim, RecordBytes(p.lay.in), b.in, p.iw, b.n)
+		b.exp = putRecords(b.exp, RecordBytes(p.lay.out), b.out, p.ow, b.n)
+	} else {
+		b.stim = putHexLines(b.stim, p.lay.in.HexDigits(), b.in, p.iw, b.n)
+		b.exp = putHexLines(b.exp, p.lay.out.HexDigits(), b.out, p.ow, b.n)
+	}
 	b.jl = b.jl[:0]
 	b.org = b.org[:0]
+	if !jsonl && p.origins == nil {
+		return
+	}
 	for k := 0; k < b.n; k++ {
-		in := b.in[k*p.iw : (k+1)*p.iw]
-		out := b.out[k*p.ow : (k+1)*p.ow]
-		if p.opts.Binary {
-			b.stim = appendRecord(b.stim, p.lay.in, in)
-			b.exp = appendRecord(b.exp, p.lay.out, out)
-		} else {
-			b.stim = append(appendHex(b.stim, p.lay.in, in), '\n')
-			b.exp = append(appendHex(b.exp, p.lay.out, out), '\n')
-		}
+		i := b.first + int64(k)
 		if jsonl {
-			i := b.first + int64(k)
-			b.jl = appendJSONLine(b.jl, i, p.className(p.label(i)), p.lay, in, out)
+			b.jl = appendJSONLine(b.jl, i, p.className(p.label(i)), p.lay, b.in[k*p.iw:(k+1)*p.iw], b.out[k*p.ow:(k+1)*p.ow])
 		}
 		if p.origins != nil {
-			i := b.first + int64(k)
 			b.org = appendOriginLine(b.org, i, &p.origins[i-int64(len(p.dirLabel))])
 		}
 	}
+}
+
+// putHexLines sets buf to the n hex lines (digits hex digits and a
+// newline each) of the packed words words, nw words a vector, reusing
+// buf's memory: what n calls of appendHex and a newline append.
+func putHexLines(buf []byte, digits int, words []uint64, nw, n int) []byte {
+	ll := digits + 1
+	buf = slices.Grow(buf[:0], n*ll)[:n*ll]
+	for k := 0; k < n; k++ {
+		line := buf[k*ll : (k+1)*ll]
+		putHex(line[:digits], words[k*nw:(k+1)*nw])
+		line[digits] = '\n'
+	}
+	return buf
+}
+
+// putRecords sets buf to the n binary records (rb bytes each) of the
+// packed words words, nw words a vector, reusing buf's memory: what n
+// calls of appendRecord append. Each record is written as whole words;
+// the bytes of its last word beyond the record land where the next
+// record (or the spare capacity of 8 bytes) begins and are overwritten
+// or cut off.
+func putRecords(buf []byte, rb int, words []uint64, nw, n int) []byte {
+	buf = slices.Grow(buf[:0], n*rb+8)[:n*rb+8]
+	for k := 0; k < n; k++ {
+		rec := buf[k*rb : k*rb+nw*8]
+		for i, v := range words[k*nw : (k+1)*nw] {
+			binary.LittleEndian.PutUint64(rec[8*i:], v)
+		}
+	}
+	return buf[:n*rb]
 }
 
 // run evaluates vectors [p.first, p.last) on p.opts.Workers goroutines in
