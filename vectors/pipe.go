@@ -65,6 +65,7 @@ func GeneratePipe(ctx context.Context, w io.Writer, m Model, opts Options) (*Man
 		inRec, outRec = RecordBytes(p.lay.in), RecordBytes(p.lay.out)
 	}
 	stim, exp := newHashWriter(io.Discard), newHashWriter(io.Discard)
+	data := newDataPair(&dataFile{hw: stim}, &dataFile{hw: exp})
 	var buf []byte // one block's interleaved records, reused
 	var crc uint32
 	var n int64
@@ -83,10 +84,7 @@ func GeneratePipe(ctx context.Context, w io.Writer, m Model, opts Options) (*Man
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("vectors: writing the stream stopped: %w", err)
 		}
-		if err := stim.write(b.stim); err != nil {
-			return err
-		}
-		if err := exp.write(b.exp); err != nil {
+		if err := data.write(b.stim, b.exp); err != nil {
 			return err
 		}
 		buf = buf[:0]
@@ -110,6 +108,7 @@ func GeneratePipe(ctx context.Context, w io.Writer, m Model, opts Options) (*Man
 		return nil, err
 	}
 	man := p.manifest(acc)
+	data.finish()
 	man.Files = []FileHash{stim.sum(stimName), exp.sum(expName)}
 	man.Pipe = &PipeInfo{Format: format, RecordBytes: inRec + outRec, Bytes: n, CRC32C: fmt.Sprintf("%08x", crc)}
 	return &man, nil

@@ -164,7 +164,8 @@ func GenerateDirContext(ctx context.Context, dir string, m Model, opts Options) 
 // hashWriter writes to w and hashes what it wrote.
 type hashWriter struct {
 	w     io.Writer
-	h     hash.Hash
+	h     hash.Hash // SHA-256; nil when a dataPair hashes the stream (sha)
+	sha   [32]byte  // the stream's SHA-256, set by dataPair.finish when h is nil
 	crc   uint32
 	n     int64
 	lines int64
@@ -184,7 +185,9 @@ func (hw *hashWriter) write(b []byte) error {
 	for len(b) > 0 {
 		c := b[:min(len(b), hashChunk)]
 		b = b[len(c):]
-		hw.h.Write(c)
+		if hw.h != nil {
+			hw.h.Write(c)
+		}
 		hw.crc = crc32.Update(hw.crc, castagnoli, c)
 		hw.n += int64(len(c))
 		hw.lines += int64(bytes.Count(c, []byte{'\n'}))
@@ -196,7 +199,67 @@ func (hw *hashWriter) write(b []byte) error {
 }
 
 func (hw *hashWriter) sum(name string) FileHash {
-	return FileHash{Name: name, Bytes: hw.n, Lines: hw.lines, SHA256: hex.EncodeToString(hw.h.Sum(nil)), CRC32C: fmt.Sprintf("%08x", hw.crc)}
+	sha := hw.sha[:]
+	if hw.h != nil {
+		sha = hw.h.Sum(nil)
+	}
+	return FileHash{Name: name, Bytes: hw.n, Lines: hw.lines, SHA256: hex.EncodeToString(sha), CRC32C: fmt.Sprintf("%08x", hw.crc)}
+}
+
+// dataPair writes a set's stimulus and expected bytes, block by block, to
+// their two hashWriters. When neither is compressed the SHA-256 of both
+// is one sha256Pair (the two streams' blocks interleaved through SHA-NI,
+// about two thirds of the CPU time of two separate hashes) and the
+// hashWriters do the rest (CRC-32C, lines, the write); otherwise each
+// hashes its own bytes (a compressed file's are the encoder's output).
+type dataPair struct {
+	stim, exp *hashWriter
+	sha       *sha256Pair // nil: each hashWriter hashes its own
+	sw, ew    func([]byte) error
+}
+
+// newDataPair pairs the hashing of the stimulus and expected files stim
+// and exp.
+func newDataPair(stim, exp *dataFile) *dataPair {
+	d := &dataPair{stim: stim.hw, exp: exp.hw, sw: stim.write, ew: exp.write}
+	if stim.enc == nil && exp.enc == nil {
+		d.sha = newSHA256Pair()
+		d.stim.h, d.exp.h = nil, nil
+	}
+	return d
+}
+
+// write writes one block's stimulus bytes s and expected bytes e. Paired,
+// they go through in the same number of chunks of at most hashChunk
+// bytes, so every chunk pair feeds both streams and the pair's blocks
+// interleave over the whole of the shorter stream.
+func (d *dataPair) write(s, e []byte) error {
+	if d.sha == nil {
+		if err := d.sw(s); err != nil {
+			return err
+		}
+		return d.ew(e)
+	}
+	k := max((len(s)+hashChunk-1)/hashChunk, (len(e)+hashChunk-1)/hashChunk)
+	for ; k > 0; k-- {
+		cs, ce := s[:len(s)/k], e[:len(e)/k]
+		s, e = s[len(cs):], e[len(ce):]
+		d.sha.write(cs, ce)
+		if err := d.stim.write(cs); err != nil {
+			return err
+		}
+		if err := d.exp.write(ce); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish sets the paired streams' SHA-256 (sum then reads them).
+func (d *dataPair) finish() {
+	if d.sha != nil {
+		d.stim.sha, d.exp.sha = d.sha.sums()
+	}
 }
 
 // dataFile is a stimulus or expected file being written: the bytes go
@@ -293,6 +356,7 @@ func writeDir(ctx context.Context, outDir string, p *plan, feed func(emit func(*
 	}
 
 	var stim, exp *dataFile
+	var data *dataPair
 	var jl, org *hashWriter
 	var man *Manifest
 	var bodyErr error
@@ -301,10 +365,7 @@ func writeDir(ctx context.Context, outDir string, p *plan, feed func(emit func(*
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("vectors: writing %s stopped: %w", outDir, err)
 			}
-			if err := stim.write(b.stim); err != nil {
-				return err
-			}
-			if err := exp.write(b.exp); err != nil {
+			if err := data.write(b.stim, b.exp); err != nil {
 				return err
 			}
 			if jl != nil {
@@ -345,6 +406,7 @@ func writeDir(ctx context.Context, outDir string, p *plan, feed func(emit func(*
 			if exp, err = newDataFile(we, p.opts.Compress); err != nil {
 				return err
 			}
+			data = newDataPair(stim, exp)
 			if p.opts.NoJSONL {
 				err = withOrigins()
 			} else {
@@ -369,6 +431,7 @@ func writeDir(ctx context.Context, outDir string, p *plan, feed func(emit func(*
 	if err != nil {
 		return fmt.Errorf("vectors: %w", err)
 	}
+	data.finish()
 	man.Files = []FileHash{stim.sum(stimName), exp.sum(expName)}
 	if jl != nil {
 		man.Files = append(man.Files, jl.sum(JSONLFile))
