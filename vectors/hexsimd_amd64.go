@@ -1,3 +1,5 @@
+//go:build !purego
+
 package vectors
 
 import "golang.org/x/sys/cpu"

@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // The 16 lowercase hex digits, indexed by nibble (PSHUFB table).

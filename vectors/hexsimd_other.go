@@ -1,8 +1,9 @@
-//go:build !amd64
+//go:build !amd64 || purego
 
 package vectors
 
-// hexSIMD is false: only amd64 has the SIMD hexPairs.
+// hexSIMD is false: only amd64 has the SIMD hexPairs (and -tags purego
+// leaves it out there too).
 const hexSIMD = false
 
 // hexPairs writes the 32*len(src)/2 hex digits of the even number of words

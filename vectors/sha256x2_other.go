@@ -1,9 +1,10 @@
-//go:build !amd64
+//go:build !amd64 || purego
 
 package vectors
 
-// sha2Fast is false: only amd64 has the two-stream SHA-256 code, and
-// sha256Pair uses crypto/sha256 for each stream.
+// sha2Fast is false: only amd64 has the two-stream SHA-256 code (and
+// -tags purego leaves it out there too), and sha256Pair uses
+// crypto/sha256 for each stream.
 const sha2Fast = false
 
 func sha256x2Blocks(ha, hb *[8]uint32, pa, pb *byte, n int) {
