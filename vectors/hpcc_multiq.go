@@ -161,14 +161,19 @@ func (h *HPCC) buildMultiQClasses() error {
 	}
 	mq.qAtThr = h.add("mq_q_at_backlog", "above wB with q_min == mq_backlog: not a backlog (the slides' qlen > threshold), case 3", 1, true,
 		func(emit emitFn) error { return emitHop(emit, 0, hop(0, c, aboveWB, mq.backlog)) })
-	mq.lineRate = h.add("mq_line_rate", "tx_rate == mq_bh (txRate == B) without backlog: case 3 gives u' = 1", 1, true,
-		func(emit emitFn) error {
-			s, ok := exact(0, c, mq.bh[c], qLow)
-			if !ok {
-				return fmt.Errorf("no tx_rate == mq_bh found")
-			}
-			return emitHop(emit, 0, s)
-		})
+	// With w = 1 (or a w*B that rounds to B) mq_wb equals mq_bh: tx_rate == B
+	// is then tx_rate == wB, case 1 (mq_at_wb), and case 3 cannot hold at
+	// B, so the class is not registered (TestMultiQClassWeightOne).
+	if mq.bh[c] != mq.wb[c] {
+		mq.lineRate = h.add("mq_line_rate", "tx_rate == mq_bh (txRate == B) without backlog: case 3 gives u' = 1", 1, true,
+			func(emit emitFn) error {
+				s, ok := exact(0, c, mq.bh[c], qLow)
+				if !ok {
+					return fmt.Errorf("no tx_rate == mq_bh found")
+				}
+				return emitHop(emit, 0, s)
+			})
+	}
 	mq.aboveLine = h.add("mq_above_line_rate", "tx_rate above B (a corrupt or coarse sample) without backlog: case 3 above 1, below 2", 1, true,
 		func(emit emitFn) error { return emitHop(emit, 0, hop(0, c, 2000, qLow)) })
 	if backlogReachable && h.maxHops >= 3 {

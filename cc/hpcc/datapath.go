@@ -359,11 +359,13 @@ func (d *Datapath) recordTsID(h *telemetry.Hop) (ts, id uint64) {
 	return ifaEgress(h, d.idMask)
 }
 
-// nsDivMagic is ceil(2^60 / 1953125): ((t >> 9) * nsDivMagic) >> 60 =
-// t / 10^9 for t < 2^33. The product is below 2^64 (nsDivMagic < 2^40),
-// and its excess over (t >> 9) * 2^60 / 1953125 is below 2^60 / 1953125
-// times (t>>9) * (nsDivMagic*1953125 - 2^60) / 2^60 < 1/1953125, too small
-// to reach the next integer.
+// nsDivMagic is M = ceil(2^60 / 1953125): ((t >> 9) * M) >> 60 = t / 10^9
+// for t < 2^33. Proof: 10^9 = 2^9 * 1953125, so t / 10^9 = n / 1953125
+// with n = t >> 9 < 2^24 (both floors). Let e = M*1953125 - 2^60, so
+// 0 <= e < 1953125 < 2^21, and n = q*1953125 + r with r <= 1953124. Then
+// n*M / 2^60 = q + (r + n*e/2^60) / 1953125, and n*e < 2^45 < 2^60 makes
+// the fraction below (1953124 + 1) / 1953125 = 1: the floor is q. The
+// product n*M is below 2^24 * 2^40 = 2^64. TestIFACarry checks every n.
 const nsDivMagic = (1<<60 + 1953125 - 1) / 1953125
 
 // ifaEgress is recordTsID for IFA: the normalized egress time and the
